@@ -1,0 +1,93 @@
+// Turns raw model text into a list of action objects, or a parse failure as a value.
+import { DEFAULT_MAX_ACTIONS } from './actions.ts';
+
+export type ParseErrorCode =
+  | 'input_too_large'
+  | 'no_json'
+  | 'invalid_json'
+  | 'missing_actions'
+  | 'empty_actions'
+  | 'too_many_actions'
+  | 'action_not_object';
+
+export interface ParseError {
+  code: ParseErrorCode;
+  message: string;
+}
+
+/** Where the JSON was found: the whole text, a fenced ```json block, or the first `{` to the last `}`. */
+export type JsonSource = 'whole' | 'fenced' | 'span';
+
+export type ParseResult =
+  | { ok: true; actions: Record<string, unknown>[]; source: JsonSource }
+  | { ok: false; error: ParseError; source?: JsonSource };
+
+export interface ParseOptions {
+  maxActions?: number;
+  /** Characters; longer completions are refused before any parsing work. */
+  maxInputChars?: number;
+}
+
+export const DEFAULT_MAX_INPUT_CHARS = 200_000;
+
+const FENCE = /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/;
+
+function tryJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, message: (err as Error).message };
+  }
+}
+
+/** Finds the JSON value in a completion: whole text, else a fenced block, else the brace span (the seed's rule). */
+export function extractJson(text: string): { ok: true; value: unknown; source: JsonSource } | { ok: false; error: ParseError } {
+  const whole = tryJson(text);
+  if (whole.ok) return { ok: true, value: whole.value, source: 'whole' };
+  const fence = FENCE.exec(text);
+  if (fence) {
+    const fenced = tryJson(fence[1]);
+    if (fenced.ok) return { ok: true, value: fenced.value, source: 'fenced' };
+  }
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start === -1 || end === -1 || end <= start) {
+    return { ok: false, error: { code: 'no_json', message: 'model output does not contain JSON' } };
+  }
+  const span = tryJson(text.slice(start, end + 1));
+  if (span.ok) return { ok: true, value: span.value, source: 'span' };
+  return { ok: false, error: { code: 'invalid_json', message: `invalid JSON: ${span.message}` } };
+}
+
+export function parseCompletion(text: string, opts: ParseOptions = {}): ParseResult {
+  const maxChars = opts.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
+  const maxActions = opts.maxActions ?? DEFAULT_MAX_ACTIONS;
+  if (text.length > maxChars) {
+    return {
+      ok: false,
+      error: { code: 'input_too_large', message: `input is ${text.length} characters; the cap is ${maxChars}` },
+    };
+  }
+  const found = extractJson(text);
+  if (!found.ok) return found;
+  const { value, source } = found;
+  const fail = (code: ParseErrorCode, message: string): ParseResult => ({ ok: false, error: { code, message }, source });
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return fail('missing_actions', 'missing actions array: the JSON is not an object');
+  }
+  const actions = (value as Record<string, unknown>).actions;
+  if (!Array.isArray(actions)) return fail('missing_actions', 'missing actions array');
+  if (actions.length === 0) return fail('empty_actions', 'actions array is empty');
+  if (actions.length > maxActions) {
+    return fail('too_many_actions', `too many actions: ${actions.length}, the limit is ${maxActions}`);
+  }
+  const bad = actions.findIndex((a) => typeof a !== 'object' || a === null || Array.isArray(a));
+  if (bad !== -1) return fail('action_not_object', `each action must be an object: action ${bad} is ${describeJson(actions[bad])}`);
+  return { ok: true, actions: actions as Record<string, unknown>[], source };
+}
+
+export function describeJson(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return `a ${typeof v}`;
+}
