@@ -1,0 +1,28 @@
+// The `canvasgym` command line. Each command lives in its own module and registers itself here.
+import { Command, CommanderError } from 'commander';
+import { registerSchema } from './schema.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('canvasgym')
+    .description('Train LLM agents from first principles: a text-to-diagram environment, rewards, teacher data, SFT and GRPO.')
+    .showHelpAfterError();
+  registerSchema(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) process.exit(err.exitCode);
+    if (err instanceof UsageError) {
+      process.stderr.write(`canvasgym: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+/** A problem with what the user asked for (bad flag value, missing file): printed as one line, exit code 2. */
+export class UsageError extends Error {}

@@ -1,0 +1,67 @@
+// A reward is a rubric: named components in [0, 1] with weights, over a context prepared once per completion.
+// Presets (seed, strong) are different rubrics over shared component functions.
+import type { DiagramSpec } from '../tasks/spec.ts';
+
+export interface ScoreInput {
+  prompt: string;
+  completion: string;
+  /** Ground truth; without it, rubrics that need one extract it from the prompt. */
+  spec?: DiagramSpec;
+}
+
+export interface Score {
+  reward: number;
+  /** Every component's value in [0, 1], zero-weight ones included. */
+  components: Record<string, number>;
+  weights: Record<string, number>;
+  /** Parse failures and refused actions, as readable lines. */
+  errors: string[];
+}
+
+export interface Component<C> {
+  name: string;
+  weight: number;
+  /** One line for reports and `--help`. */
+  description: string;
+  fn: (ctx: C) => number;
+}
+
+export interface Rubric {
+  name: string;
+  description: string;
+  components: { name: string; weight: number; description: string }[];
+  score(input: ScoreInput): Score;
+}
+
+export interface RubricDefinition<C> {
+  name: string;
+  description: string;
+  prepare: (input: ScoreInput) => C;
+  components: Component<C>[];
+  errors: (ctx: C) => string[];
+  /** When it returns false the reward is 0 whatever the components say (the seed's all-or-nothing validity). */
+  gate?: (ctx: C) => boolean;
+}
+
+const clamp01 = (v: number) => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
+
+export function defineRubric<C>(def: RubricDefinition<C>): Rubric {
+  const weights = Object.fromEntries(def.components.map((c) => [c.name, c.weight]));
+  return {
+    name: def.name,
+    description: def.description,
+    components: def.components.map(({ name, weight, description }) => ({ name, weight, description })),
+    score(input) {
+      const ctx = def.prepare(input);
+      const components: Record<string, number> = {};
+      let reward = 0;
+      for (const c of def.components) {
+        const v = clamp01(c.fn(ctx));
+        components[c.name] = v;
+        reward += c.weight * v;
+      }
+      if (def.gate && !def.gate(ctx)) reward = 0;
+      return { reward, components, weights, errors: def.errors(ctx) };
+    },
+  };
+}
