@@ -147,7 +147,10 @@ export function applyAction(canvas: Canvas, action: Record<string, unknown>, ind
   });
   if (typeof type !== 'string' || type === '') return fail({ field: 'type', reason: 'type must be a non-empty string' });
   const allowed = opts.allowedTypes ?? ACTION_TYPES;
-  if (!allowed.includes(type as ActionType)) return fail({ field: 'type', reason: `unknown action type: ${type} (allowed here: ${allowed.join(', ')})` });
+  if (!allowed.includes(type as ActionType)) {
+    const known = (ACTION_TYPES as readonly string[]).includes(type);
+    return fail({ field: 'type', reason: `unknown action type: ${type}${known ? ` (allowed here: ${allowed.join(', ')})` : ''}` });
+  }
   const h = HANDLERS[type as ActionType];
   const parsed = h.schema.safeParse(action);
   if (!parsed.success) return fail(schemaRefusal(action, parsed.error.issues));

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { parseCompletion } from '../src/env/parse.ts';
+
+const one = { type: 'create_shape', id: 'a', shape: 'rectangle', x: 0, y: 0, w: 100, h: 50, text: 'A' };
+const json = JSON.stringify({ actions: [one] });
+
+describe('parseCompletion', () => {
+  it('accepts the whole text as JSON', () => {
+    const r = parseCompletion(json);
+    expect(r.ok && r.source).toBe('whole');
+    expect(r.ok && r.actions).toEqual([one]);
+  });
+
+  it('falls back to a fenced json block, then to the brace span', () => {
+    const fenced = parseCompletion(`Here you go:\n\`\`\`json\n${json}\n\`\`\`\nHope that helps {not json}`);
+    expect(fenced.ok && fenced.source).toBe('fenced');
+    const span = parseCompletion(`Sure! ${json} Done.`);
+    expect(span.ok && span.source).toBe('span');
+  });
+
+  it('reports each failure as a value with a code', () => {
+    const code = (t: string, o = {}) => {
+      const r = parseCompletion(t, o);
+      return r.ok ? 'ok' : r.error.code;
+    };
+    expect(code('I cannot draw that.')).toBe('no_json');
+    expect(code('{"actions": [')).toBe('no_json');
+    expect(code('{"actions": [}')).toBe('invalid_json');
+    expect(code('{"shapes": []}')).toBe('missing_actions');
+    expect(code('[1, 2]')).toBe('missing_actions');
+    expect(code('{"actions": {}}')).toBe('missing_actions');
+    expect(code('{"actions": []}')).toBe('empty_actions');
+    expect(code(JSON.stringify({ actions: Array(41).fill(one) }))).toBe('too_many_actions');
+    expect(code(JSON.stringify({ actions: Array(41).fill(one) }), { maxActions: 50 })).toBe('ok');
+    expect(code('{"actions": [1]}')).toBe('action_not_object');
+    expect(code('{"actions": [null]}')).toBe('action_not_object');
+    expect(code(' '.repeat(300_001) + json)).toBe('input_too_large');
+  });
+
+  it('names the cap and the limit in its messages', () => {
+    const big = parseCompletion('x'.repeat(50), { maxInputChars: 10 });
+    expect(!big.ok && big.error.message).toBe('input is 50 characters; the cap is 10');
+    const many = parseCompletion(JSON.stringify({ actions: Array(3).fill(one) }), { maxActions: 2 });
+    expect(!many.ok && many.error.message).toBe('too many actions: 3, the limit is 2');
+    const notObj = parseCompletion('{"actions": [{}, "x"]}');
+    expect(!notObj.ok && notObj.error.message).toContain('action 1 is a string');
+  });
+});
