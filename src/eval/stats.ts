@@ -1,0 +1,112 @@
+// Statistics for evaluation: bootstrap confidence intervals, histograms and pass@k.
+
+/** Deterministic PRNG (mulberry32) so that intervals are reproducible run to run. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface Interval {
+  mean: number;
+  lo: number;
+  hi: number;
+  n: number;
+}
+
+export interface BootstrapOptions {
+  resamples?: number;
+  /** Two-sided level: 0.95 gives the 2.5th and 97.5th percentiles. */
+  level?: number;
+  seed?: number;
+}
+
+function quantile(sorted: Float64Array, q: number): number {
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+const meanOf = (xs: ArrayLike<number>) => {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += xs[i];
+  return xs.length ? s / xs.length : NaN;
+};
+
+function percentileInterval(point: number, stats: Float64Array, n: number, level: number): Interval {
+  stats.sort();
+  const tail = (1 - level) / 2;
+  return { mean: point, lo: quantile(stats, tail), hi: quantile(stats, 1 - tail), n };
+}
+
+/** Percentile bootstrap interval of the mean. */
+export function bootstrapMean(values: ArrayLike<number>, o: BootstrapOptions = {}): Interval {
+  const n = values.length;
+  if (n === 0) return { mean: NaN, lo: NaN, hi: NaN, n: 0 };
+  const B = o.resamples ?? 2000;
+  const rnd = mulberry32(o.seed ?? 1);
+  const stats = new Float64Array(B);
+  for (let b = 0; b < B; b++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += values[Math.floor(rnd() * n)];
+    stats[b] = s / n;
+  }
+  return percentileInterval(meanOf(values), stats, n, o.level ?? 0.95);
+}
+
+/**
+ * Interval of mean(b) - mean(a). Paired (same tasks, resampled together) when both have the same length and
+ * `paired` is not false: pairing removes the task-difficulty variance that both policies share.
+ */
+export function bootstrapDiff(a: ArrayLike<number>, b: ArrayLike<number>, o: BootstrapOptions & { paired?: boolean } = {}): Interval {
+  const paired = o.paired ?? a.length === b.length;
+  if (paired && a.length !== b.length) throw new Error(`paired bootstrap needs equal lengths, got ${a.length} and ${b.length}`);
+  if (a.length === 0 || b.length === 0) return { mean: NaN, lo: NaN, hi: NaN, n: 0 };
+  const B = o.resamples ?? 2000;
+  const rnd = mulberry32(o.seed ?? 1);
+  const stats = new Float64Array(B);
+  for (let r = 0; r < B; r++) {
+    if (paired) {
+      let s = 0;
+      for (let i = 0; i < a.length; i++) {
+        const j = Math.floor(rnd() * a.length);
+        s += b[j] - a[j];
+      }
+      stats[r] = s / a.length;
+    } else {
+      let sa = 0;
+      let sb = 0;
+      for (let i = 0; i < a.length; i++) sa += a[Math.floor(rnd() * a.length)];
+      for (let i = 0; i < b.length; i++) sb += b[Math.floor(rnd() * b.length)];
+      stats[r] = sb / b.length - sa / a.length;
+    }
+  }
+  return percentileInterval(meanOf(b) - meanOf(a), stats, Math.min(a.length, b.length), o.level ?? 0.95);
+}
+
+/** Counts in `bins` equal-width bins over [min, max]; the last bin includes max. */
+export function histogram(values: ArrayLike<number>, bins = 10, min = 0, max = 1): { edges: number[]; counts: number[] } {
+  const counts = new Array<number>(bins).fill(0);
+  const width = (max - min) / bins;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (!(v >= min && v <= max)) continue;
+    counts[Math.min(bins - 1, Math.floor((v - min) / width))]++;
+  }
+  return { edges: Array.from({ length: bins + 1 }, (_, i) => min + i * width), counts };
+}
+
+/** Unbiased pass@k from n samples of which c passed: 1 - C(n-c, k) / C(n, k). */
+export function passAtK(n: number, c: number, k: number): number {
+  if (k > n) throw new Error(`pass@${k} needs at least ${k} samples, got ${n}`);
+  if (n - c < k) return 1;
+  let ratio = 1;
+  for (let i = n - c + 1; i <= n; i++) ratio *= 1 - k / i;
+  return 1 - ratio;
+}
