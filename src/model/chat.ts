@@ -1,0 +1,54 @@
+// The chat template: TRL-style `messages` to token ids, with the mask of the tokens SFT trains on.
+// Layout: <|role|>content<|end|> per message, nothing between; a generation prompt ends with <|assistant|>.
+import type { ChatMessage } from '../policy/policy.ts';
+import type { Tokenizer } from './tokenizer.ts';
+
+/** The same template in Jinja, for tokenizer_config.json: transformers' apply_chat_template renders the same string, and
+ *  `{% generation %}` marks the assistant tokens for TRL's assistant_only_loss. */
+export const CHAT_TEMPLATE =
+  "{% for message in messages %}" +
+  "{% if message['role'] == 'assistant' %}" +
+  "{{ '<|assistant|>' }}{% generation %}{{ message['content'] + '<|end|>' }}{% endgeneration %}" +
+  "{% else %}{{ '<|' + message['role'] + '|>' + message['content'] + '<|end|>' }}{% endif %}" +
+  "{% endfor %}" +
+  "{% if add_generation_prompt %}{{ '<|assistant|>' }}{% endif %}";
+
+const ROLE_TOKEN = { system: '<|system|>', user: '<|user|>', assistant: '<|assistant|>' } as const;
+
+export interface RenderedChat {
+  ids: number[];
+  /** 1 where the token is an assistant's (its content and its closing <|end|>): the tokens the loss is taken on. */
+  mask: number[];
+}
+
+/** The conversation as the rendered template's string (what transformers' apply_chat_template returns). */
+export function chatText(messages: ChatMessage[], addGenerationPrompt = false): string {
+  const body = messages.map((m) => `${ROLE_TOKEN[m.role]}${m.content}<|end|>`).join('');
+  return addGenerationPrompt ? body + ROLE_TOKEN.assistant : body;
+}
+
+export function renderChat(tok: Tokenizer, messages: ChatMessage[]): RenderedChat {
+  const ids: number[] = [];
+  const mask: number[] = [];
+  for (const m of messages) {
+    const roleToken = ROLE_TOKEN[m.role];
+    if (!roleToken) throw new Error(`unknown chat role ${JSON.stringify(m.role)}: expected system, user or assistant`);
+    const trained = m.role === 'assistant' ? 1 : 0;
+    ids.push(tok.specialIds[roleToken]);
+    mask.push(0);
+    for (const id of tok.encode(m.content)) {
+      ids.push(id);
+      mask.push(trained);
+    }
+    ids.push(tok.endId);
+    mask.push(trained);
+  }
+  return { ids, mask };
+}
+
+/** Ids of the conversation so far followed by <|assistant|>: what the model continues. */
+export function renderGenerationPrompt(tok: Tokenizer, messages: ChatMessage[]): number[] {
+  const { ids } = renderChat(tok, messages);
+  ids.push(tok.specialIds['<|assistant|>']);
+  return ids;
+}
