@@ -26,6 +26,8 @@ export interface Completion {
   completionTokens?: number;
   /** Set when finishReason is 'error': why this completion is missing. */
   error?: string;
+  /** Teacher quirks that shaped this completion (scripted teacher with quirks on); absent elsewhere. */
+  quirks?: string[];
 }
 
 export interface Policy {

@@ -1,0 +1,283 @@
+// The scripted teacher: the offline default policy. It reads the task's spec (looked up by prompt, or extracted from
+// a free-form prompt), sizes each shape to its label, lays the graph out with ELK and writes compact JSON in the
+// seed's action language. Optional quirks make it behave like an imperfect teacher model.
+import type { CreateShape, Connect, ShapeKind } from '../env/actions.ts';
+import { LINE_HEIGHT, textWidth } from '../render/text.ts';
+import type { DiagramKind, DiagramSpec } from '../tasks/spec.ts';
+import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
+import { userPrompt } from './prompt.ts';
+import { circularLayout, extent, layeredLayout, layoutPenalty, type Direction, type EdgeRef, type NodeBox, type PlacedNode } from './layout.ts';
+import { abbreviateLabel, drawQuirks, wrapInProse, type QuirkName, type QuirkRates } from './quirks.ts';
+import { hashSeed, seededRandom } from './rng.ts';
+
+/** Font size the teacher sizes labels for; generous, so that labels fit at the renderer's size too. */
+export const LABEL_FONT_SIZE = 18;
+const EDGE_FONT_SIZE = 14;
+const PAD_X = 18;
+const PAD_Y = 16;
+const MIN_W = 110;
+const NODE_GAP = 60;
+const LAYER_GAP = 90;
+const CRAMPED_GAP = 4;
+const MARGIN = 40;
+
+/** Finds the spec for a prompt; returns undefined when the prompt is not a known task. */
+export type SpecLookup = (prompt: string) => DiagramSpec | undefined;
+
+export interface ScriptedOptions {
+  /** Known tasks' specs by prompt. */
+  specFor?: SpecLookup;
+  /** Spec for a prompt the lookup does not know (free-form requests). */
+  extract?: (prompt: string) => DiagramSpec;
+  quirks?: QuirkRates;
+}
+
+export interface ScriptedSample {
+  text: string;
+  quirks: QuirkName[];
+}
+
+/** Optional per-entity shape hints a spec may carry (`spec.shapes`), e.g. {"Valid?": "diamond"}. */
+function shapeHints(spec: DiagramSpec): Record<string, ShapeKind> {
+  const hints = (spec as { shapes?: unknown }).shapes;
+  return hints && typeof hints === 'object' ? (hints as Record<string, ShapeKind>) : {};
+}
+
+const BRANCH_LABEL = /^(yes|no|true|false|y|n|pass|fail(ed)?|ok|approved?|rejected?|valid|invalid|accept(ed)?|denied|deny|allow(ed)?|success|failure|hit|miss)$/i;
+const DECISION_WORDS = /\?|\b(check|decide|decision|valid|approve[ds]?|approval|is|has|can|should|review|test|condition|if|whether|ok)\b/i;
+const TERMINAL = /^(start|end|begin|finish|stop|done)$/i;
+
+export function shapeFor(entity: string, spec: DiagramSpec): ShapeKind {
+  const hint = shapeHints(spec)[entity];
+  if (hint) return hint;
+  if (entity.trim().endsWith('?')) return 'diamond';
+  const out = spec.edges.filter(([from]) => from === entity);
+  if (out.length >= 2) {
+    const labels = out.map(([from, to]) => spec.edgeLabels?.[`${from}->${to}`] ?? '');
+    if (labels.filter((l) => BRANCH_LABEL.test(l.trim())).length >= 2) return 'diamond';
+    if (spec.kind === 'decision' && DECISION_WORDS.test(entity)) return 'diamond';
+  }
+  if (TERMINAL.test(entity.trim())) return 'ellipse';
+  return 'rectangle';
+}
+
+/** The entity a decision task branches on when no label says so: the one with the most outgoing edges. */
+function decisionEntity(spec: DiagramSpec): string | undefined {
+  if (spec.kind !== 'decision') return undefined;
+  let best: string | undefined;
+  let most = 1;
+  for (const e of spec.entities) {
+    const out = spec.edges.filter(([from]) => from === e).length;
+    if (out > most) [best, most] = [e, out];
+  }
+  return best;
+}
+
+/** Stable, meaningful ids: "Auth Service" -> "auth_service", deduplicated with a numeric suffix. */
+export function idsFor(labels: string[]): string[] {
+  const seen = new Set<string>();
+  return labels.map((label) => {
+    let base = label
+      .normalize('NFKD')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 32)
+      .replace(/_+$/, '');
+    if (!base) base = 'node';
+    if (/^[0-9]/.test(base)) base = `n_${base}`;
+    let id = base;
+    for (let k = 2; seen.has(id); k++) id = `${base}_${k}`;
+    seen.add(id);
+    return id;
+  });
+}
+
+/** A box that holds its label on one line with padding; diamonds and ellipses need room for their slanted sides. */
+export function boxFor(label: string, shape: ShapeKind): { w: number; h: number } {
+  const tw = textWidth(label, LABEL_FONT_SIZE);
+  const th = LABEL_FONT_SIZE * LINE_HEIGHT;
+  let w = Math.max(MIN_W, tw + 2 * PAD_X);
+  let h = th + 2 * PAD_Y;
+  // The largest box inside a diamond is half its width and height; inside an ellipse, 1/sqrt(2) of each.
+  if (shape === 'diamond') [w, h] = [2 * (tw + PAD_X), 2 * (th + PAD_Y)];
+  if (shape === 'ellipse') [w, h] = [Math.max(MIN_W, Math.SQRT2 * (tw + PAD_X)), Math.SQRT2 * (th + PAD_Y)];
+  return { w: Math.ceil(Math.min(w, 1000)), h: Math.ceil(Math.min(h, 1000)) };
+}
+
+/** Chains, pipelines and loops read left to right; trees, fans and architectures read top to bottom. */
+export function preferredDirection(kind: DiagramKind | undefined, entities: number): Direction {
+  switch (kind) {
+    case 'tree':
+    case 'layered':
+    case 'fan_out':
+    case 'fan_in':
+      return 'DOWN';
+    case 'chain':
+    case 'cycle':
+    case 'decision':
+      return entities > 6 ? 'DOWN' : 'RIGHT';
+    default:
+      return entities > 6 ? 'DOWN' : 'RIGHT';
+  }
+}
+
+function hasCycle(ids: string[], edges: EdgeRef[]): boolean {
+  const next = new Map(ids.map((id) => [id, [] as string[]]));
+  for (const e of edges) next.get(e.from)?.push(e.to);
+  const state = new Map<string, 1 | 2>();
+  const visit = (id: string): boolean => {
+    state.set(id, 1);
+    for (const to of next.get(id) ?? []) {
+      const s = state.get(to);
+      if (s === 1 || (s === undefined && visit(to))) return true;
+    }
+    state.set(id, 2);
+    return false;
+  };
+  return ids.some((id) => !state.has(id) && visit(id));
+}
+
+/** Tries the preferred layered layout, the other direction and (for graphs with a loop) a circle; keeps the cleanest. */
+async function bestLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Direction, nodeGap: number, layerGap: number): Promise<PlacedNode[]> {
+  const other: Direction = direction === 'RIGHT' ? 'DOWN' : 'RIGHT';
+  const candidates = [
+    await layeredLayout(nodes, edges, { direction, nodeGap, layerGap, margin: MARGIN }),
+    await layeredLayout(nodes, edges, { direction: other, nodeGap, layerGap, margin: MARGIN }),
+  ];
+  if (hasCycle(nodes.map((n) => n.id), edges)) {
+    // A loop reads best as a ring; the circle follows the order of the spec's edges, which walks the loop.
+    candidates.push(circularLayout(loopOrder(nodes, edges), { nodeGap, margin: MARGIN }));
+  }
+  let best = candidates[0];
+  let bestCost = Infinity;
+  for (const c of candidates) {
+    const { w, h } = extent(c);
+    // Clean beats compact: a crossing costs more than any realistic difference in area.
+    const cost = layoutPenalty(c, edges) * 1e7 + w * h;
+    if (cost < bestCost - 1e-9) [best, bestCost] = [c, cost];
+  }
+  return best;
+}
+
+/** Nodes in the order a walk along the edges first meets them, the rest after. */
+function loopOrder(nodes: NodeBox[], edges: EdgeRef[]): NodeBox[] {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const visit = (id: string) => {
+    if (seen.has(id)) return;
+    seen.add(id);
+    order.push(id);
+    for (const e of edges) if (e.from === id) visit(e.to);
+  };
+  for (const n of nodes) visit(n.id);
+  return order.map((id) => byId.get(id)!);
+}
+
+/** Pushes one shape halfway onto a neighbour it is drawn next to. */
+function pushOntoNeighbour(nodes: PlacedNode[], edges: EdgeRef[], u: number): PlacedNode[] {
+  if (edges.length === 0 || nodes.length < 2) return nodes;
+  const e = edges[Math.min(edges.length - 1, Math.floor(u * edges.length))];
+  const a = nodes.find((n) => n.id === e.from)!;
+  const b = nodes.find((n) => n.id === e.to)!;
+  const moved = { ...b, x: Math.round(a.x + a.w / 2), y: Math.round(a.y + a.h / 3) };
+  return nodes.map((n) => (n.id === b.id ? moved : n));
+}
+
+/** One completion for a spec. `sample` 0 at temperature 0 is the canonical diagram; other samples vary the spacing. */
+export async function scriptCompletion(
+  spec: DiagramSpec,
+  opts: { seed: number; sample: number; temperature: number; quirks?: QuirkRates; key?: string },
+): Promise<ScriptedSample> {
+  const random = seededRandom(hashSeed(opts.seed, opts.key ?? spec.entities.join('|'), opts.sample));
+  const fired = drawQuirks(opts.quirks ?? {}, random);
+  const jitter = opts.temperature > 0 ? Math.min(1, opts.temperature) : 0;
+  const spread = 1 + 0.35 * jitter * random();
+
+  const entities = [...new Set(spec.entities)];
+  const labels = fired.has('abbrev') ? entities.map(abbreviateLabel) : entities;
+  if (fired.has('abbrev') && labels.every((l, i) => l === entities[i])) fired.delete('abbrev');
+  const ids = idsFor(labels);
+  const idOf = new Map(entities.map((e, i) => [e, ids[i]]));
+  const decision = decisionEntity(spec);
+  const nodes: NodeBox[] = entities.map((e, i) => {
+    const shape = e === decision && !(e in shapeHints(spec)) ? 'diamond' : shapeFor(e, spec);
+    return { id: ids[i], label: labels[i], shape, ...boxFor(labels[i], shape) };
+  });
+
+  const seenEdges = new Set<string>();
+  let edges: EdgeRef[] = [];
+  for (const [from, to] of spec.edges) {
+    const a = idOf.get(from), b = idOf.get(to);
+    if (!a || !b || a === b || seenEdges.has(`${a}->${b}`)) continue;
+    seenEdges.add(`${a}->${b}`);
+    const label = spec.edgeLabels?.[`${from}->${to}`];
+    edges.push(
+      label
+        ? { from: a, to: b, label, labelW: Math.ceil(textWidth(label, EDGE_FONT_SIZE)) + 8, labelH: Math.ceil(EDGE_FONT_SIZE * LINE_HEIGHT) }
+        : { from: a, to: b },
+    );
+  }
+
+  const cramped = fired.has('cramped');
+  const nodeGap = cramped ? CRAMPED_GAP : Math.round(NODE_GAP * spread);
+  const layerGap = cramped ? CRAMPED_GAP : Math.round(LAYER_GAP * spread);
+  let placed = await bestLayout(nodes, edges, preferredDirection(spec.kind, nodes.length), nodeGap, layerGap);
+
+  const u = random();
+  if (fired.has('overlap')) {
+    if (edges.length > 0) placed = pushOntoNeighbour(placed, edges, u);
+    else fired.delete('overlap');
+  }
+  const v = random();
+  if (fired.has('missing_edge')) {
+    if (edges.length >= 2) edges = edges.filter((_, i) => i !== Math.floor(v * edges.length));
+    else fired.delete('missing_edge');
+  }
+
+  const actions: (CreateShape | Connect)[] = [
+    ...placed.map((n): CreateShape => ({ type: 'create_shape', id: n.id, shape: n.shape, x: n.x, y: n.y, w: n.w, h: n.h, text: n.label })),
+    ...edges.map((e): Connect => ({ type: 'connect', from: e.from, to: e.to, ...(e.label ? { text: e.label } : {}) })),
+  ];
+  const json = JSON.stringify({ actions });
+  const w = random();
+  const text = fired.has('prose') ? wrapInProse(json, w) : json;
+  return { text, quirks: QUIRK_ORDER.filter((q) => fired.has(q)) };
+}
+
+const QUIRK_ORDER: QuirkName[] = ['abbrev', 'cramped', 'overlap', 'missing_edge', 'prose'];
+
+export class ScriptedPolicy implements Policy {
+  readonly name = 'scripted';
+  constructor(private readonly options: ScriptedOptions = {}) {}
+
+  private specOf(prompt: string): DiagramSpec {
+    const known = this.options.specFor?.(prompt);
+    if (known) return known;
+    if (!this.options.extract) throw new Error(`scripted teacher: no spec for prompt ${JSON.stringify(prompt.slice(0, 80))} and no extractor`);
+    return this.options.extract(prompt);
+  }
+
+  async generate(conversations: ChatMessage[][], opts: SamplingOptions = {}): Promise<Completion[][]> {
+    const n = opts.n ?? 1;
+    const out: Completion[][] = [];
+    for (const conversation of conversations) {
+      const prompt = userPrompt(conversation);
+      const spec = this.specOf(prompt);
+      const samples: Completion[] = [];
+      for (let sample = 0; sample < n; sample++) {
+        const s = await scriptCompletion(spec, {
+          seed: opts.seed ?? 0,
+          sample,
+          temperature: opts.temperature ?? 1,
+          quirks: this.options.quirks,
+          key: prompt,
+        });
+        samples.push({ text: s.text, finishReason: 'stop', quirks: s.quirks });
+      }
+      out.push(samples);
+    }
+    return out;
+  }
+}
