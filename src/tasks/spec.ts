@@ -1,5 +1,6 @@
 // The ground truth a task carries: which entities a diagram must show and which directed edges connect them.
 import { z } from 'zod';
+import { ShapeKind } from '../env/actions.ts';
 
 export const DIAGRAM_KINDS = ['chain', 'decision', 'fan_out', 'fan_in', 'tree', 'cycle', 'layered', 'mixed'] as const;
 export const DiagramKind = z.enum(DIAGRAM_KINDS);
@@ -14,6 +15,8 @@ export const DiagramSpec = z.object({
   difficulty: z.number().int().min(0).optional(),
   /** Arrow labels the prompt asks for, keyed "from->to". */
   edgeLabels: z.record(z.string(), z.string()).optional(),
+  /** Shapes the prompt implies for some entities (a decision is a diamond); others are free. */
+  shapes: z.record(z.string(), ShapeKind).optional(),
 });
 export type DiagramSpec = z.infer<typeof DiagramSpec>;
 
