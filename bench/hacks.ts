@@ -1,0 +1,40 @@
+// Prints, for several prompts, the reward of an honest diagram and of each known hack under each preset,
+// with and without the task spec (the second path extracts entities and edges from the prompt).
+// Usage: npx tsx bench/hacks.ts
+import { HACKS, HACK_PROMPTS, honestCompletion } from '../src/reward/hacks.ts';
+import { strongRubric } from '../src/reward/strong.ts';
+import type { Rubric } from '../src/reward/rubric.ts';
+import type { DiagramSpec } from '../src/tasks/spec.ts';
+
+async function rubrics(): Promise<Rubric[]> {
+  try {
+    const presets = (await import('../src/reward/presets.ts')) as { getRubric: (name: string) => Rubric };
+    return ['seed', 'strong'].map((n) => presets.getRubric(n));
+  } catch (err) {
+    process.stderr.write(`presets unavailable (${(err as Error).message.split('\n')[0]}); showing strong only\n`);
+    return [strongRubric];
+  }
+}
+
+function mean(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+const list = await rubrics();
+const rows: { name: string; cells: number[] }[] = [];
+const cases: { prompt: string; spec: DiagramSpec; withSpec: boolean }[] = HACK_PROMPTS.flatMap((p) => [
+  { ...p, withSpec: true },
+  { ...p, withSpec: false },
+]);
+const score = (r: Rubric, make: (c: (typeof cases)[number]) => string, withSpec: boolean) =>
+  mean(cases.filter((c) => c.withSpec === withSpec).map((c) => r.score({ prompt: c.prompt, completion: make(c), spec: withSpec ? c.spec : undefined }).reward));
+for (const entry of [{ name: 'honest', make: honestCompletion }, ...HACKS]) {
+  const cells: number[] = [];
+  for (const r of list) for (const withSpec of [true, false]) cells.push(score(r, (c) => entry.make(c), withSpec));
+  rows.push({ name: entry.name, cells });
+}
+const header = list.flatMap((r) => [`${r.name} (spec)`, `${r.name} (prompt)`]);
+console.log(`mean reward over ${HACK_PROMPTS.length} prompts\n`);
+console.log(`| completion | ${header.join(' | ')} |`);
+console.log(`|---|${header.map(() => '---:').join('|')}|`);
+for (const row of rows) console.log(`| ${row.name} | ${row.cells.map((v) => v.toFixed(3)).join(' | ')} |`);

@@ -1,0 +1,239 @@
+// Does a shape's label name an entity? Matching that survives case, punctuation, plurals and common abbreviations,
+// but pays full price only for the fuller name and refuses labels stuffed with extra words.
+
+/** One word of a label in canonical form: lowercase, singular, abbreviations expanded. */
+interface Word {
+  stem: string;
+  /** The label wrote an abbreviation here (e.g. "DB" for "database"). */
+  abbreviated: boolean;
+}
+
+export interface NormalizedLabel {
+  words: Word[];
+  /** The stems run together: "front-end", "Front End" and "frontend" agree on it. */
+  compact: string;
+}
+
+/** Credit a label gets when it names an entity but abbreviates it ("DB" for "Database"). */
+export const ABBREVIATION_CREDIT = 0.5;
+/** Credit lost per extra word beyond the entity's own ("Postgres Database" for "Database"). */
+export const EXTRA_WORD_COST = 0.2;
+
+// Words that carry no identity in a label; dropped on both sides.
+const STOPWORDS = new Set(['a', 'an', 'the', 'of', 'for', 'and', 'or', 'to', 'in', 'on', 'at', 'by', 'with', 'from', 'into', 'via']);
+
+// Abbreviation -> fuller name. Keys and values are written plainly and normalized once at load.
+const ABBREVIATIONS: Record<string, string> = {
+  db: 'database',
+  auth: 'authentication',
+  authn: 'authentication',
+  authz: 'authorization',
+  svc: 'service',
+  srv: 'server',
+  repo: 'repository',
+  config: 'configuration',
+  cfg: 'configuration',
+  conf: 'configuration',
+  k8s: 'kubernetes',
+  msg: 'message',
+  env: 'environment',
+  info: 'information',
+  doc: 'document',
+  img: 'image',
+  req: 'request',
+  resp: 'response',
+  mgmt: 'management',
+  mgr: 'manager',
+  prod: 'production',
+  dev: 'development',
+  lb: 'load balancer',
+  mq: 'message queue',
+  gw: 'gateway',
+  notif: 'notification',
+  pwd: 'password',
+  acct: 'account',
+  txn: 'transaction',
+  addr: 'address',
+  err: 'error',
+  src: 'source',
+  dst: 'destination',
+  dest: 'destination',
+  func: 'function',
+  fn: 'function',
+  param: 'parameter',
+  pkg: 'package',
+  lib: 'library',
+  dir: 'directory',
+  sys: 'system',
+  stats: 'statistics',
+  sched: 'scheduler',
+  calc: 'calculation',
+  util: 'utility',
+  ctx: 'context',
+};
+
+const SPLIT = /[^\p{L}\p{N}]+/u;
+const ACRONYM_PLURAL = /^[A-Z0-9]{2,}s$/;
+
+/** A plural-insensitive stem: "caches"/"cache" and "queries"/"query" meet; "status" and "analysis" stay whole. */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length > 3 && w.endsWith('ies')) return w.slice(0, -3) + 'y';
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
+  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+function rawWords(text: string): string[] {
+  const out: string[] = [];
+  for (const part of text.split(SPLIT)) {
+    if (!part) continue;
+    // "APIs", "DBs": an acronym's plural keeps its case, so strip the s before lowercasing hides it.
+    const word = ACRONYM_PLURAL.test(part) ? part.slice(0, -1) : part;
+    const lower = word.toLowerCase();
+    if (!STOPWORDS.has(lower)) out.push(lower);
+  }
+  return out;
+}
+
+const EXPANSIONS = new Map<string, string[]>(
+  Object.entries(ABBREVIATIONS).map(([short, full]) => [stem(short), rawWords(full).map(stem)]),
+);
+
+const CACHE_LIMIT = 20_000;
+const cache = new Map<string, NormalizedLabel>();
+
+/** Canonical words of a label. Cached: the same labels recur across a GRPO group and across steps. */
+export function normalizeLabel(text: string): NormalizedLabel {
+  const hit = cache.get(text);
+  if (hit) return hit;
+  const words: Word[] = [];
+  for (const raw of rawWords(text)) {
+    const s = stem(raw);
+    const full = EXPANSIONS.get(s);
+    if (full) for (const f of full) words.push({ stem: f, abbreviated: true });
+    else words.push({ stem: s, abbreviated: false });
+  }
+  const result: NormalizedLabel = { words, compact: words.map((w) => w.stem).join('') };
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(text, result);
+  return result;
+}
+
+/** Extra label words an entity of `n` words tolerates before the label counts as stuffed. */
+function extraAllowance(n: number): number {
+  return n <= 1 ? 1 : Math.ceil(n / 2);
+}
+
+/**
+ * How well `label` names `entity`, in [0, 1]. 1: the entity's words, fuller forms, nothing else.
+ * Abbreviations get ABBREVIATION_CREDIT; each extra word costs EXTRA_WORD_COST; too many extra words, or a label
+ * missing more than half of a multi-word entity, gives 0.
+ */
+export function labelMatch(entity: string | NormalizedLabel, label: string | NormalizedLabel): number {
+  const e = typeof entity === 'string' ? normalizeLabel(entity) : entity;
+  const l = typeof label === 'string' ? normalizeLabel(label) : label;
+  if (e.words.length === 0 || l.words.length === 0) return 0;
+  if (e.compact === l.compact) return l.words.some((w) => w.abbreviated) ? ABBREVIATION_CREDIT : 1;
+  let common = 0;
+  let abbreviated = false;
+  const used = new Array<boolean>(l.words.length).fill(false);
+  for (const ew of e.words) {
+    const j = l.words.findIndex((lw, k) => !used[k] && lw.stem === ew.stem);
+    if (j !== -1) {
+      used[j] = true;
+      common++;
+      abbreviated ||= l.words[j].abbreviated;
+    }
+  }
+  if (common === 0) return 0;
+  const abbreviation = abbreviated ? ABBREVIATION_CREDIT : 1;
+  const recall = common / e.words.length;
+  const extras = l.words.length - common;
+  if (extras > extraAllowance(e.words.length)) return 0;
+  let base: number;
+  if (recall === 1) base = 1;
+  else if (e.words.length >= 2 && recall >= 0.5 && extras === 0) base = 0.5 * recall;
+  else return 0;
+  return base * (1 - EXTRA_WORD_COST * extras) * abbreviation;
+}
+
+/**
+ * Best one-to-one assignment of rows to columns maximising total weight (Hungarian method, O(n^2 m)).
+ * Returns, for each row, its column or -1. Weights must be >= 0; zero-weight pairs are reported as -1.
+ */
+export function bestAssignment(weights: number[][]): number[] {
+  const n = weights.length;
+  const m = n === 0 ? 0 : weights[0].length;
+  if (n === 0 || m === 0) return new Array<number>(n).fill(-1);
+  // The method wants rows <= columns; pad with zero-weight dummy columns when there are more rows.
+  const cols = Math.max(n, m);
+  const cost = (i: number, j: number) => (j < m ? -weights[i][j] : 0);
+  const u = new Float64Array(n + 1);
+  const v = new Float64Array(cols + 1);
+  const p = new Int32Array(cols + 1); // p[j]: row (1-based) assigned to column j
+  const way = new Int32Array(cols + 1);
+  for (let i = 1; i <= n; i++) {
+    p[0] = i;
+    let j0 = 0;
+    const minv = new Float64Array(cols + 1).fill(Infinity);
+    const usedCol = new Uint8Array(cols + 1);
+    do {
+      usedCol[j0] = 1;
+      const i0 = p[j0];
+      let delta = Infinity;
+      let j1 = 0;
+      for (let j = 1; j <= cols; j++) {
+        if (usedCol[j]) continue;
+        const cur = cost(i0 - 1, j - 1) - u[i0] - v[j];
+        if (cur < minv[j]) {
+          minv[j] = cur;
+          way[j] = j0;
+        }
+        if (minv[j] < delta) {
+          delta = minv[j];
+          j1 = j;
+        }
+      }
+      for (let j = 0; j <= cols; j++) {
+        if (usedCol[j]) {
+          u[p[j]] += delta;
+          v[j] -= delta;
+        } else {
+          minv[j] -= delta;
+        }
+      }
+      j0 = j1;
+    } while (p[j0] !== 0);
+    do {
+      const j1 = way[j0];
+      p[j0] = p[j1];
+      j0 = j1;
+    } while (j0 !== 0);
+  }
+  const result = new Array<number>(n).fill(-1);
+  for (let j = 1; j <= cols; j++) {
+    const i = p[j] - 1;
+    if (i >= 0 && j - 1 < m && weights[i][j - 1] > 0) result[i] = j - 1;
+  }
+  return result;
+}
+
+export interface EntityMatch {
+  /** For each entity, the index of the label matched to it, or -1. */
+  assignment: number[];
+  /** For each entity, the match quality of its label (0 when unmatched). */
+  quality: number[];
+}
+
+/** Matches entities to labels one-to-one so that the total match quality is highest. */
+export function matchEntities(entities: readonly string[], labels: readonly string[]): EntityMatch {
+  const normLabels = labels.map(normalizeLabel);
+  const weights = entities.map((e) => {
+    const ne = normalizeLabel(e);
+    return normLabels.map((l) => labelMatch(ne, l));
+  });
+  const assignment = bestAssignment(weights);
+  const quality = assignment.map((j, i) => (j === -1 ? 0 : weights[i][j]));
+  return { assignment, quality };
+}
