@@ -1,12 +1,14 @@
 // The `canvasgym` command line. Each command lives in its own module and registers itself here.
 import { Command, CommanderError } from 'commander';
 import { registerSchema } from './schema.ts';
+import { registerRender } from './render.ts';
 
 export function buildProgram(): Command {
   const program = new Command('canvasgym')
     .description('Train LLM agents from first principles: a text-to-diagram environment, rewards, teacher data, SFT and GRPO.')
     .showHelpAfterError();
   registerSchema(program);
+  registerRender(program);
   return program;
 }
 

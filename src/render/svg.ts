@@ -43,6 +43,8 @@ const ARROW_LABEL_SIZE = 13;
 const ARROW_LABEL_WIDTH = 160;
 const ARROW_LABEL_MIN_WIDTH = 70;
 const ARROW_LABEL_LINES = 3;
+/** Arrow visible on each side of a label sitting on it, arrowhead included. */
+const LABEL_CLEARANCE = 24;
 /** Tip of the arrowhead to the end of the drawn line: the line stops inside the head so its butt end never shows. */
 const HEAD_INSET = 8;
 const LANE_WIDTH = 22;
@@ -53,6 +55,10 @@ const FOOTER_LINES = 8;
 /** Longer labels cannot be shown in any box; cutting them first keeps fitting cheap. */
 const MAX_LABEL_CHARS = 2000;
 const ELLIPSIS = '\u2026';
+/** Farthest apart (in canvas units) that shapes are drawn; beyond it positions are scaled down. */
+const MAX_SPREAD = 6_000;
+
+const formatFactor = (f: number): string => (f < 1e6 ? String(Math.round(f)) : f.toExponential(1));
 
 // XML 1.0 forbids most control characters and unpaired surrogates even when escaped.
 // eslint-disable-next-line no-control-regex
@@ -184,7 +190,7 @@ function layoutArrows(canvas: Canvas): ArrowLayout[] {
     const u = len > 0 ? { x: (path.end.x - path.start.x) / len, y: (path.end.y - path.start.y) / len } : { x: 1, y: 0 };
     const alongExtent = Math.abs(u.x) * bw + Math.abs(u.y) * bh;
     let at = mid;
-    if (lane !== 0 || alongExtent > 0.6 * len) {
+    if (lane !== 0 || alongExtent + 2 * LABEL_CLEARANCE > len) {
       // Beside the arrow rather than on it: when arrows share a pair, on the side away from the others;
       // when the label would hide most of a short arrow, above it (or to its right when it is steep).
       let n = { x: u.y, y: -u.x };
@@ -238,9 +244,31 @@ function outline(s: Shape, dx: number, dy: number): string {
   }
 }
 
+/**
+ * The canvas moved to start at the origin and, when its shapes lie more than MAX_SPREAD units apart, drawn closer
+ * together (sizes kept), so that a scattered diagram still shows its shapes and stays within float32 range.
+ */
+function gather(canvas: Canvas): { canvas: Canvas; factor: number; spread: number } {
+  const list = canvas.shapeList();
+  if (list.length === 0) return { canvas, factor: 1, spread: 0 };
+  const x0 = Math.min(...list.map((s) => s.x));
+  const y0 = Math.min(...list.map((s) => s.y));
+  // Halved differences cannot overflow, even between coordinates of opposite sign near the float64 limit.
+  const half = Math.max(...list.map((s) => Math.max(s.x / 2 - x0 / 2, s.y / 2 - y0 / 2)));
+  const factor = half * 2 > MAX_SPREAD ? MAX_SPREAD / 2 / half : 1;
+  const moved = canvas.clone();
+  for (const s of moved.shapes.values()) {
+    s.x = (s.x / 2 - x0 / 2) * (2 * factor);
+    s.y = (s.y / 2 - y0 / 2) * (2 * factor);
+  }
+  const spread = half * 2;
+  return { canvas: moved, factor, spread };
+}
+
 /** The canvas as an SVG document. An empty canvas draws an empty frame with a note. */
-export function renderSvg(canvas: Canvas, opts: SvgOptions = {}): string {
+export function renderSvg(original: Canvas, opts: SvgOptions = {}): string {
   const pad = opts.padding ?? 32;
+  const { canvas, factor, spread } = gather(original);
   const shapes: ShapeLayout[] = canvas.shapeList().map((shape) => {
     const label = shape.text.trim() ? fitLabel(shape.shape, shape.w, shape.h, shape.text) : { size: LABEL_SIZE, lines: [] };
     const c = center(shape);
@@ -259,18 +287,18 @@ export function renderSvg(canvas: Canvas, opts: SvgOptions = {}): string {
   const column = Math.max(content.w, 480);
   const title = opts.title?.trim() ? capLines(wrapText(opts.title.trim(), column, TITLE_SIZE), TITLE_LINES, column, TITLE_SIZE) : [];
   const errors = opts.errors ?? [];
-  const footer = errors.length
-    ? capLines(
-        [`${errors.length} refused action${errors.length === 1 ? '' : 's'}:`, ...errors.slice(0, FOOTER_LINES - 1).map((e) => `\u2022 ${e}`)].concat(
-          errors.length > FOOTER_LINES - 1 ? [`\u2026 and ${errors.length - (FOOTER_LINES - 1)} more`] : [],
-        ),
-        FOOTER_LINES + 1,
-        column,
-        FOOTER_SIZE,
+  const notes = factor < 1 ? [`Shapes drawn ${formatFactor(1 / factor)}× closer together: the canvas spans ${Number.isFinite(spread) ? spread.toPrecision(3) : 'over 1e308'} units.`] : [];
+  const refusals = errors.length
+    ? [`${errors.length} refused action${errors.length === 1 ? '' : 's'}:`, ...errors.slice(0, FOOTER_LINES - 1).map((e) => `\u2022 ${e}`)].concat(
+        errors.length > FOOTER_LINES - 1 ? [`\u2026 and ${errors.length - (FOOTER_LINES - 1)} more`] : [],
       )
     : [];
+  const footer = [
+    ...capLines(notes, notes.length, column, FOOTER_SIZE).map((text) => ({ text, fill: MUTED })),
+    ...capLines(refusals, refusals.length, column, FOOTER_SIZE).map((text) => ({ text, fill: ERROR_INK })),
+  ];
   const textW = (lines: string[], size: number) => Math.max(0, ...lines.map((l) => textWidth(l, size)));
-  const width = Math.max(content.w, textW(title, TITLE_SIZE), textW(footer, FOOTER_SIZE)) + 2 * pad;
+  const width = Math.max(content.w, textW(title, TITLE_SIZE), textW(footer.map((l) => l.text), FOOTER_SIZE)) + 2 * pad;
   const titleH = title.length ? title.length * TITLE_SIZE * LINE_HEIGHT + 20 : 0;
   const footerH = footer.length ? footer.length * FOOTER_SIZE * LINE_HEIGHT + 20 : 0;
   const height = content.h + titleH + footerH + 2 * pad;
@@ -326,9 +354,9 @@ export function renderSvg(canvas: Canvas, opts: SvgOptions = {}): string {
     const lh = FOOTER_SIZE * LINE_HEIGHT;
     const top = height - pad - footer.length * lh;
     const spans = footer
-      .map((l, i) => `<tspan x="${num(pad)}" y="${num(top + lh * (i + 0.5) + FOOTER_SIZE * 0.36)}">${escapeXml(l)}</tspan>`)
+      .map((l, i) => `<tspan x="${num(pad)}" y="${num(top + lh * (i + 0.5) + FOOTER_SIZE * 0.36)}" fill="${l.fill}">${escapeXml(l.text)}</tspan>`)
       .join('');
-    out.push(`<text class="errors" font-size="${FOOTER_SIZE}" fill="${ERROR_INK}">${spans}</text>`);
+    out.push(`<text class="footer" font-size="${FOOTER_SIZE}">${spans}</text>`);
   }
   out.push('</svg>');
   return out.join('\n');

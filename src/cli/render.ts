@@ -1,0 +1,206 @@
+// `canvasgym render`: draws a completion as SVG or PNG, or writes the sample diagrams with their scores.
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import type { Command } from 'commander';
+import { executeCompletion } from '../env/execute.ts';
+import type { Canvas } from '../env/canvas.ts';
+import type { Rubric } from '../reward/rubric.ts';
+import type { DiagramSpec } from '../tasks/spec.ts';
+import { renderSvg } from '../render/svg.ts';
+import { rasterize } from '../render/png.ts';
+import { UsageError } from './main.ts';
+
+interface RenderFlags {
+  in?: string;
+  out?: string;
+  prompt?: string;
+  errors: boolean;
+  scale?: number;
+  width?: number;
+  sample?: boolean;
+}
+
+function positiveNumber(flag: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number, got ${JSON.stringify(v)}`);
+    return n;
+  };
+}
+
+/** What a file may hold: a completion as the model wrote it, or a record (rollout, teacher row) with a `completion` field. */
+export function readCompletion(text: string): { completion: string; prompt?: string } {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { completion?: unknown }).completion === 'string') {
+      const record = value as { completion: string; prompt?: unknown };
+      return { completion: record.completion, prompt: typeof record.prompt === 'string' ? record.prompt : undefined };
+    }
+  } catch {
+    // Not JSON as a whole: raw model text, which the parser searches for fences and braces.
+  }
+  return { completion: text };
+}
+
+interface Drawing {
+  svg: string;
+  canvas: Canvas;
+  errors: string[];
+}
+
+function draw(completion: string, source: string, title: string | undefined, showErrors: boolean): Drawing {
+  const run = executeCompletion(completion);
+  if (!run.parse.ok || !run.canvas) throw new UsageError(`${source}: the completion does not parse: ${run.parse.ok ? 'no canvas' : run.parse.error.message}`);
+  return { svg: renderSvg(run.canvas, { title, errors: showErrors ? run.errors : [] }), canvas: run.canvas, errors: run.errors };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Writes the drawing as SVG or PNG by the file's extension; returns a one-line description. */
+function writeDrawing(d: Drawing, out: string, flags: RenderFlags): string {
+  const what = `${plural(d.canvas.shapes.size, 'shape')}, ${plural(d.canvas.arrows.length, 'arrow')}`;
+  if (extname(out).toLowerCase() === '.svg') {
+    writeFileSync(out, d.svg);
+    return `wrote ${out} (${what})`;
+  }
+  const image = rasterize(d.svg, { scale: flags.scale, width: flags.width });
+  writeFileSync(out, image.png);
+  return `wrote ${out} (${image.width}x${image.height} px, ${what})`;
+}
+
+function checkOut(out: string | undefined): string {
+  if (!out) throw new UsageError('render needs --out FILE.svg or FILE.png (or --sample --out DIR)');
+  const ext = extname(out).toLowerCase();
+  if (ext !== '.svg' && ext !== '.png') throw new UsageError(`--out must end in .svg or .png, got ${JSON.stringify(out)}`);
+  return out;
+}
+
+function renderFile(flags: RenderFlags): void {
+  const out = checkOut(flags.out);
+  if (!flags.in) throw new UsageError('render needs --in FILE holding a completion (or --sample)');
+  if (!existsSync(flags.in) || !statSync(flags.in).isFile()) throw new UsageError(`--in: no such file: ${flags.in}`);
+  const { completion, prompt } = readCompletion(readFileSync(flags.in, 'utf8'));
+  const drawing = draw(completion, flags.in, flags.prompt ?? prompt, flags.errors);
+  for (const e of drawing.errors) process.stderr.write(`warning: refused ${e}\n`);
+  process.stdout.write(`${writeDrawing(drawing, out, flags)}\n`);
+}
+
+interface Sample {
+  name: string;
+  prompt: string;
+  spec: DiagramSpec;
+  completion: string;
+}
+
+const box = (id: string, shape: string, x: number, y: number, w: number, h: number, text: string) => ({ type: 'create_shape', id, shape, x, y, w, h, text });
+const arrow = (from: string, to: string, text?: string) => ({ type: 'connect', from, to, ...(text ? { text } : {}) });
+
+/** The seed's example answer, as its text gives it, and a larger branching flow with decisions and arrow labels. */
+export const SAMPLES: Sample[] = [
+  {
+    name: 'seed',
+    prompt: 'Draw a frontend that sends a request to an API.',
+    spec: { entities: ['Frontend', 'API'], edges: [['Frontend', 'API']], kind: 'chain', edgeLabels: { 'Frontend->API': 'request' } },
+    completion: JSON.stringify({
+      actions: [box('frontend', 'rectangle', 80, 100, 180, 80, 'Frontend'), box('api', 'rectangle', 340, 100, 180, 80, 'API'), arrow('frontend', 'api', 'request')],
+    }),
+  },
+  {
+    name: 'incident',
+    prompt:
+      'Draw an incident response flow: an alert fires and a severity check sends high-severity incidents to paging on-call and low ones to a ticket. ' +
+      'On-call mitigates and checks whether it is resolved: yes leads to a postmortem, no to escalating and mitigating again. ' +
+      'Tickets go to the backlog. The postmortem and the backlog both end by closing the incident.',
+    spec: {
+      entities: ['Alert', 'Severity?', 'Page on-call', 'Open ticket', 'Mitigate', 'Resolved?', 'Escalate', 'Postmortem', 'Backlog', 'Close incident'],
+      edges: [
+        ['Alert', 'Severity?'],
+        ['Severity?', 'Page on-call'],
+        ['Severity?', 'Open ticket'],
+        ['Page on-call', 'Mitigate'],
+        ['Mitigate', 'Resolved?'],
+        ['Resolved?', 'Postmortem'],
+        ['Resolved?', 'Escalate'],
+        ['Escalate', 'Mitigate'],
+        ['Open ticket', 'Backlog'],
+        ['Postmortem', 'Close incident'],
+        ['Backlog', 'Close incident'],
+      ],
+      kind: 'decision',
+      edgeLabels: { 'Severity?->Page on-call': 'high', 'Severity?->Open ticket': 'low', 'Resolved?->Postmortem': 'yes', 'Resolved?->Escalate': 'no' },
+    },
+    completion: JSON.stringify({
+      actions: [
+        box('alert', 'ellipse', 40, 195, 150, 80, 'Alert'),
+        box('severity', 'diamond', 240, 175, 160, 120, 'Severity?'),
+        box('page', 'rectangle', 460, 90, 160, 70, 'Page on-call'),
+        box('ticket', 'rectangle', 460, 310, 160, 70, 'Open ticket'),
+        box('mitigate', 'rectangle', 680, 90, 160, 70, 'Mitigate'),
+        box('resolved', 'diamond', 900, 65, 160, 120, 'Resolved?'),
+        box('escalate', 'rectangle', 900, 240, 160, 60, 'Escalate'),
+        box('postmortem', 'rectangle', 1120, 90, 160, 70, 'Postmortem'),
+        box('backlog', 'rectangle', 1120, 310, 160, 70, 'Backlog'),
+        box('close', 'ellipse', 1340, 195, 160, 90, 'Close incident'),
+        arrow('alert', 'severity'),
+        arrow('severity', 'page', 'high'),
+        arrow('severity', 'ticket', 'low'),
+        arrow('page', 'mitigate'),
+        arrow('mitigate', 'resolved'),
+        arrow('resolved', 'postmortem', 'yes'),
+        arrow('resolved', 'escalate', 'no'),
+        arrow('escalate', 'mitigate', 'retry'),
+        arrow('ticket', 'backlog'),
+        arrow('postmortem', 'close'),
+        arrow('backlog', 'close'),
+      ],
+    }),
+  },
+];
+
+type GetRubric = (name: string) => Rubric;
+
+/** The reward presets, if that module exists yet; the sample is still drawn without them. */
+async function loadRubrics(): Promise<{ rubrics: Rubric[]; note?: string }> {
+  let mod: { getRubric?: unknown };
+  try {
+    mod = (await import(new URL('../reward/presets.ts', import.meta.url).href)) as { getRubric?: unknown };
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return { rubrics: [], note: 'scores skipped: src/reward/presets.ts is not there yet' };
+    throw err;
+  }
+  if (typeof mod.getRubric !== 'function') return { rubrics: [], note: 'scores skipped: src/reward/presets.ts has no getRubric' };
+  const getRubric = mod.getRubric as GetRubric;
+  return { rubrics: ['strong', 'seed'].map((name) => getRubric(name)) };
+}
+
+async function renderSamples(flags: RenderFlags): Promise<void> {
+  const dir = flags.out;
+  if (!dir) throw new UsageError('render --sample needs --out DIR');
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--out: ${dir} exists and is not a directory`);
+  mkdirSync(dir, { recursive: true });
+  const { rubrics, note } = await loadRubrics();
+  for (const s of SAMPLES) {
+    const drawing = draw(s.completion, `sample ${s.name}`, s.prompt, flags.errors);
+    process.stdout.write(`${writeDrawing(drawing, join(dir, `${s.name}.svg`), flags)}\n`);
+    const scores = rubrics.map((r) => `${r.name} ${r.score({ prompt: s.prompt, completion: s.completion, spec: s.spec }).reward.toFixed(3)}`);
+    process.stdout.write(`${writeDrawing(drawing, join(dir, `${s.name}.png`), flags)}${scores.length ? `; reward ${scores.join(', ')}` : ''}\n`);
+  }
+  if (note) process.stdout.write(`${note}\n`);
+}
+
+export function registerRender(program: Command): void {
+  program
+    .command('render')
+    .description('draw a completion (raw model text, {"actions": [...]}, or a record with a "completion" field) as SVG or PNG')
+    .option('--in <file>', 'file holding the completion')
+    .option('--out <path>', 'output file, .svg or .png (a directory with --sample)')
+    .option('--prompt <text>', 'title shown above the diagram (default: the record\'s "prompt", if any)')
+    .option('--no-errors', 'leave out the footer listing refused actions')
+    .option('--scale <n>', 'PNG pixels per canvas unit (default 2)', positiveNumber('--scale'))
+    .option('--width <px>', 'PNG width in pixels (overrides --scale)', positiveNumber('--width'))
+    .option('--sample', "write the seed's example and a 10-node branching flow as SVG and PNG, with their rewards")
+    .action(async (flags: RenderFlags) => {
+      if (flags.sample) await renderSamples(flags);
+      else renderFile(flags);
+    });
+}
