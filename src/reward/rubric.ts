@@ -1,12 +1,28 @@
 // A reward is a rubric: named components in [0, 1] with weights, over a context prepared once per completion.
 // Presets (seed, strong) are different rubrics over shared component functions.
+import type { ActionOutcome } from '../env/apply.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
+import type { LayoutReport } from './layout.ts';
+
+/** What a real renderer (the tldraw editor, src/tldraw/score.ts) made of the completion's actions. */
+export interface RendererReadback {
+  renderer: string;
+  /** The renderer's verdict on each action, in the completion's order. */
+  outcomes: ActionOutcome[];
+  /** Shapes on the renderer's page at the end. */
+  shapes: number;
+  /** Layout of what the renderer drew, its lints included. */
+  layout: LayoutReport | null;
+  errors: string[];
+}
 
 export interface ScoreInput {
   prompt: string;
   completion: string;
   /** Ground truth; without it, rubrics that need one extract it from the prompt. */
   spec?: DiagramSpec;
+  /** When given, rubrics that look at rendering (strong's renderer_accepts, layout_quality) use it instead of the built-in canvas. */
+  readback?: RendererReadback;
 }
 
 export interface Score {

@@ -8,7 +8,7 @@ import type { DiagramSpec } from '../tasks/spec.ts';
 import { extractSpec } from './extract.ts';
 import { labelMatch, matchEntities, normalizeLabel } from './labels.ts';
 import { scoreCanvasLayout, type LayoutReport } from './layout.ts';
-import { defineRubric, type ScoreInput } from './rubric.ts';
+import { defineRubric, type RendererReadback, type ScoreInput } from './rubric.ts';
 
 /**
  * Parse credit by where the JSON was found. The system prompt asks for bare JSON: a fenced block still works but
@@ -72,16 +72,13 @@ function parsesJson(exec: Execution): number {
   return source ? PARSE_CREDIT[source] : 0;
 }
 
-function syntaxShares(exec: Execution): { schema: number; accepted: number } {
+function syntaxShares(exec: Execution, readback?: RendererReadback): { schema: number; accepted: number } {
   const n = exec.outcomes.length;
   if (n === 0) return { schema: 0, accepted: 0 };
   let schemaErrors = 0;
-  let applied = 0;
-  for (const o of exec.outcomes) {
-    if (o.applied) applied++;
-    else if (o.error?.kind === 'schema') schemaErrors++;
-  }
-  const hasShapes = (exec.canvas?.shapes.size ?? 0) > 0;
+  for (const o of exec.outcomes) if (!o.applied && o.error?.kind === 'schema') schemaErrors++;
+  const applied = (readback?.outcomes ?? exec.outcomes).filter((o) => o.applied).length;
+  const hasShapes = (readback ? readback.shapes : (exec.canvas?.shapes.size ?? 0)) > 0;
   return { schema: (n - schemaErrors) / n, accepted: hasShapes ? applied / n : 0 };
 }
 
@@ -220,10 +217,10 @@ export function analyzeStrong(input: ScoreInput): StrongAnalysis {
   const spec = input.spec ?? extractSpec(input.prompt);
   const specSource = input.spec ? 'input' : 'prompt';
   const shapes = exec.canvas ? exec.canvas.shapeList() : [];
-  const { schema, accepted } = syntaxShares(exec);
+  const { schema, accepted } = syntaxShares(exec, input.readback);
   const ents = entitiesPresent(spec, shapes);
   const edges = edgesCorrect(spec, specSource, ents.reports, exec);
-  const layout = exec.canvas ? scoreCanvasLayout(exec.canvas) : null;
+  const layout = input.readback ? input.readback.layout : exec.canvas ? scoreCanvasLayout(exec.canvas) : null;
   return {
     exec,
     spec,
