@@ -62,7 +62,7 @@ export const SANE_CANVAS = { minX: -1000, minY: -1000, maxX: 5000, maxY: 5000 } 
 // Penalty weights. An overlap costs at least OVERLAP_BASE however small, so that occasional overlaps show.
 const OVERLAP_BASE = 0.3;
 const OVERLAP_DEPTH = 1.0;
-const CROWD = 0.15;
+const CROWD = 0.25;
 const OVERFLOW_BASE = 0.1;
 const OVERFLOW_DEPTH = 0.3;
 const OUTSIDE = 0.5;

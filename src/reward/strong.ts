@@ -150,7 +150,8 @@ function edgesCorrect(
     report.wrong = arrows.length - useful.size;
     const recall = report.correct / spec.edges.length;
     const precision = arrows.length ? useful.size / arrows.length : 0;
-    structure = recall + precision > 0 ? (2 * recall * precision) / (recall + precision) : 0;
+    // A product rather than F1: an answer that spams every pair, or misses half, should not keep most of the credit.
+    structure = recall * precision;
   } else if (specSource === 'input') {
     // The task asks for no arrows: each one drawn costs.
     report.wrong = arrows.length;
@@ -268,7 +269,7 @@ export const strongRubric = defineRubric<StrongAnalysis>({
     {
       name: 'edges_correct',
       weight: 0.1,
-      description: 'F1 of expected directed arrows between the matched shapes (reversed, missing and extra arrows cost)',
+      description: 'recall x precision of expected directed arrows between the matched shapes (reversed, missing and extra arrows cost)',
       fn: (c) => c.values.edges_correct,
     },
     {

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { MIN_GAP, arrowSegment, scoreLayoutGeometry, textOverflow, type Box, type Link } from '../src/reward/layout.ts';
+
+const box = (x: number, y: number, text = 'Node', w = 140, h = 60, shape = 'rectangle'): Box => ({ x, y, w, h, text, shape });
+/** A chain of `n` boxes left to right, `gap` units apart, each linked to the next. */
+function chain(n: number, gap: number): { boxes: Box[]; links: Link[] } {
+  const boxes = Array.from({ length: n }, (_, i) => box(40 + i * (140 + gap), 40, `Step ${i + 1}`));
+  return { boxes, links: boxes.slice(1).map((_, i) => ({ from: i, to: i + 1 })) };
+}
+
+function scoreChain(n: number, gap: number) {
+  const { boxes, links } = chain(n, gap);
+  return scoreLayoutGeometry(boxes, links);
+}
+
+describe('scoreLayoutGeometry', () => {
+  it('scores a clean layered layout with 40-80 unit gaps at 1', () => {
+    for (const gap of [40, 60, 80]) {
+      const { boxes, links } = chain(5, gap);
+      // A second row under the first, wired down, as layered layouts do.
+      const lower = boxes.map((b, i) => box(b.x, b.y + 60 + gap, `Worker ${i + 1}`));
+      const all = [...boxes, ...lower];
+      const down = lower.map((_, i) => ({ from: i, to: boxes.length + i }));
+      const r = scoreLayoutGeometry(all, [...links, ...down]);
+      expect(r.score).toBe(1);
+      expect(Object.values(r.penalties).every((p) => p === 0)).toBe(true);
+    }
+  });
+
+  it('charges cramped spacing visibly, more the closer the shapes', () => {
+    const clean = scoreChain(5, 60).score;
+    const cramped = scoreChain(5, 10);
+    const touching = scoreChain(5, 0).score;
+    expect(cramped.counts.crowded).toBe(4);
+    expect(clean - cramped.score).toBeGreaterThan(0.15);
+    expect(touching).toBeLessThan(cramped.score);
+    expect(scoreChain(5, MIN_GAP).score).toBe(1);
+  });
+
+  it('charges one small overlap visibly and weights overlaps by area', () => {
+    const { boxes, links } = chain(4, 60);
+    const nudged = boxes.map((b, i) => (i === 2 ? { ...b, x: b.x - 70 } : b)); // 10 units into its neighbour
+    const small = scoreLayoutGeometry(nudged, links);
+    expect(small.counts.overlaps).toBe(1);
+    expect(small.score).toBeLessThan(0.8);
+    const deep = scoreLayoutGeometry(boxes.map((b, i) => (i === 2 ? { ...b, x: boxes[1].x + 5 } : b)), links);
+    expect(deep.score).toBeLessThan(small.score);
+    const stacked = scoreLayoutGeometry(boxes.map((b) => ({ ...b, x: 0, y: 0 })), links);
+    expect(stacked.counts.overlaps).toBe(6);
+    expect(stacked.score).toBeLessThan(0.01);
+  });
+
+  it('finds labels that do not fit, by measured width and wrapped height', () => {
+    expect(textOverflow(box(0, 0, 'Database'))).toBe(0);
+    expect(textOverflow(box(0, 0, 'Authentication Service', 160, 60))).toBe(0); // wraps onto two lines
+    expect(textOverflow(box(0, 0, 'Authentication', 80, 60))).toBeGreaterThan(0.3);
+    expect(textOverflow(box(0, 0, 'one two three four five six seven eight nine ten', 140, 40))).toBeGreaterThan(0.5);
+    // An ellipse or a diamond has less room than its bounding box.
+    expect(textOverflow(box(0, 0, 'Payment Gateway', 150, 60, 'diamond'))).toBeGreaterThan(textOverflow(box(0, 0, 'Payment Gateway', 150, 60, 'rectangle')));
+    const r = scoreLayoutGeometry([box(0, 0, 'A very long label that cannot possibly fit', 60, 30)], []);
+    expect(r.counts.textOverflow).toBe(1);
+    expect(r.score).toBeLessThan(0.7);
+  });
+
+  it('charges shapes off any sane canvas and slivers', () => {
+    const far = scoreLayoutGeometry([box(0, 0), box(3_000_000, 0)], []);
+    expect(far.counts.outside).toBe(1);
+    expect(far.score).toBeLessThan(0.7);
+    const slivers = scoreLayoutGeometry([box(0, 0, '', 0.5, 0.5), box(200, 0, '', 400, 5)], []);
+    expect(slivers.counts.slivers).toBe(2);
+    expect(slivers.score).toBeLessThan(0.5);
+  });
+
+  it('clips arrows at shape borders and charges arrows through shapes and across each other', () => {
+    const s = arrowSegment(box(0, 0, 'a', 100, 100), box(300, 0, 'b', 100, 100))!;
+    expect(s).toEqual({ x1: 100, y1: 50, x2: 300, y2: 50 });
+    expect(arrowSegment(box(0, 0), box(0, 0))).toBeNull();
+    const row = [box(0, 0, 'A'), box(200, 0, 'B'), box(400, 0, 'C')];
+    const through = scoreLayoutGeometry(row, [{ from: 0, to: 2 }]);
+    expect(through.counts.arrowThroughShape).toBe(1);
+    expect(through.score).toBeLessThan(1);
+    const square = [box(0, 0, 'A'), box(300, 0, 'B'), box(0, 200, 'C'), box(300, 200, 'D')];
+    const crossing = scoreLayoutGeometry(square, [{ from: 0, to: 3 }, { from: 1, to: 2 }]);
+    expect(crossing.counts.arrowCrossings).toBe(1);
+    const parallel = scoreLayoutGeometry(square, [{ from: 0, to: 1 }, { from: 2, to: 3 }]);
+    expect(parallel.score).toBe(1);
+  });
+
+  it('scores an empty layout 0 and reports a breakdown', () => {
+    const r = scoreLayoutGeometry([], []);
+    expect(r.score).toBe(0);
+    expect(r.counts.shapes).toBe(0);
+  });
+});
