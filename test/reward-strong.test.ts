@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeStrong, strongRubric } from '../src/reward/strong.ts';
+import { bestAssignment, labelMatch, matchEntities } from '../src/reward/labels.ts';
+import type { DiagramSpec } from '../src/tasks/spec.ts';
+
+const prompt = 'Draw a three step data pipeline: client, API, database.';
+const spec: DiagramSpec = { entities: ['Client', 'API', 'Database'], edges: [['Client', 'API'], ['API', 'Database']] };
+const box = (id: string, x: number, text = id) => ({ type: 'create_shape', id, shape: 'rectangle', x, y: 40, w: 140, h: 60, text });
+const link = (from: string, to: string, text?: string) => ({ type: 'connect', from, to, ...(text ? { text } : {}) });
+const answer = (actions: unknown[]) => JSON.stringify({ actions });
+const honest = [box('client', 40, 'Client'), box('api', 240, 'API'), box('db', 440, 'Database'), link('client', 'api'), link('api', 'db')];
+const score = (completion: string, s: DiagramSpec | undefined = spec) => strongRubric.score({ prompt, completion, spec: s });
+
+describe('labelMatch', () => {
+  it('ignores case, punctuation and plurals', () => {
+    expect(labelMatch('Auth Service', 'auth-service')).toBe(0.5); // "auth" is an abbreviation
+    expect(labelMatch('Authentication Service', 'AUTHENTICATION SERVICES!')).toBe(1);
+    expect(labelMatch('Queries', 'query')).toBe(1);
+    expect(labelMatch('APIs', 'API')).toBe(1);
+    expect(labelMatch('Front-end', 'frontend')).toBe(1);
+  });
+
+  it('gives full credit only to the fuller name', () => {
+    expect(labelMatch('Database', 'Database')).toBe(1);
+    expect(labelMatch('Database', 'DB')).toBe(0.5);
+    expect(labelMatch('DB', 'Database')).toBe(1);
+    expect(labelMatch('vector DB', 'Vector Database')).toBe(1);
+    expect(labelMatch('vector DB', 'Vector DB')).toBe(0.5);
+    expect(labelMatch('Kubernetes', 'k8s')).toBe(0.5);
+    expect(labelMatch('Message Queue', 'MQ')).toBe(0.5);
+    expect(labelMatch('Repository', 'repo')).toBe(0.5);
+  });
+
+  it('refuses labels stuffed with extra words and wrong names', () => {
+    expect(labelMatch('Database', 'Postgres Database')).toBeCloseTo(0.8);
+    expect(labelMatch('Database', 'Main Postgres Database')).toBe(0);
+    expect(labelMatch('Client', 'Draw a three step data pipeline client API database')).toBe(0);
+    expect(labelMatch('Client', 'Server')).toBe(0);
+    expect(labelMatch('Fraud Check', 'Fraud')).toBe(0.25);
+  });
+});
+
+describe('matchEntities', () => {
+  it('matches one shape to at most one entity, choosing the best assignment', () => {
+    // Greedy would give "Auth Service" to the first entity that matches it; the best total gives each its own.
+    const m = matchEntities(['Auth', 'Auth Service'], ['Auth Service', 'Authentication']);
+    expect(m.assignment).toEqual([1, 0]);
+    const one = matchEntities(['Client', 'API', 'Database'], ['Client API Database']);
+    expect(one.assignment.filter((j) => j !== -1).length).toBeLessThanOrEqual(1);
+  });
+
+  it('never lets a giant text box of every prompt word match', () => {
+    const m = matchEntities(['Client', 'API', 'Database'], [prompt]);
+    expect(m.quality).toEqual([0, 0, 0]);
+  });
+
+  it('assigns rows to columns optimally in rectangular problems', () => {
+    expect(bestAssignment([[1, 0.9], [0.8, 0]])).toEqual([1, 0]);
+    expect(bestAssignment([[0.5], [0.9], [0]])).toEqual([-1, 0, -1]);
+    expect(bestAssignment([])).toEqual([]);
+  });
+});
+
+describe('strong rubric', () => {
+  it('scores an honest answer 1 and reports every component with its weight', () => {
+    const s = score(answer(honest));
+    expect(s.reward).toBeCloseTo(1);
+    expect(Object.keys(s.components)).toEqual(['parses_json', 'schema_valid', 'renderer_accepts', 'entities_present', 'edges_correct', 'layout_quality']);
+    expect(Object.values(s.weights).reduce((a, b) => a + b, 0)).toBeCloseTo(1);
+  });
+
+  it('gives partial credit per action: 3 of 4 valid lies between none and all', () => {
+    const actions = [box('client', 40, 'Client'), box('api', 240, 'API'), box('db', 440, 'Database'), link('client', 'api')];
+    const all = score(answer(actions));
+    const three = score(answer([...actions.slice(0, 3), { ...link('client', 'api'), to: 42 }]));
+    const none = score(answer(actions.map((a) => ({ ...a, type: 'make_shape' }))));
+    expect(three.components.schema_valid).toBeCloseTo(0.75);
+    expect(none.reward).toBeLessThan(three.reward);
+    expect(three.reward).toBeLessThan(all.reward);
+  });
+
+  it('tells schema errors from canvas refusals', () => {
+    const s = score(answer([...honest, link('client', 'ghost'), { ...box('x', 900), w: -5 }]));
+    expect(s.components.schema_valid).toBeCloseTo(6 / 7);
+    expect(s.components.renderer_accepts).toBeCloseTo(5 / 7);
+    expect(s.errors).toHaveLength(2);
+  });
+
+  it('gives renderer_accepts 0 when nothing is drawn', () => {
+    const s = score(answer([link('a', 'b')]));
+    expect(s.components.schema_valid).toBe(1);
+    expect(s.components.renderer_accepts).toBe(0);
+  });
+
+  it('gives full parse credit only to bare JSON', () => {
+    const bare = score(answer(honest));
+    const fenced = score('```json\n' + answer(honest) + '\n```');
+    const prose = score('Here you go: ' + answer(honest) + ' Enjoy!');
+    const broken = score(answer(honest).slice(0, -3));
+    expect(fenced.components.parses_json).toBe(0.8);
+    expect(prose.components.parses_json).toBe(0.6);
+    expect(broken.reward).toBe(0);
+    expect(bare.reward).toBeGreaterThan(fenced.reward);
+    expect(fenced.reward).toBeGreaterThan(prose.reward);
+  });
+
+  it('pays less for abbreviated labels, so RL can move "DB" to "Database"', () => {
+    const db = score(answer(honest.map((a) => (a.id === 'db' ? { ...a, text: 'DB' } : a))));
+    expect(db.components.entities_present).toBeCloseTo((1 + 1 + 0.5) / 3);
+    expect(db.reward).toBeLessThan(score(answer(honest)).reward);
+  });
+
+  it('charges duplicated entity shapes beyond a small allowance', () => {
+    const copies = [1, 2, 3, 4].map((k) => box(`db${k}`, 40 + 200 * k, 'Database')).map((a) => ({ ...a, y: 400 }));
+    const s = analyzeStrong({ prompt, completion: answer([...honest, ...copies]), spec });
+    expect(s.excessShapes).toBe(2); // 4 extra shapes, 2 free for 3 entities
+    expect(s.values.entities_present).toBeCloseTo(3 / 5);
+  });
+
+  it('scores edges: missing, reversed and extra arrows all lose', () => {
+    const shapes = honest.slice(0, 3);
+    const edge = (arrows: unknown[]) => score(answer([...shapes, ...arrows])).components.edges_correct;
+    expect(edge([link('client', 'api'), link('api', 'db')])).toBe(1);
+    expect(edge([link('client', 'api')])).toBeCloseTo(0.5);
+    expect(edge([link('api', 'client'), link('db', 'api')])).toBe(0);
+    expect(edge([link('client', 'api'), link('api', 'db'), link('client', 'db')])).toBeCloseTo(2 / 3);
+    expect(edge([link('client', 'api'), link('api', 'db'), link('client', 'api')])).toBeCloseTo(2 / 3);
+  });
+
+  it('gives requested arrow labels a small share of edges_correct', () => {
+    const labeled: DiagramSpec = { ...spec, edgeLabels: { 'Client->API': 'HTTPS request' } };
+    const shapes = honest.slice(0, 3);
+    const plain = score(answer([...shapes, link('client', 'api'), link('api', 'db')]), labeled);
+    const withLabel = score(answer([...shapes, link('client', 'api', 'HTTPS requests'), link('api', 'db')]), labeled);
+    expect(withLabel.components.edges_correct).toBe(1);
+    expect(plain.components.edges_correct).toBeCloseTo(0.85);
+  });
+
+  it('penalises arrows when the task asks for none, and rewards connecting entities when structure is unknown', () => {
+    const noEdges: DiagramSpec = { entities: ['Client', 'API', 'Database'], edges: [] };
+    const shapes = honest.slice(0, 3);
+    expect(score(answer(shapes), noEdges).components.edges_correct).toBe(1);
+    expect(score(answer(honest), noEdges).components.edges_correct).toBeCloseTo(1 / 3);
+    const unordered = 'Draw a diagram with a client, an API and a database.';
+    const connected = strongRubric.score({ prompt: unordered, completion: answer(honest) });
+    const loose = strongRubric.score({ prompt: unordered, completion: answer(shapes) });
+    expect(connected.components.edges_correct).toBe(1);
+    expect(loose.components.edges_correct).toBe(0);
+  });
+
+  it('uses the spec extracted from the prompt when the row has none', () => {
+    const a = analyzeStrong({ prompt, completion: answer(honest) });
+    expect(a.specSource).toBe('prompt');
+    expect(a.spec.entities).toEqual(['client', 'API', 'database']);
+    expect(a.values.edges_correct).toBe(1);
+  });
+});
