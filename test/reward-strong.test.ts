@@ -105,7 +105,7 @@ describe('strong rubric', () => {
   });
 
   it('pays less for abbreviated labels, so RL can move "DB" to "Database"', () => {
-    const db = score(answer(honest.map((a) => (a.id === 'db' ? { ...a, text: 'DB' } : a))));
+    const db = score(answer(honest.map((a) => ('id' in a && a.id === 'db' ? { ...a, text: 'DB' } : a))));
     expect(db.components.entities_present).toBeCloseTo((1 + 1 + 0.5) / 3);
     expect(db.reward).toBeLessThan(score(answer(honest)).reward);
   });
