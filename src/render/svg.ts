@@ -190,7 +190,9 @@ function layoutArrows(canvas: Canvas): ArrowLayout[] {
     const u = len > 0 ? { x: (path.end.x - path.start.x) / len, y: (path.end.y - path.start.y) / len } : { x: 1, y: 0 };
     const alongExtent = Math.abs(u.x) * bw + Math.abs(u.y) * bh;
     let at = mid;
-    if (lane !== 0 || alongExtent + 2 * LABEL_CLEARANCE > len) {
+    // The middle one of an odd number of arrows sharing a pair keeps its label on the line: both sides are taken.
+    const crowded = of > 1 && lane === 0;
+    if (lane !== 0 || (!crowded && alongExtent + 2 * LABEL_CLEARANCE > len)) {
       // Beside the arrow rather than on it: when arrows share a pair, on the side away from the others;
       // when the label would hide most of a short arrow, above it (or to its right when it is steep).
       let n = { x: u.y, y: -u.x };
