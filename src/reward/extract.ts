@@ -13,17 +13,27 @@ const LIST_SPLIT = /\s*,\s*(?:and\s+|or\s+|then\s+)?|\s+(?:and|or|&)\s+/i;
 const THEN_SPLIT = /\s*,?\s*(?:and\s+)?(?:then|finally|next|afterwards|after that)\s+|\s*,\s*/i;
 const HAS_THEN = /\bthen\b/i;
 const FIRST_LEAD = /^.*?\b(?:first|start(?:ing)? with|begin(?:ning)? with)\s+/i;
-const LIST_LEAD = /^.*?\b(?:with|including|includes|containing|contains|showing|featuring|of|between|among)\s+/i;
+const LIST_LEAD = /^.*\b(?:with|including|includes|containing|contains|showing|featuring|of|between|among)\s+/i;
 const LIST_TAIL = /\s+(?:where|which|that|so that|connected|linked|wired|arranged|laid out)\b.*$/i;
-const FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\band\b|\bwith\b|\bwhere\b|$))/gi;
+const FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/gi;
 const THROUGH_TO = /^(.+?)\s+(?:to|into)\s+(.+)$/i;
-const CHAIN_MORE = /^\s*,?\s*(?:and\s+)?(?:then\s+)?(?:on\s+)?(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\band\b|\bwith\b|\bwhere\b|$))/i;
-const RELATION =
-  /(?:^|[,;:]\s*|\b(?:where|and|while)\s+)([^,;:]+?)\s+(?:connects?|leads?|points?|goes|go|talks?|sends?|flows?|feeds?|writes?|routes?|forwards?|passes|pass|links?|hands? off|publishes|publish|pushes|push|returns?)\s+(?:\w+\s+)?(?:to|into)\s+(.+?)(?=\s*(?:[;.:!?]|\bwhere\b|\bwhile\b|$))/gi;
-const CALLS = /(?:^|[,;:]\s*|\b(?:where|and|while)\s+)([^,;:]+?)\s+(?:calls|queries|triggers|invokes|notifies|updates)\s+(.+?)(?=\s*(?:[;.:!?,]|\bwhere\b|\band\b|$))/gi;
+const CHAIN_MORE = /^\s*,?\s*(?:and\s+)?(?:then\s+)?(?:on\s+)?(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/i;
+const LINK_VERBS =
+  'connects?|leads?|points?|goes|go|talks?|sends?|flows?|feeds?|writes?|routes?|forwards?|passes|pass|links?|hands? off|publishes|publish|pushes|push|returns?';
+const CALL_VERBS = 'calls|queries|triggers|invokes|notifies|updates';
+const RELATION = new RegExp(`^(.+?)\\s+(?:${LINK_VERBS})\\s+(?:\\w+\\s+)?(?:to|into)\\s+(.+?)\\s*$`, 'i');
+const CALLS = new RegExp(`^(.+?)\\s+(?:${CALL_VERBS})\\s+(.+?)\\s*$`, 'i');
+/** Splits "A writes to B and C publishes to D" before the second subject, but not "A connects to B and C". */
+const CLAUSE_SPLIT = new RegExp(
+  `;\\s*|(?:,\\s*|\\s+(?:and|while|but)\\s+)(?=(?:the\\s+)?[\\w-]+(?:\\s+[\\w-]+){0,3}\\s+(?:also\\s+)?(?:${LINK_VERBS}|${CALL_VERBS})\\b)`,
+  'i',
+);
+/** Words before a relation's subject: "Draw a system where the scheduler triggers ..." */
+const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with)\s+/i;
+const ALSO = /\s+also$/i;
 const SEQUENCE_CUE = /\b(?:pipelines?|flows?|process(?:es)?|sequences?|steps?|stages?|chains?|workflows?|funnels?|lifecycles?|journeys?|then|in order|paths?|procedures?)\b/i;
-const LEAD_WORDS = /^(?:(?:and|or|then|finally|first|next|also|to|into|with|draw|show|make|create|sketch|render|build|design|illustrate|depict|visualize|a|an|the|some|one|each|every|our|my|their|its|your)\s+)+/i;
-const TRAIL_WORDS = /(?:\s+(?:too|also|as well|as needed|each|both|respectively))+$/i;
+const LEAD_WORDS = /^(?:(?:and|or|then|finally|next|also|to|into|with|draw|show|make|create|sketch|render|illustrate|depict|visualize|a|an|the|some|one|each|every|our|my|their|its|your)\s+)+/i;
+const TRAIL_WORDS = /(?:\s+(?:too|also|as well|as needed|each|both|respectively|step|stage|phase|box|node))+$/i;
 const TRAIL_PUNCT = /[\s.,;:!?"'`*_)\]]+$/;
 const LEAD_PUNCT = /^[\s"'`*_([]+/;
 const PARENS = /\s*\([^)]*\)/g;
@@ -63,7 +73,7 @@ function arrowChains(sentence: string, out: Found): void {
     // Each part may list several nodes ("A -> B, C" fans out); the first part starts after any lead-in.
     const groups = parts.map((p, i) => {
       let text = p;
-      if (i === 0) text = text.slice(text.lastIndexOf(':') + 1);
+      if (i === 0) text = text.slice(text.lastIndexOf(':') + 1).replace(LIST_LEAD, '');
       if (i === parts.length - 1) text = text.replace(LIST_TAIL, '');
       return splitList(text);
     });
@@ -103,14 +113,22 @@ function fromTo(sentence: string, out: Found): void {
 
 /** "A connects to B, C and D" (fan-out), "A and B send data to C" (fan-in), "A calls B". */
 function relations(sentence: string, out: Found): void {
-  for (const re of [RELATION, CALLS]) {
-    for (const m of sentence.matchAll(re)) {
-      const sources = splitList(m[1]);
-      const targets = splitList(m[2].replace(LIST_TAIL, ''));
-      if (sources.length === 0 || targets.length === 0) continue;
-      for (const a of sources) for (const b of targets) out.edges.push([a, b]);
-      out.entities.push(...sources, ...targets);
+  // Commas may separate a list of subjects ("Web, mobile and desktop clients connect to ..."), so a clause that
+  // does not hold a relation is carried into the next one instead of being dropped.
+  let carry = '';
+  for (const part of sentence.split(CLAUSE_SPLIT)) {
+    const clause = carry ? `${carry}, ${part}` : part;
+    const m = RELATION.exec(clause) ?? CALLS.exec(clause);
+    if (!m) {
+      carry = clause;
+      continue;
     }
+    carry = '';
+    const sources = splitList(m[1].replace(SUBJECT_LEAD, '').replace(ALSO, ''));
+    const targets = splitList(m[2].replace(LIST_TAIL, ''));
+    if (sources.length === 0 || targets.length === 0) continue;
+    for (const a of sources) for (const b of targets) out.edges.push([a, b]);
+    out.entities.push(...sources, ...targets);
   }
 }
 
@@ -128,7 +146,8 @@ function thenSequence(sentence: string, out: Found): void {
 }
 
 /** "pipeline: A, B, C" or "with A, B and C": entities, in order. */
-function listItems(sentence: string): string[] {
+function listItems(full: string): string[] {
+  const sentence = full.replace(PARENS, '');
   let text: string;
   if (sentence.includes(':')) text = sentence.slice(sentence.lastIndexOf(':') + 1);
   else if (LIST_LEAD.test(sentence)) text = sentence.replace(LIST_LEAD, '');
@@ -202,7 +221,9 @@ function extract(prompt: string): DiagramSpec {
   const found: Found = { entities: [...explicit.entities], edges: [...explicit.edges] };
   for (const items of listed) {
     found.entities.push(...items);
-    if (sequential && explicit.edges.length === 0) {
+    const keys = new Set(items.map((i) => normalizeLabel(i).compact));
+    const joined = explicit.edges.some(([a, b]) => keys.has(normalizeLabel(a).compact) && keys.has(normalizeLabel(b).compact));
+    if (sequential && !joined) {
       for (let i = 0; i + 1 < items.length; i++) found.edges.push([items[i], items[i + 1]]);
     }
   }

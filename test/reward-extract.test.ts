@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { cleanEntity, extractSpec } from '../src/reward/extract.ts';
+import { normalizeLabel } from '../src/reward/labels.ts';
+
+type Case = [prompt: string, entities: string[], edges: [string, string][]];
+const chain = (...xs: string[]): [string, string][] => xs.slice(1).map((x, i) => [xs[i], x]);
+
+// Hand-written requests in the phrasings diagram prompts use, with the spec a person would write for each.
+const CASES: Case[] = [
+  // The seed document's five.
+  ['Draw a three step data pipeline: client, API, database.', ['client', 'API', 'database'], chain('client', 'API', 'database')],
+  ['Draw a login flow with user, auth service, token, and dashboard.', ['user', 'auth service', 'token', 'dashboard'], chain('user', 'auth service', 'token', 'dashboard')],
+  ['Draw a simple RAG system with documents, embeddings, vector DB, retriever, and LLM.', ['documents', 'embeddings', 'vector DB', 'retriever', 'LLM'], []],
+  ['Draw a CI pipeline with commit, tests, build, deploy.', ['commit', 'tests', 'build', 'deploy'], chain('commit', 'tests', 'build', 'deploy')],
+  ['Draw a checkout flow with cart, payment, fraud check, and receipt.', ['cart', 'payment', 'fraud check', 'receipt'], chain('cart', 'payment', 'fraud check', 'receipt')],
+  // Arrows.
+  ['Diagram: User -> Web App -> API -> Postgres.', ['User', 'Web App', 'API', 'Postgres'], chain('User', 'Web App', 'API', 'Postgres')],
+  ['Browser → CDN → Origin Server', ['Browser', 'CDN', 'Origin Server'], chain('Browser', 'CDN', 'Origin Server')],
+  ['Draw Producer => Kafka => Consumer', ['Producer', 'Kafka', 'Consumer'], chain('Producer', 'Kafka', 'Consumer')],
+  ['Sketch: Source -> Compiler -> Binary, and Tests -> Binary.', ['Source', 'Compiler', 'Binary', 'Tests'], [...chain('Source', 'Compiler', 'Binary'), ['Tests', 'Binary']]],
+  ['Make a diagram of Idea --> Draft --> Review --> Published.', ['Idea', 'Draft', 'Review', 'Published'], chain('Idea', 'Draft', 'Review', 'Published')],
+  ['Show Client -> Load Balancer -> App Server 1, App Server 2.', ['Client', 'Load Balancer', 'App Server 1', 'App Server 2'], [['Client', 'Load Balancer'], ['Load Balancer', 'App Server 1'], ['Load Balancer', 'App Server 2']]],
+  ['Order placed -> Payment -> Shipping; Payment -> Invoice', ['Order placed', 'Payment', 'Shipping', 'Invoice'], [['Order placed', 'Payment'], ['Payment', 'Shipping'], ['Payment', 'Invoice']]],
+  // from ... to ...
+  ['Draw an arrow from the mobile app to the backend.', ['mobile app', 'backend'], [['mobile app', 'backend']]],
+  ['Show a request going from the browser to the load balancer, then to the web server, then to the database.', ['browser', 'load balancer', 'web server', 'database'], chain('browser', 'load balancer', 'web server', 'database')],
+  ['Data moves from sensors to the gateway to the cloud.', ['sensors', 'gateway', 'cloud'], chain('sensors', 'gateway', 'cloud')],
+  ['Trace a packet from the laptop through the router to the modem.', ['laptop', 'router', 'modem'], chain('laptop', 'router', 'modem')],
+  ['Diagram the path from raw logs to the parser and from the parser to the dashboard.', ['raw logs', 'parser', 'dashboard'], chain('raw logs', 'parser', 'dashboard')],
+  // then / first ... then ...
+  ['First fetch data, then clean data, then train model and finally deploy model.', ['fetch data', 'clean data', 'train model', 'deploy model'], chain('fetch data', 'clean data', 'train model', 'deploy model')],
+  ['Draw: plan then code then review then merge.', ['plan', 'code', 'review', 'merge'], chain('plan', 'code', 'review', 'merge')],
+  ['Start with signup, then onboarding, then first purchase.', ['signup', 'onboarding', 'first purchase'], chain('signup', 'onboarding', 'first purchase')],
+  ['A support ticket flow: first triage, then investigation, then resolution.', ['triage', 'investigation', 'resolution'], chain('triage', 'investigation', 'resolution')],
+  // Relations.
+  ['The gateway connects to the auth service, the order service and the payment service.', ['gateway', 'auth service', 'order service', 'payment service'], [['gateway', 'auth service'], ['gateway', 'order service'], ['gateway', 'payment service']]],
+  ['The web server sends requests to the cache.', ['web server', 'cache'], [['web server', 'cache']]],
+  ['Draw a system where the scheduler triggers the worker.', ['scheduler', 'worker'], [['scheduler', 'worker']]],
+  ['The API writes to the database and the API publishes to the event bus.', ['API', 'database', 'event bus'], [['API', 'database'], ['API', 'event bus']]],
+  ['Web, mobile and desktop clients connect to the API.', ['Web', 'mobile', 'desktop clients', 'API'], [['Web', 'API'], ['mobile', 'API'], ['desktop clients', 'API']]],
+  ['The frontend calls the backend.', ['frontend', 'backend'], [['frontend', 'backend']]],
+  ['The ingest service feeds into the data lake.', ['ingest service', 'data lake'], [['ingest service', 'data lake']]],
+  // Lists with a sequence cue.
+  ['Draw an ETL pipeline with extract, transform and load.', ['extract', 'transform', 'load'], chain('extract', 'transform', 'load')],
+  ['A hiring process: application, phone screen, onsite, offer.', ['application', 'phone screen', 'onsite', 'offer'], chain('application', 'phone screen', 'onsite', 'offer')],
+  ['Show the stages of a sales funnel including awareness, interest, decision and action.', ['awareness', 'interest', 'decision', 'action'], chain('awareness', 'interest', 'decision', 'action')],
+  ['Draw the software release workflow with branch, pull request, CI, and release.', ['branch', 'pull request', 'CI', 'release'], chain('branch', 'pull request', 'CI', 'release')],
+  ['Make a diagram of a request lifecycle: DNS lookup, TCP handshake, TLS handshake, HTTP request.', ['DNS lookup', 'TCP handshake', 'TLS handshake', 'HTTP request'], chain('DNS lookup', 'TCP handshake', 'TLS handshake', 'HTTP request')],
+  // Lists without one: entities only.
+  ['Draw a diagram with a client, a server and a database.', ['client', 'server', 'database'], []],
+  ['Draw the components of a car: engine, wheels, brakes, and steering.', ['engine', 'wheels', 'brakes', 'steering'], []],
+  ['Show a microservice architecture with users service, orders service, and notifications service.', ['users service', 'orders service', 'notifications service'], []],
+  ['Sketch an org chart containing CEO, CTO and CFO.', ['CEO', 'CTO', 'CFO'], []],
+  // Bullets.
+  ['Draw these steps:\n1. Plan\n2. Code\n3. Review\n4. Merge', ['Plan', 'Code', 'Review', 'Merge'], chain('Plan', 'Code', 'Review', 'Merge')],
+  ['Boxes for:\n- Redis\n- Postgres\n- S3', ['Redis', 'Postgres', 'S3'], []],
+  ['Draw the deploy process:\n- build image\n- push image\n- roll out', ['build image', 'push image', 'roll out'], chain('build image', 'push image', 'roll out')],
+  ['Connections:\n- Client -> API\n- API -> DB\n- API -> Cache', ['Client', 'API', 'DB', 'Cache'], [['Client', 'API'], ['API', 'DB'], ['API', 'Cache']]],
+  // Mixed and harder.
+  ['Draw a pipeline: ingest, validate, store. The store step also connects to the audit log.', ['ingest', 'validate', 'store', 'audit log'], [...chain('ingest', 'validate', 'store'), ['store', 'audit log']]],
+  ['Create a flowchart with start, input, process, output and end.', ['start', 'input', 'process', 'output', 'end'], chain('start', 'input', 'process', 'output', 'end')],
+  ['Please draw a Kubernetes setup with an ingress, a service and three pods (pod A, pod B, pod C).', ['ingress', 'service', 'three pods'], []],
+];
+
+const key = (s: string) => normalizeLabel(s).compact;
+const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+
+function judge([prompt, entities, edges]: Case) {
+  const spec = extractSpec(prompt);
+  const entitiesOk = sameSet(spec.entities.map(key), entities.map(key));
+  const edgesOk = sameSet(spec.edges.map(([a, b]) => `${key(a)}>${key(b)}`), edges.map(([a, b]) => `${key(a)}>${key(b)}`));
+  return { prompt, spec, entitiesOk, edgesOk };
+}
+
+describe('extractSpec', () => {
+  const results = CASES.map(judge);
+  const rate = (f: (r: (typeof results)[number]) => boolean) => results.filter(f).length / results.length;
+
+  it('recovers the spec of most hand-written requests exactly', () => {
+    const entities = rate((r) => r.entitiesOk);
+    const edges = rate((r) => r.edgesOk);
+    const both = rate((r) => r.entitiesOk && r.edgesOk);
+    const misses = results.filter((r) => !(r.entitiesOk && r.edgesOk)).map((r) => `${r.prompt}\n   got ${JSON.stringify(r.spec)}`);
+    console.log(
+      `extractSpec on ${CASES.length} prompts: entities exact ${(entities * 100).toFixed(0)}%, edges exact ${(edges * 100).toFixed(0)}%, ` +
+        `both ${(both * 100).toFixed(0)}%\nmisses:\n${misses.join('\n')}`,
+    );
+    expect(CASES.length).toBeGreaterThanOrEqual(40);
+    expect(both).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it('reads the seed prompts exactly', () => {
+    for (const r of results.slice(0, 5)) expect(r.entitiesOk && r.edgesOk, r.prompt).toBe(true);
+  });
+
+  it('cleans entity phrases', () => {
+    expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
+    expect(cleanEntity('Draw a Web App')).toBe('Web App');
+    expect(cleanEntity('LLM (language model)')).toBe('LLM');
+    expect(cleanEntity('this is a whole sentence that names no single thing at all')).toBe('');
+  });
+
+  it('returns no entities for a request it cannot read, rather than guessing', () => {
+    expect(extractSpec('Make it pretty.').entities).toEqual([]);
+  });
+});
