@@ -1,6 +1,6 @@
-// Places a diagram's nodes with ELK's layered algorithm (elkjs): the real graph-layout library, not a hand-rolled grid.
-// Straight arrows are what the canvas draws, so candidate layouts are compared by how often a straight arrow
-// would cut through a shape or another arrow, and the cleanest one wins.
+// Places a diagram's nodes with ELK's layered algorithm (elkjs), the real graph-layout library, or on a circle for
+// loops. The caller compares candidates with the reward's own layout measure, since the canvas draws straight arrows
+// where ELK would have routed bends.
 import ElkBundled from 'elkjs/lib/elk.bundled.js';
 import type { ElkNode } from 'elkjs/lib/elk-api.js';
 import type { ShapeKind } from '../env/actions.ts';
@@ -29,8 +29,13 @@ export interface PlacedNode extends NodeBox {
 
 export type Direction = 'RIGHT' | 'DOWN';
 
+/** ELK's ways of placing nodes within a layer; each straightens different arrows. */
+export const NODE_PLACEMENTS = ['BRANDES_KOEPF', 'NETWORK_SIMPLEX', 'LINEAR_SEGMENTS'] as const;
+export type NodePlacement = (typeof NODE_PLACEMENTS)[number];
+
 export interface LayoutOptions {
   direction: Direction;
+  placement?: NodePlacement;
   /** Gap between nodes in one layer. */
   nodeGap: number;
   /** Gap between layers. */
@@ -52,7 +57,7 @@ export async function layeredLayout(nodes: NodeBox[], edges: EdgeRef[], opts: La
       'elk.spacing.nodeNode': String(opts.nodeGap),
       'elk.layered.spacing.nodeNodeBetweenLayers': String(opts.layerGap),
       'elk.spacing.edgeLabel': '4',
-      'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
+      'elk.layered.nodePlacement.strategy': opts.placement ?? 'BRANDES_KOEPF',
       'elk.layered.cycleBreaking.strategy': 'DEPTH_FIRST',
       'elk.edgeLabels.inline': 'false',
       'elk.padding': '[top=0,left=0,bottom=0,right=0]',
@@ -93,62 +98,29 @@ export function circularLayout(nodes: NodeBox[], opts: Pick<LayoutOptions, 'node
   }));
 }
 
-type Point = { x: number; y: number };
-const centre = (n: PlacedNode): Point => ({ x: n.x + n.w / 2, y: n.y + n.h / 2 });
-
-function segmentsCross(a: Point, b: Point, c: Point, d: Point): boolean {
-  const cross = (p: Point, q: Point, r: Point) => (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x);
-  const d1 = cross(c, d, a);
-  const d2 = cross(c, d, b);
-  const d3 = cross(a, b, c);
-  const d4 = cross(a, b, d);
-  return d1 * d2 < 0 && d3 * d4 < 0;
-}
-
-/** Whether segment a-b passes through the rectangle (shrunk by `inset` so grazing a corner does not count). */
-function segmentHitsBox(a: Point, b: Point, n: PlacedNode, inset = 2): boolean {
-  const x0 = n.x + inset, y0 = n.y + inset, x1 = n.x + n.w - inset, y1 = n.y + n.h - inset;
-  // Liang-Barsky clipping: the segment meets the box when the clipped parameter range is non-empty.
-  let t0 = 0, t1 = 1;
-  const dx = b.x - a.x, dy = b.y - a.y;
-  for (const [p, q] of [[-dx, a.x - x0], [dx, x1 - a.x], [-dy, a.y - y0], [dy, y1 - a.y]] as const) {
-    if (p === 0) {
-      if (q < 0) return false;
-      continue;
+/**
+ * Greedy clean-up for straight arrows: moves single nodes sideways (across the layers) while that raises `score`,
+ * e.g. lifting a node off a long arrow that skips its layer. Keeps every node at the top-left margin or beyond.
+ */
+export function nudge(nodes: PlacedNode[], score: (n: PlacedNode[]) => number, opts: { direction: Direction; step: number; margin: number; rounds?: number }): PlacedNode[] {
+  let best = nodes;
+  let bestScore = score(nodes);
+  const across = opts.direction === 'RIGHT' ? 'y' : 'x';
+  for (let round = 0; round < (opts.rounds ?? 3) && bestScore < 1; round++) {
+    let improved = false;
+    for (let i = 0; i < best.length; i++) {
+      for (const k of [1, -1, 2, -2, 3, -3]) {
+        const moved = { ...best[i], [across]: best[i][across] + k * opts.step };
+        if (moved[across] < opts.margin) continue;
+        const candidate = best.map((n, j) => (j === i ? moved : n));
+        const s = score(candidate);
+        if (s > bestScore + 1e-9) {
+          [best, bestScore, improved] = [candidate, s, true];
+          break;
+        }
+      }
     }
-    const t = q / p;
-    if (p < 0) t0 = Math.max(t0, t);
-    else t1 = Math.min(t1, t);
-    if (t0 > t1) return false;
+    if (!improved) break;
   }
-  return true;
-}
-
-/** Straight arrows through shapes count most, arrow-arrow crossings less; lower is better. */
-export function layoutPenalty(nodes: PlacedNode[], edges: EdgeRef[]): number {
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const segs = edges.flatMap((e) => {
-    const a = byId.get(e.from), b = byId.get(e.to);
-    return a && b ? [{ e, a: centre(a), b: centre(b) }] : [];
-  });
-  let penalty = 0;
-  for (const s of segs) {
-    for (const n of nodes) if (n.id !== s.e.from && n.id !== s.e.to && segmentHitsBox(s.a, s.b, n)) penalty += 10;
-  }
-  for (let i = 0; i < segs.length; i++) {
-    for (let j = i + 1; j < segs.length; j++) {
-      const p = segs[i], q = segs[j];
-      const shared = [p.e.from, p.e.to].some((id) => id === q.e.from || id === q.e.to);
-      if (!shared && segmentsCross(p.a, p.b, q.a, q.b)) penalty += 1;
-    }
-  }
-  return penalty;
-}
-
-/** Extent of the drawing, for preferring compact layouts among equally clean ones. */
-export function extent(nodes: PlacedNode[]): { w: number; h: number } {
-  return {
-    w: Math.max(...nodes.map((n) => n.x + n.w)) - Math.min(...nodes.map((n) => n.x)),
-    h: Math.max(...nodes.map((n) => n.y + n.h)) - Math.min(...nodes.map((n) => n.y)),
-  };
+  return best;
 }

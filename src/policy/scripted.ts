@@ -6,7 +6,8 @@ import { LINE_HEIGHT, textWidth } from '../render/text.ts';
 import type { DiagramKind, DiagramSpec } from '../tasks/spec.ts';
 import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
 import { userPrompt } from './prompt.ts';
-import { circularLayout, extent, layeredLayout, layoutPenalty, type Direction, type EdgeRef, type NodeBox, type PlacedNode } from './layout.ts';
+import { scoreLayoutGeometry } from '../reward/layout.ts';
+import { circularLayout, layeredLayout, NODE_PLACEMENTS, nudge, type Direction, type EdgeRef, type NodeBox, type PlacedNode } from './layout.ts';
 import { abbreviateLabel, drawQuirks, wrapInProse, type QuirkName, type QuirkRates } from './quirks.ts';
 import { hashSeed, seededRandom } from './rng.ts';
 
@@ -99,8 +100,8 @@ export function boxFor(label: string, shape: ShapeKind): { w: number; h: number 
   const th = LABEL_FONT_SIZE * LINE_HEIGHT;
   let w = Math.max(MIN_W, tw + 2 * PAD_X);
   let h = th + 2 * PAD_Y;
-  // The largest box inside a diamond is half its width and height; inside an ellipse, 1/sqrt(2) of each.
-  if (shape === 'diamond') [w, h] = [2 * (tw + PAD_X), 2 * (th + PAD_Y)];
+  // A label of size (tw, th) fits a diamond when tw/w + th/h <= 1 (here about 0.9); an ellipse, at 1/sqrt(2) of each side.
+  if (shape === 'diamond') [w, h] = [1.8 * (tw + PAD_X), 2.2 * (th + PAD_Y / 2)];
   if (shape === 'ellipse') [w, h] = [Math.max(MIN_W, Math.SQRT2 * (tw + PAD_X)), Math.SQRT2 * (th + PAD_Y)];
   return { w: Math.ceil(Math.min(w, 1000)), h: Math.ceil(Math.min(h, 1000)) };
 }
@@ -138,23 +139,45 @@ function hasCycle(ids: string[], edges: EdgeRef[]): boolean {
   return ids.some((id) => !state.has(id) && visit(id));
 }
 
-/** Tries the preferred layered layout, the other direction and (for graphs with a loop) a circle; keeps the cleanest. */
+/** Total centre-to-centre length of the arrows. */
+function arrowLength(nodes: PlacedNode[], edges: EdgeRef[]): number {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  let total = 0;
+  for (const e of edges) {
+    const a = byId.get(e.from)!, b = byId.get(e.to)!;
+    total += Math.hypot(a.x + a.w / 2 - (b.x + b.w / 2), a.y + a.h / 2 - (b.y + b.h / 2));
+  }
+  return total;
+}
+
+/** The strong reward's layout score of placed nodes with straight arrows: what the candidates compete on. */
+function layoutScore(nodes: PlacedNode[], edges: EdgeRef[]): number {
+  const index = new Map(nodes.map((n, i) => [n.id, i]));
+  const links = edges.map((e) => ({ from: index.get(e.from)!, to: index.get(e.to)! }));
+  return scoreLayoutGeometry(nodes.map((n) => ({ ...n, text: n.label })), links).score;
+}
+
+/**
+ * Tries layered layouts in both directions with each of ELK's node placements and, for graphs with a loop, a circle;
+ * keeps the one the reward's layout measure likes best, the preferred direction and the more compact on ties.
+ */
 async function bestLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Direction, nodeGap: number, layerGap: number): Promise<PlacedNode[]> {
   const other: Direction = direction === 'RIGHT' ? 'DOWN' : 'RIGHT';
-  const candidates = [
-    await layeredLayout(nodes, edges, { direction, nodeGap, layerGap, margin: MARGIN }),
-    await layeredLayout(nodes, edges, { direction: other, nodeGap, layerGap, margin: MARGIN }),
-  ];
+  const candidates: PlacedNode[][] = [];
+  for (const dir of [direction, other]) {
+    for (const placement of NODE_PLACEMENTS) candidates.push(await layeredLayout(nodes, edges, { direction: dir, placement, nodeGap, layerGap, margin: MARGIN }));
+  }
   if (hasCycle(nodes.map((n) => n.id), edges)) {
     // A loop reads best as a ring; the circle follows the order of the spec's edges, which walks the loop.
     candidates.push(circularLayout(loopOrder(nodes, edges), { nodeGap, margin: MARGIN }));
   }
   let best = candidates[0];
   let bestCost = Infinity;
-  for (const c of candidates) {
-    const { w, h } = extent(c);
-    // Clean beats compact: a crossing costs more than any realistic difference in area.
-    const cost = layoutPenalty(c, edges) * 1e7 + w * h;
+  for (const [i, raw] of candidates.entries()) {
+    const dir = i < NODE_PLACEMENTS.length ? direction : other;
+    const c = nudge(raw, (n) => layoutScore(n, edges), { direction: dir, step: Math.round(nodeGap / 2 + 20), margin: MARGIN });
+    // Clean first, then the direction the kind reads in, then short arrows (parents centred over their children).
+    const cost = Math.round((1 - layoutScore(c, edges)) * 1e4) * 1e9 + (dir === direction ? 0 : 1e8) + arrowLength(c, edges);
     if (cost < bestCost - 1e-9) [best, bestCost] = [c, cost];
   }
   return best;
