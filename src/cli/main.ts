@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerSchema } from './schema.ts';
 import { registerRender } from './render.ts';
+import { registerTasks } from './tasks.ts';
 
 export function buildProgram(): Command {
   const program = new Command('canvasgym')
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerSchema(program);
   registerRender(program);
+  registerTasks(program);
   return program;
 }
 

@@ -1,0 +1,83 @@
+// `canvasgym tasks`: writes tasks from the suite as JSONL, or prints what each split holds.
+import type { Command } from 'commander';
+import { DIAGRAM_KINDS, type DiagramKind } from '../tasks/spec.ts';
+import { MAX_LEVEL } from '../tasks/difficulty.ts';
+import { generateTasks, maxDistinct, TaskRequestError, type TaskFilter } from '../tasks/generate.ts';
+import { SPLITS, type Split } from '../tasks/scenarios.ts';
+import { formatStats, splitStats } from '../tasks/stats.ts';
+import { JsonlWriter } from '../io/jsonl.ts';
+import { UsageError } from './main.ts';
+
+interface TasksFlags {
+  split?: string;
+  n?: string;
+  seed: string;
+  difficulty?: string;
+  kinds?: string;
+  out?: string;
+  stats?: boolean;
+}
+
+function integer(flag: string, v: string, min: number): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** Turns the flags into a split and a filter, or a UsageError naming the bad flag. */
+export function parseTaskFlags(flags: TasksFlags): { split: Split; n: number; seed: number; filter: TaskFilter } {
+  if (flags.split === undefined) throw new UsageError(`--split is required: ${SPLITS.join(' or ')}`);
+  if (!(SPLITS as readonly string[]).includes(flags.split)) throw new UsageError(`--split must be ${SPLITS.join(' or ')}, got ${JSON.stringify(flags.split)}`);
+  if (flags.n === undefined) throw new UsageError('--n is required: how many tasks to write');
+  const filter: TaskFilter = {};
+  if (flags.difficulty !== undefined) {
+    const d = integer('--difficulty', flags.difficulty, 0);
+    if (d > MAX_LEVEL) throw new UsageError(`--difficulty must be from 0 to ${MAX_LEVEL}, got ${d}`);
+    filter.difficulty = d;
+  }
+  if (flags.kinds !== undefined) {
+    const kinds = flags.kinds.split(',').map((k) => k.trim()).filter((k) => k.length > 0);
+    const bad = kinds.find((k) => !(DIAGRAM_KINDS as readonly string[]).includes(k));
+    if (bad !== undefined || kinds.length === 0) throw new UsageError(`--kinds takes a comma-separated list of ${DIAGRAM_KINDS.join(', ')}; got ${JSON.stringify(bad ?? flags.kinds)}`);
+    filter.kinds = kinds as DiagramKind[];
+  }
+  return { split: flags.split as Split, n: integer('--n', flags.n, 1), seed: integer('--seed', flags.seed, 0), filter };
+}
+
+export function registerTasks(program: Command): void {
+  program
+    .command('tasks')
+    .description('write diagram tasks ({"id", "prompt", "spec"}) as JSONL, or print the suite\'s statistics with --stats')
+    .option('--split <split>', `${SPLITS.join(' or ')}: held-out tasks share no entity name and no phrasing template with train`)
+    .option('--n <n>', 'how many distinct tasks')
+    .option('--seed <seed>', 'the same seed gives the same tasks', '0')
+    .option('--difficulty <level>', `only one difficulty level, 0 to ${MAX_LEVEL}`)
+    .option('--kinds <k1,k2>', `only these kinds: ${DIAGRAM_KINDS.join(', ')}`)
+    .option('--out <file>', 'JSONL file to write (stdout by default)')
+    .option('--stats', 'print counts per kind and difficulty, distinct entities and templates per split')
+    .action(async (flags: TasksFlags) => {
+      if (flags.stats) {
+        process.stdout.write(formatStats(SPLITS.map(splitStats)) + '\n');
+        return;
+      }
+      const { split, n, seed, filter } = parseTaskFlags(flags);
+      const max = maxDistinct(split, filter);
+      const which = `${split} tasks${filter.difficulty !== undefined ? ` at difficulty ${filter.difficulty}` : ''}${filter.kinds ? ` of kinds ${filter.kinds.join(',')}` : ''}`;
+      if (max === 0) throw new UsageError(`no ${which} exist: try another --difficulty or --kinds`);
+      if (n > max) throw new UsageError(`--n ${n} is too large: there are only ${max} distinct ${which}; the maximum --n is ${max}`);
+      let tasks;
+      try {
+        tasks = generateTasks({ split, n, seed, ...filter });
+      } catch (err) {
+        if (err instanceof TaskRequestError) throw new UsageError(err.message);
+        throw err;
+      }
+      const out = JsonlWriter.open(flags.out);
+      try {
+        for (const t of tasks) await out.write(t);
+      } finally {
+        out.close();
+      }
+      if (flags.out !== undefined) process.stderr.write(`wrote ${tasks.length} ${split} tasks to ${flags.out}\n`);
+    });
+}
