@@ -12,6 +12,7 @@ import { arrowLanes, arrowPath, lineInterval, segmentHitsShape, segmentsCross, t
 import { escapeXml, fitLabel, renderSvg } from '../src/render/svg.ts';
 import { rasterize, renderPng } from '../src/render/png.ts';
 import { textWidth } from '../src/render/text.ts';
+import { readCompletion } from '../src/cli/render.ts';
 
 const run = promisify(execFile);
 
@@ -272,6 +273,13 @@ describe('renderPng', () => {
 });
 
 describe('canvasgym render', () => {
+  it('reads a completion, or a record holding one with its prompt', () => {
+    const actions = JSON.stringify({ actions: [] });
+    expect(readCompletion(actions)).toEqual({ completion: actions });
+    expect(readCompletion('Sure! {"actions": []}')).toEqual({ completion: 'Sure! {"actions": []}' });
+    expect(readCompletion(JSON.stringify({ prompt: 'Draw X', completion: 'text', reward: 1 }))).toEqual({ completion: 'text', prompt: 'Draw X' });
+  });
+
   const dir = mkdtempSync(join(tmpdir(), 'canvasgym-render-'));
   const cli = (...args: string[]) => run('node', ['bin/canvasgym.js', 'render', ...args]).then(
     (r) => ({ code: 0, ...r }),

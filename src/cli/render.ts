@@ -50,8 +50,10 @@ interface Drawing {
 
 function draw(completion: string, source: string, title: string | undefined, showErrors: boolean): Drawing {
   const run = executeCompletion(completion);
-  if (!run.parse.ok || !run.canvas) throw new UsageError(`${source}: the completion does not parse: ${run.parse.ok ? 'no canvas' : run.parse.error.message}`);
-  return { svg: renderSvg(run.canvas, { title, errors: showErrors ? run.errors : [] }), canvas: run.canvas, errors: run.errors };
+  if (!run.parse.ok) throw new UsageError(`${source}: the completion does not parse: ${run.parse.error.message}`);
+  // A completion that parses always yields a canvas, possibly empty.
+  const canvas = run.canvas!;
+  return { svg: renderSvg(canvas, { title, errors: showErrors ? run.errors : [] }), canvas, errors: run.errors };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
