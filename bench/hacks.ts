@@ -40,3 +40,16 @@ console.log(`mean reward over ${HACK_PROMPTS.length} prompts\n`);
 console.log(`| completion | ${header.join(' | ')} |`);
 console.log(`|---|${header.map(() => '---:').join('|')}|`);
 for (const row of rows) console.log(`| ${row.name} | ${row.cells.map((v) => v.toFixed(3)).join(' | ')} |`);
+
+// Speed: microseconds per completion over the same mix, best of several passes (the machine is shared).
+const mix = cases.flatMap((c) => [honestCompletion(c), ...HACKS.map((h) => h.make(c))].map((completion) => ({ prompt: c.prompt, completion })));
+console.log(`\nspeed over ${mix.length} completions (honest and hacks, prompt path), best of 5 passes:`);
+for (const r of list) {
+  let best = Infinity;
+  for (let pass = 0; pass < 5; pass++) {
+    const t = performance.now();
+    for (let k = 0; k < 20; k++) for (const row of mix) r.score(row);
+    best = Math.min(best, ((performance.now() - t) * 1000) / (20 * mix.length));
+  }
+  console.log(`  ${r.name}: ${best.toFixed(1)} µs/completion`);
+}

@@ -139,11 +139,12 @@ export function labelMatch(entity: string | NormalizedLabel, label: string | Nor
   let abbreviated = false;
   const used = new Array<boolean>(l.words.length).fill(false);
   for (const ew of e.words) {
-    const j = l.words.findIndex((lw, k) => !used[k] && lw.stem === ew.stem);
-    if (j !== -1) {
+    for (let j = 0; j < l.words.length; j++) {
+      if (used[j] || l.words[j].stem !== ew.stem) continue;
       used[j] = true;
       common++;
       abbreviated ||= l.words[j].abbreviated;
+      break;
     }
   }
   if (common === 0) return 0;

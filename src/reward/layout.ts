@@ -103,7 +103,7 @@ export function textOverflow(box: Box): number {
 function gap(a: Box, b: Box): number {
   const dx = Math.max(0, a.x - (b.x + b.w), b.x - (a.x + a.w));
   const dy = Math.max(0, a.y - (b.y + b.h), b.y - (a.y + a.h));
-  return Math.hypot(dx, dy);
+  return Math.sqrt(dx * dx + dy * dy);
 }
 
 function intersectionArea(a: Box, b: Box): number {
@@ -140,13 +140,20 @@ function segmentHitsBox(s: Segment, box: Box, inset: number): boolean {
   const minY = box.y + inset;
   const maxY = box.y + box.h - inset;
   if (minX >= maxX || minY >= maxY) return false;
-  // Liang-Barsky: clip the parameter range [0, 1] against each slab.
-  let t0 = 0;
-  let t1 = 1;
+  // Liang-Barsky: clip the parameter range [0, 1] against each slab (p: direction, q: distance to the slab edge).
   const dx = s.x2 - s.x1;
   const dy = s.y2 - s.y1;
-  const clip = (p: number, q: number): boolean => {
-    if (p === 0) return q >= 0;
+  const ps = [-dx, dx, -dy, dy];
+  const qs = [s.x1 - minX, maxX - s.x1, s.y1 - minY, maxY - s.y1];
+  let t0 = 0;
+  let t1 = 1;
+  for (let k = 0; k < 4; k++) {
+    const p = ps[k];
+    const q = qs[k];
+    if (p === 0) {
+      if (q < 0) return false;
+      continue;
+    }
     const r = q / p;
     if (p < 0) {
       if (r > t1) return false;
@@ -155,9 +162,8 @@ function segmentHitsBox(s: Segment, box: Box, inset: number): boolean {
       if (r < t0) return false;
       if (r < t1) t1 = r;
     }
-    return true;
-  };
-  return clip(-dx, s.x1 - minX) && clip(dx, maxX - s.x1) && clip(-dy, s.y1 - minY) && clip(dy, maxY - s.y1) && t0 < t1;
+  }
+  return t0 < t1;
 }
 
 function orient(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
