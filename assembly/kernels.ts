@@ -1,0 +1,667 @@
+// Compute kernels of the student GPT, compiled to WebAssembly SIMD (npm run build:kernels).
+// Every tensor lives in one imported, shared memory: pointers are byte offsets, strides count floats.
+// Kernels that run on several threads take a work range [lo, hi) last (plus a per-thread scratch pointer):
+// the TypeScript thread pool splits the range, so threads never write the same bytes.
+
+// ---------------------------------------------------------------- helpers
+
+@inline function at(base: usize, i: i32): usize {
+  return base + (<usize>i << 2);
+}
+
+const LOG2E: f32 = 1.44269504;
+const LN2_HI: f32 = 0.693359375;
+const LN2_LO: f32 = -2.12194440e-4;
+
+// exp on 4 lanes: range reduction to r in [-ln2/2, ln2/2], a degree-6 polynomial, 2^n built in the exponent bits.
+// Inputs are clamped to [-87, 88] so that 2^n never leaves the normal range (exp(-87) is 1.6e-38, close enough to 0).
+@inline function vexp(x: v128): v128 {
+  x = f32x4.min(f32x4.max(x, f32x4.splat(-87.0)), f32x4.splat(88.0));
+  const n = f32x4.nearest(f32x4.mul(x, f32x4.splat(LOG2E)));
+  let r = f32x4.sub(x, f32x4.mul(n, f32x4.splat(LN2_HI)));
+  r = f32x4.sub(r, f32x4.mul(n, f32x4.splat(LN2_LO)));
+  let p = f32x4.splat(1.9875691500e-4);
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.3981999507e-3));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(8.3334519073e-3));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(4.1665795894e-2));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.6666665459e-1));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(5.0000001201e-1));
+  p = f32x4.add(f32x4.add(f32x4.mul(p, f32x4.mul(r, r)), r), f32x4.splat(1.0));
+  const e = i32x4.shl(i32x4.add(i32x4.trunc_sat_f32x4_s(n), i32x4.splat(127)), 23);
+  return f32x4.mul(p, e);
+}
+
+@inline function sexp(x: f32): f32 {
+  return f32x4.extract_lane(vexp(f32x4.splat(x)), 0);
+}
+
+@inline function hsum(v: v128): f32 {
+  return f32x4.extract_lane(v, 0) + f32x4.extract_lane(v, 1) + f32x4.extract_lane(v, 2) + f32x4.extract_lane(v, 3);
+}
+
+@inline function hmax(v: v128): f32 {
+  return max(max(f32x4.extract_lane(v, 0), f32x4.extract_lane(v, 1)), max(f32x4.extract_lane(v, 2), f32x4.extract_lane(v, 3)));
+}
+
+// ---------------------------------------------------------------- GEMM
+// C[m0:m1, n0:n1] = (accumulate ? C : 0) + bias[n] + A[m, 0:K] @ B[0:K, n]
+// A, B, C row-major with leading dimensions lda, ldb, ldc. Blocks of KC x NC of B are packed into 8-column panels
+// (contiguous, zero-padded) when enough rows reuse them; small M (decoding) reads B in place.
+// The micro-kernel keeps a 4 x 8 tile of C in 8 registers. Scratch: 256 bytes of staging, then the packed block.
+
+const KC: i32 = 256;
+const NC: i32 = 128;
+export const GEMM_SCRATCH_FLOATS: i32 = 64 + KC * NC;
+
+// Copies w (< 8) floats of a row into 8 staging lanes, zero-padded.
+@inline function stageIn(src: usize, w: i32, tmp: usize): void {
+  for (let i = 0; i < 8; i++) store<f32>(at(tmp, i), i < w ? load<f32>(at(src, i)) : 0);
+}
+
+@inline function stageOut(dst: usize, w: i32, tmp: usize): void {
+  for (let i = 0; i < w; i++) store<f32>(at(dst, i), load<f32>(at(tmp, i)));
+}
+
+function packB(B: usize, ldb: i32, kc: i32, nc: i32, pack: usize): void {
+  let out = pack;
+  for (let j = 0; j < nc; j += 8) {
+    const w = min(8, nc - j);
+    let src = at(B, j);
+    const step = <usize>ldb << 2;
+    if (w == 8) {
+      for (let k = 0; k < kc; k++) {
+        v128.store(out, v128.load(src));
+        v128.store(out, v128.load(src, 16), 16);
+        out += 32;
+        src += step;
+      }
+    } else {
+      for (let k = 0; k < kc; k++) {
+        for (let i = 0; i < 8; i++) store<f32>(at(out, i), i < w ? load<f32>(at(src, i)) : 0);
+        out += 32;
+        src += step;
+      }
+    }
+  }
+}
+
+@inline function tile4(A: usize, lda: usize, B: usize, bs: usize, C: usize, ldc: usize, kc: i32, w: i32,
+                       load: bool, bias: usize, tmp: usize): void {
+  let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
+  let c20 = f32x4.splat(0), c21 = f32x4.splat(0), c30 = f32x4.splat(0), c31 = f32x4.splat(0);
+  if (load) {
+    if (w == 8) {
+      c00 = v128.load(C); c01 = v128.load(C, 16);
+      c10 = v128.load(C + ldc); c11 = v128.load(C + ldc, 16);
+      c20 = v128.load(C + 2 * ldc); c21 = v128.load(C + 2 * ldc, 16);
+      c30 = v128.load(C + 3 * ldc); c31 = v128.load(C + 3 * ldc, 16);
+    } else {
+      stageIn(C, w, tmp); c00 = v128.load(tmp); c01 = v128.load(tmp, 16);
+      stageIn(C + ldc, w, tmp); c10 = v128.load(tmp); c11 = v128.load(tmp, 16);
+      stageIn(C + 2 * ldc, w, tmp); c20 = v128.load(tmp); c21 = v128.load(tmp, 16);
+      stageIn(C + 3 * ldc, w, tmp); c30 = v128.load(tmp); c31 = v128.load(tmp, 16);
+    }
+  }
+  if (bias) {
+    let b0: v128, b1: v128;
+    if (w == 8) { b0 = v128.load(bias); b1 = v128.load(bias, 16); }
+    else { stageIn(bias, w, tmp); b0 = v128.load(tmp); b1 = v128.load(tmp, 16); }
+    c00 = f32x4.add(c00, b0); c01 = f32x4.add(c01, b1); c10 = f32x4.add(c10, b0); c11 = f32x4.add(c11, b1);
+    c20 = f32x4.add(c20, b0); c21 = f32x4.add(c21, b1); c30 = f32x4.add(c30, b0); c31 = f32x4.add(c31, b1);
+  }
+  const a1 = A + lda, a2 = A + 2 * lda, a3 = A + 3 * lda;
+  const end = <usize>kc << 2;
+  let b = B;
+  for (let k: usize = 0; k < end; k += 4) {
+    const b0 = v128.load(b), b1 = v128.load(b, 16);
+    let a = v128.load32_splat(A + k);
+    c00 = f32x4.add(c00, f32x4.mul(a, b0)); c01 = f32x4.add(c01, f32x4.mul(a, b1));
+    a = v128.load32_splat(a1 + k);
+    c10 = f32x4.add(c10, f32x4.mul(a, b0)); c11 = f32x4.add(c11, f32x4.mul(a, b1));
+    a = v128.load32_splat(a2 + k);
+    c20 = f32x4.add(c20, f32x4.mul(a, b0)); c21 = f32x4.add(c21, f32x4.mul(a, b1));
+    a = v128.load32_splat(a3 + k);
+    c30 = f32x4.add(c30, f32x4.mul(a, b0)); c31 = f32x4.add(c31, f32x4.mul(a, b1));
+    b += bs;
+  }
+  if (w == 8) {
+    v128.store(C, c00); v128.store(C, c01, 16);
+    v128.store(C + ldc, c10); v128.store(C + ldc, c11, 16);
+    v128.store(C + 2 * ldc, c20); v128.store(C + 2 * ldc, c21, 16);
+    v128.store(C + 3 * ldc, c30); v128.store(C + 3 * ldc, c31, 16);
+  } else {
+    v128.store(tmp, c00); v128.store(tmp, c01, 16); stageOut(C, w, tmp);
+    v128.store(tmp, c10); v128.store(tmp, c11, 16); stageOut(C + ldc, w, tmp);
+    v128.store(tmp, c20); v128.store(tmp, c21, 16); stageOut(C + 2 * ldc, w, tmp);
+    v128.store(tmp, c30); v128.store(tmp, c31, 16); stageOut(C + 3 * ldc, w, tmp);
+  }
+}
+
+@inline function tile1(A: usize, B: usize, bs: usize, C: usize, kc: i32, w: i32, load: bool, bias: usize, tmp: usize): void {
+  let c0 = f32x4.splat(0), c1 = f32x4.splat(0);
+  if (load) {
+    if (w == 8) { c0 = v128.load(C); c1 = v128.load(C, 16); }
+    else { stageIn(C, w, tmp); c0 = v128.load(tmp); c1 = v128.load(tmp, 16); }
+  }
+  if (bias) {
+    if (w == 8) { c0 = f32x4.add(c0, v128.load(bias)); c1 = f32x4.add(c1, v128.load(bias, 16)); }
+    else { stageIn(bias, w, tmp); c0 = f32x4.add(c0, v128.load(tmp)); c1 = f32x4.add(c1, v128.load(tmp, 16)); }
+  }
+  const end = <usize>kc << 2;
+  let b = B;
+  for (let k: usize = 0; k < end; k += 4) {
+    const a = v128.load32_splat(A + k);
+    c0 = f32x4.add(c0, f32x4.mul(a, v128.load(b)));
+    c1 = f32x4.add(c1, f32x4.mul(a, v128.load(b, 16)));
+    b += bs;
+  }
+  if (w == 8) { v128.store(C, c0); v128.store(C, c1, 16); }
+  else { v128.store(tmp, c0); v128.store(tmp, c1, 16); stageOut(C, w, tmp); }
+}
+
+function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, K: i32, accumulate: bool,
+                   m0: i32, m1: i32, n0: i32, n1: i32, scratch: usize): void {
+  const tmp = scratch;
+  const pack = scratch + 256;
+  const usePack = m1 - m0 >= 16;
+  const ldaB = <usize>lda << 2, ldcB = <usize>ldc << 2;
+  if (K == 0) {
+    // Nothing to multiply: C becomes (accumulate ? C : 0) + bias.
+    for (let i = m0; i < m1; i++) {
+      for (let j = n0; j < n1; j++) {
+        const c = at(C, i * ldc + j);
+        store<f32>(c, (accumulate ? load<f32>(c) : 0) + (bias ? load<f32>(at(bias, j)) : 0));
+      }
+    }
+    return;
+  }
+  for (let k0 = 0; k0 < K; k0 += KC) {
+    const kc = min(KC, K - k0);
+    const load = accumulate || k0 > 0;
+    const bi: usize = k0 == 0 ? bias : 0;
+    for (let j0 = n0; j0 < n1; j0 += NC) {
+      const nc = min(NC, n1 - j0);
+      if (usePack) packB(at(B, k0 * ldb + j0), ldb, kc, nc, pack);
+      const bs: usize = usePack ? 32 : <usize>ldb << 2;
+      let i = m0;
+      for (; i + 4 <= m1; i += 4) {
+        const Ap = at(A, i * lda + k0);
+        for (let j = 0; j < nc; j += 8) {
+          const Bp = usePack ? at(pack, j * kc) : at(B, k0 * ldb + j0 + j);
+          tile4(Ap, ldaB, Bp, bs, at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
+        }
+      }
+      for (; i < m1; i++) {
+        const Ap = at(A, i * lda + k0);
+        for (let j = 0; j < nc; j += 8) {
+          const Bp = usePack ? at(pack, j * kc) : at(B, k0 * ldb + j0 + j);
+          tile1(Ap, Bp, bs, at(C, i * ldc + j0 + j), kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
+        }
+      }
+    }
+  }
+}
+
+/** Rows [lo, hi) of C = (accumulate ? C : 0) + bias + A @ B, with C of N columns. */
+export function gemmRows(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, N: i32, K: i32,
+                         accumulate: i32, lo: i32, hi: i32, scratch: usize): void {
+  gemmBlock(A, lda, B, ldb, C, ldc, bias, K, accumulate != 0, lo, hi, 0, N, scratch);
+}
+
+/** Columns [lo, hi) of the same product, for few rows (decoding). */
+export function gemmCols(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, M: i32, K: i32,
+                         accumulate: i32, lo: i32, hi: i32, scratch: usize): void {
+  gemmBlock(A, lda, B, ldb, C, ldc, bias, K, accumulate != 0, 0, M, lo, hi, scratch);
+}
+
+// ---------------------------------------------------------------- elementwise and row kernels
+
+/** dst[c, r] = (accumulate ? dst[c, r] : 0) + src[r, c] for dst rows c in [lo, hi); a row c == cols (if ones) is set to 1. */
+export function transpose(src: usize, lds: i32, dst: usize, ldd: i32, rows: i32, cols: i32, accumulate: i32,
+                          ones: i32, lo: i32, hi: i32, scratch: usize): void {
+  const cEnd = min(hi, cols);
+  for (let r0 = 0; r0 < rows; r0 += 16) {
+    const r1 = min(rows, r0 + 16);
+    for (let c0 = lo; c0 < cEnd; c0 += 16) {
+      const c1 = min(cEnd, c0 + 16);
+      for (let c = c0; c < c1; c++) {
+        for (let r = r0; r < r1; r++) {
+          const d = at(dst, c * ldd + r);
+          const v = load<f32>(at(src, r * lds + c));
+          store<f32>(d, accumulate ? load<f32>(d) + v : v);
+        }
+      }
+    }
+  }
+  if (ones && hi > cols) {
+    for (let r = 0; r < rows; r++) store<f32>(at(dst, cols * ldd + r), 1);
+  }
+}
+
+/** x[r] = wte[tokens[r]] + wpe[positions[r]] for rows [lo, hi). */
+export function embed(tokens: usize, positions: usize, wte: usize, wpe: usize, x: usize, C: i32, lo: i32, hi: i32, scratch: usize): void {
+  for (let r = lo; r < hi; r++) {
+    const te = at(wte, load<i32>(at(tokens, r)) * C), pe = at(wpe, load<i32>(at(positions, r)) * C), o = at(x, r * C);
+    for (let c = 0; c < C; c += 4) {
+      v128.store(at(o, c), f32x4.add(v128.load(at(te, c)), v128.load(at(pe, c))));
+    }
+  }
+}
+
+/** dwte[tokens[r]] += dx[r], dwpe[positions[r]] += dx[r] over all rows, for columns [4lo, 4hi). */
+export function embedBackward(tokens: usize, positions: usize, dwte: usize, dwpe: usize, dx: usize, C: i32, rows: i32,
+                              lo: i32, hi: i32, scratch: usize): void {
+  for (let r = 0; r < rows; r++) {
+    const te = at(dwte, load<i32>(at(tokens, r)) * C), pe = at(dwpe, load<i32>(at(positions, r)) * C), g = at(dx, r * C);
+    for (let c = lo * 4; c < hi * 4; c += 4) {
+      const v = v128.load(at(g, c));
+      v128.store(at(te, c), f32x4.add(v128.load(at(te, c)), v));
+      v128.store(at(pe, c), f32x4.add(v128.load(at(pe, c)), v));
+    }
+  }
+}
+
+/** y = (x - mean) / sqrt(var + 1e-5) * w + b per row; mean and rstd kept for backward (may be 0 when not needed). */
+export function layerNorm(x: usize, w: usize, b: usize, y: usize, mean: usize, rstd: usize, C: i32, lo: i32, hi: i32, scratch: usize): void {
+  const invC: f32 = 1.0 / <f32>C;
+  for (let r = lo; r < hi; r++) {
+    const xr = at(x, r * C), yr = at(y, r * C);
+    let s = f32x4.splat(0);
+    for (let c = 0; c < C; c += 4) s = f32x4.add(s, v128.load(at(xr, c)));
+    const m = hsum(s) * invC;
+    const mv = f32x4.splat(m);
+    let q = f32x4.splat(0);
+    for (let c = 0; c < C; c += 4) {
+      const d = f32x4.sub(v128.load(at(xr, c)), mv);
+      q = f32x4.add(q, f32x4.mul(d, d));
+    }
+    const rs: f32 = 1.0 / Mathf.sqrt(hsum(q) * invC + 1e-5);
+    const rv = f32x4.splat(rs);
+    for (let c = 0; c < C; c += 4) {
+      const n = f32x4.mul(f32x4.sub(v128.load(at(xr, c)), mv), rv);
+      v128.store(at(yr, c), f32x4.add(f32x4.mul(n, v128.load(at(w, c))), v128.load(at(b, c))));
+    }
+    if (mean) store<f32>(at(mean, r), m);
+    if (rstd) store<f32>(at(rstd, r), rs);
+  }
+}
+
+/** dx[r] += d/dx of the LayerNorm given dy, per row. */
+export function layerNormBackward(x: usize, w: usize, mean: usize, rstd: usize, dy: usize, dx: usize, C: i32,
+                                  lo: i32, hi: i32, scratch: usize): void {
+  const invC: f32 = 1.0 / <f32>C;
+  for (let r = lo; r < hi; r++) {
+    const xr = at(x, r * C), gr = at(dy, r * C), dr = at(dx, r * C);
+    const mv = f32x4.splat(load<f32>(at(mean, r))), rv = f32x4.splat(load<f32>(at(rstd, r)));
+    let s1 = f32x4.splat(0), s2 = f32x4.splat(0);
+    for (let c = 0; c < C; c += 4) {
+      const n = f32x4.mul(f32x4.sub(v128.load(at(xr, c)), mv), rv);
+      const g = f32x4.mul(v128.load(at(gr, c)), v128.load(at(w, c)));
+      s1 = f32x4.add(s1, g);
+      s2 = f32x4.add(s2, f32x4.mul(g, n));
+    }
+    const m1 = f32x4.splat(hsum(s1) * invC), m2 = f32x4.splat(hsum(s2) * invC);
+    for (let c = 0; c < C; c += 4) {
+      const n = f32x4.mul(f32x4.sub(v128.load(at(xr, c)), mv), rv);
+      const g = f32x4.mul(v128.load(at(gr, c)), v128.load(at(w, c)));
+      const d = f32x4.mul(rv, f32x4.sub(f32x4.sub(g, m1), f32x4.mul(n, m2)));
+      v128.store(at(dr, c), f32x4.add(v128.load(at(dr, c)), d));
+    }
+  }
+}
+
+/** dw += sum_r dy * xhat, db += sum_r dy over all rows, for columns [4lo, 4hi). */
+export function layerNormParamsBackward(x: usize, mean: usize, rstd: usize, dy: usize, dw: usize, db: usize, C: i32, rows: i32,
+                                        lo: i32, hi: i32, scratch: usize): void {
+  for (let r = 0; r < rows; r++) {
+    const xr = at(x, r * C), gr = at(dy, r * C);
+    const mv = f32x4.splat(load<f32>(at(mean, r))), rv = f32x4.splat(load<f32>(at(rstd, r)));
+    for (let c = lo * 4; c < hi * 4; c += 4) {
+      const g = v128.load(at(gr, c));
+      const n = f32x4.mul(f32x4.sub(v128.load(at(xr, c)), mv), rv);
+      v128.store(at(dw, c), f32x4.add(v128.load(at(dw, c)), f32x4.mul(g, n)));
+      v128.store(at(db, c), f32x4.add(v128.load(at(db, c)), g));
+    }
+  }
+}
+
+const GELU_K: f32 = 0.7978845608; // sqrt(2 / pi)
+const GELU_A: f32 = 0.044715;
+
+// tanh(u) = 1 - 2 / (exp(2u) + 1)
+@inline function vtanh(u: v128): v128 {
+  const e = vexp(f32x4.add(u, u));
+  return f32x4.sub(f32x4.splat(1), f32x4.div(f32x4.splat(2), f32x4.add(e, f32x4.splat(1))));
+}
+
+/** y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) over floats [4lo, 4hi). */
+export function gelu(x: usize, y: usize, lo: i32, hi: i32, scratch: usize): void {
+  const k = f32x4.splat(GELU_K), a = f32x4.splat(GELU_A), half = f32x4.splat(0.5), one = f32x4.splat(1);
+  for (let i = lo * 4; i < hi * 4; i += 4) {
+    const v = v128.load(at(x, i));
+    const u = f32x4.mul(k, f32x4.add(v, f32x4.mul(a, f32x4.mul(v, f32x4.mul(v, v)))));
+    v128.store(at(y, i), f32x4.mul(f32x4.mul(half, v), f32x4.add(one, vtanh(u))));
+  }
+}
+
+/** dx = dy * gelu'(x) over floats [4lo, 4hi). */
+export function geluBackward(x: usize, dy: usize, dx: usize, lo: i32, hi: i32, scratch: usize): void {
+  const k = f32x4.splat(GELU_K), a = f32x4.splat(GELU_A), a3 = f32x4.splat(3 * GELU_A), half = f32x4.splat(0.5), one = f32x4.splat(1);
+  for (let i = lo * 4; i < hi * 4; i += 4) {
+    const v = v128.load(at(x, i));
+    const v2 = f32x4.mul(v, v);
+    const t = vtanh(f32x4.mul(k, f32x4.add(v, f32x4.mul(a, f32x4.mul(v, v2)))));
+    const du = f32x4.mul(k, f32x4.add(one, f32x4.mul(a3, v2)));
+    const sech2 = f32x4.sub(one, f32x4.mul(t, t));
+    const g = f32x4.add(f32x4.mul(half, f32x4.add(one, t)), f32x4.mul(f32x4.mul(half, v), f32x4.mul(sech2, du)));
+    v128.store(at(dx, i), f32x4.mul(v128.load(at(dy, i)), g));
+  }
+}
+
+/** Softmax of each logits row in place (probabilities), log p(target) (0 where target < 0) and, if asked, the entropy. */
+export function softmaxRows(logits: usize, V: i32, targets: usize, logprobs: usize, entropy: usize, lo: i32, hi: i32, scratch: usize): void {
+  const V4 = V & ~3;
+  for (let r = lo; r < hi; r++) {
+    const row = at(logits, r * V);
+    let mx = f32x4.splat(-Infinity);
+    let i = 0;
+    for (; i < V4; i += 4) mx = f32x4.max(mx, v128.load(at(row, i)));
+    let m = hmax(mx);
+    for (; i < V; i++) m = max(m, load<f32>(at(row, i)));
+    const target = load<i32>(at(targets, r));
+    const xt: f32 = target >= 0 ? load<f32>(at(row, target)) : 0;
+    const mv = f32x4.splat(m);
+    let sv = f32x4.splat(0), sxv = f32x4.splat(0);
+    for (i = 0; i < V4; i += 4) {
+      const x = v128.load(at(row, i));
+      const e = vexp(f32x4.sub(x, mv));
+      sv = f32x4.add(sv, e);
+      sxv = f32x4.add(sxv, f32x4.mul(e, x));
+      v128.store(at(row, i), e);
+    }
+    let s = hsum(sv), sx = hsum(sxv);
+    for (; i < V; i++) {
+      const x = load<f32>(at(row, i));
+      const e = sexp(x - m);
+      s += e;
+      sx += e * x;
+      store<f32>(at(row, i), e);
+    }
+    const lse = m + Mathf.log(s);
+    store<f32>(at(logprobs, r), target >= 0 ? xt - lse : 0);
+    if (entropy) store<f32>(at(entropy, r), lse - sx / s);
+    const inv = f32x4.splat(1.0 / s);
+    for (i = 0; i < V4; i += 4) v128.store(at(row, i), f32x4.mul(v128.load(at(row, i)), inv));
+    for (; i < V; i++) store<f32>(at(row, i), load<f32>(at(row, i)) / s);
+  }
+}
+
+/** In place: probs row r becomes dL/dlogits = dlogprob[r] * (onehot(target) - p); zero where target < 0. */
+export function softmaxRowsBackward(probs: usize, V: i32, targets: usize, dlogprobs: usize, lo: i32, hi: i32, scratch: usize): void {
+  const V4 = V & ~3;
+  for (let r = lo; r < hi; r++) {
+    const row = at(probs, r * V);
+    const target = load<i32>(at(targets, r));
+    const g: f32 = target >= 0 ? load<f32>(at(dlogprobs, r)) : 0;
+    const gv = f32x4.splat(-g);
+    let i = 0;
+    for (; i < V4; i += 4) v128.store(at(row, i), f32x4.mul(v128.load(at(row, i)), gv));
+    for (; i < V; i++) store<f32>(at(row, i), load<f32>(at(row, i)) * -g);
+    if (target >= 0) store<f32>(at(row, target), load<f32>(at(row, target)) + g);
+  }
+}
+
+// ---------------------------------------------------------------- attention (training: causal, whole sequences)
+// qkv: (B, T, 3C) with q | k | v, head h at columns h*hs of each. out: (B, T, C). lse: (B, nh, T), log-sum-exp of the scaled scores.
+// Work items are (b, h) pairs. Attention runs as GEMMs on row blocks of RB queries, skipping the masked upper triangle
+// block by block; probabilities are recomputed in backward from lse instead of being stored.
+
+const RB: i32 = 32;
+
+/** Floats of per-thread scratch the attention kernels need. */
+export function attnScratchFloats(T: i32, hs: i32): i32 {
+  return 2 * hs * T + 4 * T * T + GEMM_SCRATCH_FLOATS + 64;
+}
+
+// Scores of query rows [r0, r1) against keys [0, r1) -> S (ld T), softmax with the causal mask applied; returns nothing,
+// S rows hold probabilities with zeros above the diagonal. Saves lse if asked.
+function causalProbs(Q: usize, ld: i32, KT: usize, S: usize, T: i32, hs: i32, scale: f32, r0: i32, r1: i32, lse: usize,
+                     saveLse: bool, gemmScratch: usize): void {
+  gemmBlock(at(Q, r0 * ld), ld, KT, T, at(S, r0 * T), T, 0, hs, false, 0, r1 - r0, 0, r1, gemmScratch);
+  const sv = f32x4.splat(scale);
+  for (let t = r0; t < r1; t++) {
+    const row = at(S, t * T);
+    const n = t + 1;
+    const n4 = n & ~3;
+    let m: f32 = -Infinity;
+    let mx = f32x4.splat(-Infinity);
+    let j = 0;
+    for (; j < n4; j += 4) mx = f32x4.max(mx, v128.load(at(row, j)));
+    m = hmax(mx);
+    for (; j < n; j++) m = max(m, load<f32>(at(row, j)));
+    m *= scale;
+    let l: f32;
+    if (saveLse) {
+      const mv = f32x4.splat(m);
+      let s = f32x4.splat(0);
+      for (j = 0; j < n4; j += 4) {
+        const e = vexp(f32x4.sub(f32x4.mul(v128.load(at(row, j)), sv), mv));
+        s = f32x4.add(s, e);
+        v128.store(at(row, j), e);
+      }
+      let ss = hsum(s);
+      for (; j < n; j++) {
+        const e = sexp(load<f32>(at(row, j)) * scale - m);
+        ss += e;
+        store<f32>(at(row, j), e);
+      }
+      l = m + Mathf.log(ss);
+      store<f32>(at(lse, t), l);
+      const inv = f32x4.splat(1.0 / ss);
+      for (j = 0; j < n4; j += 4) v128.store(at(row, j), f32x4.mul(v128.load(at(row, j)), inv));
+      for (; j < n; j++) store<f32>(at(row, j), load<f32>(at(row, j)) / ss);
+    } else {
+      l = load<f32>(at(lse, t));
+      const lv = f32x4.splat(l);
+      for (j = 0; j < n4; j += 4) v128.store(at(row, j), vexp(f32x4.sub(f32x4.mul(v128.load(at(row, j)), sv), lv)));
+      for (; j < n; j++) store<f32>(at(row, j), sexp(load<f32>(at(row, j)) * scale - l));
+    }
+    for (j = n; j < r1; j++) store<f32>(at(row, j), 0);
+  }
+}
+
+// dst[c, r] = src[r, c] for a (rows x cols) block with strides.
+function transposeBlock(src: usize, lds: i32, dst: usize, ldd: i32, rows: i32, cols: i32): void {
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) store<f32>(at(dst, c * ldd + r), load<f32>(at(src, r * lds + c)));
+  }
+}
+
+// dst[j, t] = src[t, j] for t >= j, 0 otherwise (T x T, lower triangle of src).
+function transposeLower(src: usize, dst: usize, T: i32): void {
+  for (let j0 = 0; j0 < T; j0 += 16) {
+    const j1 = min(T, j0 + 16);
+    for (let t0 = 0; t0 < T; t0 += 16) {
+      const t1 = min(T, t0 + 16);
+      for (let j = j0; j < j1; j++) {
+        for (let t = t0; t < t1; t++) store<f32>(at(dst, j * T + t), t >= j ? load<f32>(at(src, t * T + j)) : 0);
+      }
+    }
+  }
+}
+
+export function attnForward(qkv: usize, out: usize, lse: usize, T: i32, C: i32, nh: i32, lo: i32, hi: i32, scratch: usize): void {
+  const hs = C / nh, ld = 3 * C;
+  const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
+  const KT = scratch, S = at(KT, hs * T), gs = at(S, T * T);
+  for (let bh = lo; bh < hi; bh++) {
+    const b = bh / nh, h = bh % nh;
+    const base = at(qkv, b * T * ld);
+    const Q = at(base, h * hs), K = at(base, C + h * hs), V = at(base, 2 * C + h * hs);
+    const O = at(out, b * T * C + h * hs);
+    const L = at(lse, bh * T);
+    transposeBlock(K, ld, KT, T, T, hs);
+    for (let r0 = 0; r0 < T; r0 += RB) {
+      const r1 = min(T, r0 + RB);
+      causalProbs(Q, ld, KT, S, T, hs, scale, r0, r1, L, true, gs);
+      // O[r0:r1] = P[r0:r1, 0:r1] @ V[0:r1]
+      gemmBlock(at(S, r0 * T), T, V, ld, at(O, r0 * C), C, 0, r1, false, 0, r1 - r0, 0, hs, gs);
+    }
+  }
+}
+
+/** dqkv (B, T, 3C) gets the gradients of q, k, v (overwritten) from dout (B, T, C). */
+export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, dqkv: usize, T: i32, C: i32, nh: i32,
+                             lo: i32, hi: i32, scratch: usize): void {
+  const hs = C / nh, ld = 3 * C;
+  const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
+  const KT = scratch, VT = at(KT, hs * T), P = at(VT, hs * T), dS = at(P, T * T), PT = at(dS, T * T), dST = at(PT, T * T);
+  const gs = at(dST, T * T);
+  const sv = f32x4.splat(scale);
+  for (let bh = lo; bh < hi; bh++) {
+    const b = bh / nh, h = bh % nh;
+    const base = at(qkv, b * T * ld), dbase = at(dqkv, b * T * ld);
+    const Q = at(base, h * hs), K = at(base, C + h * hs), V = at(base, 2 * C + h * hs);
+    const dQ = at(dbase, h * hs), dK = at(dbase, C + h * hs), dV = at(dbase, 2 * C + h * hs);
+    const O = at(out, b * T * C + h * hs), dO = at(dout, b * T * C + h * hs);
+    const L = at(lse, bh * T);
+    transposeBlock(K, ld, KT, T, T, hs);
+    transposeBlock(V, ld, VT, T, T, hs);
+    for (let r0 = 0; r0 < T; r0 += RB) {
+      const r1 = min(T, r0 + RB);
+      causalProbs(Q, ld, KT, P, T, hs, scale, r0, r1, L, false, gs);
+      // dP[r0:r1, 0:r1] = dO[r0:r1] @ V[0:r1]^T
+      gemmBlock(at(dO, r0 * C), C, VT, T, at(dS, r0 * T), T, 0, hs, false, 0, r1 - r0, 0, r1, gs);
+      // dS = P * (dP - sum_j P dP) * scale; sum_j P dP = dO . O
+      for (let t = r0; t < r1; t++) {
+        let dv = f32x4.splat(0);
+        const o = at(O, t * C), g = at(dO, t * C);
+        for (let d = 0; d < hs; d += 4) dv = f32x4.add(dv, f32x4.mul(v128.load(at(o, d)), v128.load(at(g, d))));
+        const Dv = f32x4.splat(hsum(dv));
+        const pr = at(P, t * T), sr = at(dS, t * T);
+        const n4 = r1 & ~3;
+        let j = 0;
+        for (; j < n4; j += 4) {
+          v128.store(at(sr, j), f32x4.mul(f32x4.mul(v128.load(at(pr, j)), f32x4.sub(v128.load(at(sr, j)), Dv)), sv));
+        }
+        const D = f32x4.extract_lane(Dv, 0);
+        for (; j < r1; j++) store<f32>(at(sr, j), load<f32>(at(pr, j)) * (load<f32>(at(sr, j)) - D) * scale);
+      }
+      // dQ[r0:r1] = dS[r0:r1, 0:r1] @ K[0:r1]
+      gemmBlock(at(dS, r0 * T), T, K, ld, at(dQ, r0 * ld), ld, 0, r1, false, 0, r1 - r0, 0, hs, gs);
+    }
+    transposeLower(P, PT, T);
+    transposeLower(dS, dST, T);
+    for (let j0 = 0; j0 < T; j0 += RB) {
+      const j1 = min(T, j0 + RB);
+      // dV[j] = sum_{t >= j} P[t, j] dO[t]; dK[j] = sum_{t >= j} dS[t, j] Q[t]
+      gemmBlock(at(PT, j0 * T + j0), T, at(dO, j0 * C), C, at(dV, j0 * ld), ld, 0, T - j0, false, 0, j1 - j0, 0, hs, gs);
+      gemmBlock(at(dST, j0 * T + j0), T, at(Q, j0 * ld), ld, at(dK, j0 * ld), ld, 0, T - j0, false, 0, j1 - j0, 0, hs, gs);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- attention with a KV cache (sampling)
+// Cache per layer: K as (slots, nh, hs, ctx) so that scores vectorize over positions, V as (slots, nh, ctx, hs).
+// ctx is a multiple of 16 (the score loop reads whole blocks; lanes past the position are ignored).
+
+/** Writes the k and v of rows [lo, hi) of qkv (M, 3C) into the cache at (slots[r], positions[r]). */
+export function kvWrite(qkv: usize, kc: usize, vc: usize, slots: usize, positions: usize, C: i32, nh: i32, ctx: i32,
+                        lo: i32, hi: i32, scratch: usize): void {
+  const hs = C / nh;
+  for (let r = lo; r < hi; r++) {
+    const s = load<i32>(at(slots, r)), p = load<i32>(at(positions, r));
+    const row = at(qkv, r * 3 * C);
+    for (let h = 0; h < nh; h++) {
+      const kb = at(kc, ((s * nh + h) * hs) * ctx + p), vb = at(vc, ((s * nh + h) * ctx + p) * hs);
+      for (let d = 0; d < hs; d++) {
+        store<f32>(at(kb, d * ctx), load<f32>(at(row, C + h * hs + d)));
+        store<f32>(at(vb, d), load<f32>(at(row, 2 * C + h * hs + d)));
+      }
+    }
+  }
+}
+
+/** out[r, head h] = softmax(q k^T / sqrt(hs)) v over cached positions 0..positions[r], for work items r*nh+h in [lo, hi). */
+export function kvAttend(qkv: usize, out: usize, kc: usize, vc: usize, slots: usize, positions: usize, C: i32, nh: i32, ctx: i32,
+                         lo: i32, hi: i32, scratch: usize): void {
+  const hs = C / nh;
+  const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
+  const sc = scratch;
+  for (let item = lo; item < hi; item++) {
+    const r = item / nh, h = item % nh;
+    const s = load<i32>(at(slots, r)), p = load<i32>(at(positions, r));
+    const q = at(qkv, r * 3 * C + h * hs);
+    const kb = at(kc, ((s * nh + h) * hs) * ctx), vb = at(vc, ((s * nh + h) * ctx) * hs);
+    const n = p + 1;
+    for (let j0 = 0; j0 < n; j0 += 16) {
+      let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+      for (let d = 0; d < hs; d++) {
+        const qd = v128.load32_splat(at(q, d));
+        const kr = at(kb, d * ctx + j0);
+        a0 = f32x4.add(a0, f32x4.mul(qd, v128.load(kr)));
+        a1 = f32x4.add(a1, f32x4.mul(qd, v128.load(kr, 16)));
+        a2 = f32x4.add(a2, f32x4.mul(qd, v128.load(kr, 32)));
+        a3 = f32x4.add(a3, f32x4.mul(qd, v128.load(kr, 48)));
+      }
+      const o = at(sc, j0);
+      v128.store(o, a0); v128.store(o, a1, 16); v128.store(o, a2, 32); v128.store(o, a3, 48);
+    }
+    let m: f32 = -Infinity;
+    for (let j = 0; j < n; j++) m = max(m, load<f32>(at(sc, j)));
+    let sum: f32 = 0;
+    for (let j = 0; j < n; j++) {
+      const e = sexp((load<f32>(at(sc, j)) - m) * scale);
+      sum += e;
+      store<f32>(at(sc, j), e);
+    }
+    const inv: f32 = 1.0 / sum;
+    const o = at(out, r * C + h * hs);
+    for (let d = 0; d < hs; d += 4) {
+      let acc = f32x4.splat(0);
+      for (let j = 0; j < n; j++) {
+        acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(at(sc, j)), v128.load(at(vb, j * hs + d))));
+      }
+      v128.store(at(o, d), f32x4.mul(acc, f32x4.splat(inv)));
+    }
+  }
+}
+
+// ---------------------------------------------------------------- optimizer
+
+/** sum of squares of n floats (as f64). */
+export function sumSquares(x: usize, n: i32): f64 {
+  let acc: f64 = 0;
+  for (let i0 = 0; i0 < n; i0 += 4096) {
+    const i1 = min(n, i0 + 4096);
+    let v = f32x4.splat(0);
+    let i = i0;
+    for (; i + 4 <= i1; i += 4) {
+      const x4 = v128.load(at(x, i));
+      v = f32x4.add(v, f32x4.mul(x4, x4));
+    }
+    let s: f64 = <f64>hsum(v);
+    for (; i < i1; i++) { const y = load<f32>(at(x, i)); s += <f64>(y * y); }
+    acc += s;
+  }
+  return acc;
+}
+
+/** x *= s over floats [lo, hi). */
+export function scale(x: usize, s: f32, lo: i32, hi: i32, scratch: usize): void {
+  for (let i = lo; i < hi; i++) store<f32>(at(x, i), load<f32>(at(x, i)) * s);
+}
+
+/** PyTorch's AdamW over floats [lo, hi): p *= 1 - lr wd; m, v moments; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps). */
+export function adamw(p: usize, g: usize, m: usize, v: usize, lr: f32, b1: f32, b2: f32, eps: f32, wd: f32, bc1: f32, bc2: f32,
+                      lo: i32, hi: i32, scratch: usize): void {
+  const decay: f32 = 1 - lr * wd, stepSize: f32 = lr / bc1, rbc2: f32 = 1.0 / Mathf.sqrt(bc2);
+  for (let i = lo; i < hi; i++) {
+    const gi = load<f32>(at(g, i));
+    const mi = b1 * load<f32>(at(m, i)) + (1 - b1) * gi;
+    const vi = b2 * load<f32>(at(v, i)) + (1 - b2) * gi * gi;
+    store<f32>(at(m, i), mi);
+    store<f32>(at(v, i), vi);
+    store<f32>(at(p, i), load<f32>(at(p, i)) * decay - stepSize * mi / (Mathf.sqrt(vi) * rbc2 + eps));
+  }
+}

@@ -1,0 +1,214 @@
+// Batched sampling from the student GPT with a KV cache: all prompts x n samples advance together, one token per step,
+// each with its own seeded random stream (so a sample does not depend on what else is in the batch).
+import type { GPT, KVCache } from './gpt.ts';
+
+export interface SampleOptions {
+  /** Samples per prompt (default 1). */
+  n?: number;
+  maxNewTokens: number;
+  /** 0 means greedy. */
+  temperature: number;
+  /** Nucleus sampling: keep the smallest set of most likely tokens whose probability reaches topP (1 or unset: off). */
+  topP?: number;
+  /** Keep the k most likely tokens (0 or unset: off). */
+  topK?: number;
+  seed: number;
+  stopTokens: number[];
+}
+
+export interface Sample {
+  promptIndex: number;
+  /** New tokens only (the stop token included when it ended the sample). */
+  tokens: Int32Array;
+  /** log p of each new token under the model's unmodified (temperature 1, unfiltered) distribution. */
+  logprobs: Float32Array;
+  finishReason: 'stop' | 'length';
+}
+
+/** Rows per prefill forward: long enough to batch prompts, bounded so the buffers stay small. */
+const PREFILL_ROWS = 1024;
+
+/** Batched over all prompts x n with a KV cache; reproducible for a seed. Order: prompt 0's n samples, then prompt 1's, ... */
+export async function generate(model: GPT, prompts: Int32Array[], o: SampleOptions): Promise<Sample[]> {
+  const n = o.n ?? 1;
+  checkOptions(o, n);
+  const { nCtx, vocabSize: V } = model.config;
+  prompts.forEach((p, i) => {
+    if (p.length < 1) throw new Error(`prompt ${i} is empty: sampling needs at least one token to condition on`);
+    if (p.length >= nCtx) throw new Error(`prompt ${i} has ${p.length} tokens: no room left in the context of ${nCtx}`);
+  });
+  const S = prompts.length * n;
+  if (S === 0) return [];
+  const totalPrompt = prompts.reduce((s, p) => s + p.length, 0);
+  const cache = model.createKVCache(S, Math.max(S, Math.min(totalPrompt, PREFILL_ROWS)));
+  try {
+    const next = prefill(model, cache, prompts, n);
+    const seqs = Array.from({ length: S }, (_, i) => ({
+      promptIndex: Math.floor(i / n),
+      length: prompts[Math.floor(i / n)].length,
+      tokens: [] as number[],
+      logprobs: [] as number[],
+      finish: undefined as Sample['finishReason'] | undefined,
+      rng: seededUniform(o.seed, i),
+    }));
+    const stop = new Set(o.stopTokens);
+    const picker = new Picker(V, o);
+    let active = seqs.map((_, i) => i);
+    let logits = next;
+    let rowOf = active.map((_, i) => i);
+    while (active.length > 0) {
+      const feed: number[] = [];
+      for (let a = 0; a < active.length; a++) {
+        const s = seqs[active[a]];
+        const row = logits.subarray(rowOf[a] * V, (rowOf[a] + 1) * V);
+        const { token, logprob } = picker.pick(row, s.rng());
+        s.tokens.push(token);
+        s.logprobs.push(logprob);
+        s.length++;
+        if (stop.has(token)) s.finish = 'stop';
+        else if (s.tokens.length >= o.maxNewTokens || s.length >= nCtx) s.finish = 'length';
+        else feed.push(active[a]);
+      }
+      active = feed;
+      if (active.length === 0) break;
+      const tokens = Int32Array.from(active, (i) => seqs[i].tokens[seqs[i].tokens.length - 1]);
+      const positions = Int32Array.from(active, (i) => seqs[i].length - 1);
+      logits = model.kvForward(cache, tokens, Int32Array.from(active), positions);
+      rowOf = active.map((_, a) => a);
+    }
+    return seqs.map((s) => ({
+      promptIndex: s.promptIndex,
+      tokens: Int32Array.from(s.tokens),
+      logprobs: Float32Array.from(s.logprobs),
+      finishReason: s.finish!,
+    }));
+  } finally {
+    model.freeKVCache(cache);
+  }
+}
+
+function checkOptions(o: SampleOptions, n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`n must be a positive integer, got ${n}`);
+  if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 1) throw new Error(`maxNewTokens must be a positive integer, got ${o.maxNewTokens}`);
+  if (!(o.temperature >= 0)) throw new Error(`temperature must be >= 0, got ${o.temperature}`);
+  if (o.topP !== undefined && !(o.topP > 0 && o.topP <= 1)) throw new Error(`topP must be in (0, 1], got ${o.topP}`);
+  if (o.topK !== undefined && !(Number.isInteger(o.topK) && o.topK >= 0)) throw new Error(`topK must be a non-negative integer, got ${o.topK}`);
+  if (!Number.isFinite(o.seed)) throw new Error(`seed must be a number, got ${o.seed}`);
+}
+
+/** Feeds every prompt once (into the slot of its first sample), copies the cache to its other samples, and returns the
+ *  next-token logits (S, V) of every sample. */
+function prefill(model: GPT, cache: KVCache, prompts: Int32Array[], n: number): Float32Array {
+  const V = model.config.vocabSize;
+  const out = new Float32Array(prompts.length * n * V);
+  const tokens: number[] = [], slots: number[] = [], positions: number[] = [];
+  const lastRow: { prompt: number; row: number }[] = [];
+  const flush = (): void => {
+    if (tokens.length === 0) return;
+    const logits = model.kvForward(cache, Int32Array.from(tokens), Int32Array.from(slots), Int32Array.from(positions));
+    for (const { prompt, row } of lastRow) {
+      for (let k = 0; k < n; k++) out.set(logits.subarray(row * V, (row + 1) * V), (prompt * n + k) * V);
+    }
+    tokens.length = slots.length = positions.length = lastRow.length = 0;
+  };
+  prompts.forEach((p, i) => {
+    for (let t = 0; t < p.length; t++) {
+      if (tokens.length === cache.rows) flush();
+      tokens.push(p[t]);
+      slots.push(i * n);
+      positions.push(t);
+      if (t === p.length - 1) lastRow.push({ prompt: i, row: tokens.length - 1 });
+    }
+  });
+  flush();
+  prompts.forEach((p, i) => {
+    for (let k = 1; k < n; k++) model.copyKVSlot(cache, i * n, i * n + k, p.length);
+  });
+  return out;
+}
+
+/** Chooses the next token from a logits row: temperature, top-k, top-p; reports its log-prob at temperature 1. */
+class Picker {
+  private readonly probs: Float64Array;
+  private readonly order: Int32Array;
+
+  constructor(private readonly V: number, private readonly o: SampleOptions) {
+    this.probs = new Float64Array(V);
+    this.order = new Int32Array(V);
+  }
+
+  pick(logits: Float32Array, u: number): { token: number; logprob: number } {
+    const V = this.V;
+    let max = -Infinity, argmax = 0;
+    for (let i = 0; i < V; i++) if (logits[i] > max) { max = logits[i]; argmax = i; }
+    let sum1 = 0;
+    for (let i = 0; i < V; i++) sum1 += Math.exp(logits[i] - max);
+    const lse = max + Math.log(sum1);
+    const token = this.o.temperature === 0 ? argmax : this.draw(logits, max, u);
+    return { token, logprob: logits[token] - lse };
+  }
+
+  private draw(logits: Float32Array, max: number, u: number): number {
+    const V = this.V, p = this.probs, inv = 1 / this.o.temperature;
+    let total = 0;
+    for (let i = 0; i < V; i++) total += p[i] = Math.exp((logits[i] - max) * inv);
+    const topK = this.o.topK && this.o.topK < V ? this.o.topK : 0;
+    const topP = this.o.topP ?? 1;
+    if (!topK && topP >= 1) {
+      let target = u * total;
+      for (let i = 0; i < V; i++) if ((target -= p[i]) < 0) return i;
+      return lastNonZero(p);
+    }
+    // Candidates in order of probability; only the head is sorted, which is exact once it holds k tokens or topP of the mass.
+    const cand = this.candidates(total, topK, topP);
+    let keep = topK ? Math.min(topK, cand.length) : cand.length;
+    if (topP < 1) {
+      let mass = 0;
+      for (let j = 0; j < keep; j++) {
+        mass += p[cand[j]];
+        if (mass >= topP * total) { keep = j + 1; break; }
+      }
+    }
+    let kept = 0;
+    for (let j = 0; j < keep; j++) kept += p[cand[j]];
+    let target = u * kept;
+    for (let j = 0; j < keep; j++) if ((target -= p[cand[j]]) < 0) return cand[j];
+    return cand[keep - 1];
+  }
+
+  private candidates(total: number, topK: number, topP: number): Int32Array {
+    const V = this.V, p = this.probs;
+    let pmax = 0;
+    for (let i = 0; i < V; i++) pmax = Math.max(pmax, p[i]);
+    for (let threshold = pmax * 1e-2; ; threshold *= 1e-3) {
+      let count = 0, mass = 0;
+      for (let i = 0; i < V; i++) {
+        if (p[i] >= threshold) { this.order[count++] = i; mass += p[i]; }
+      }
+      const enough = (topK ? count >= topK : true) && (topP < 1 ? mass >= topP * total : true);
+      if (enough || threshold === 0 || count === V) {
+        const head = this.order.subarray(0, count);
+        head.sort((a, b) => p[b] - p[a] || a - b);
+        return head;
+      }
+      if (threshold < 1e-300) threshold = 0;
+    }
+  }
+}
+
+function lastNonZero(p: Float64Array): number {
+  for (let i = p.length - 1; i >= 0; i--) if (p[i] > 0) return i;
+  return 0;
+}
+
+/** Uniform [0, 1) stream for sample `index` of a run seeded with `seed` (mulberry32 over a mixed seed). */
+function seededUniform(seed: number, index: number): () => number {
+  let s = (Math.imul((seed | 0) ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
