@@ -40,7 +40,7 @@ export const dataMl: DomainVocab = {
     chains: [
       'speech recognition :: Microphone Audio > Voice Activity Detector > Spectrogram > Acoustic Encoder > CTC Decoder > Language Model Rescorer > Transcript',
       'annotation pipeline :: Raw Images > Deduplication > Labeling Vendor > Label Audit > Gold Dataset',
-      'streaming analytics :: Clickstream > Kinesis Stream > Flink Job > Sessionizer > Aggregates Table > Anomaly Detector > Pager Alert > On-Call Engineer > Incident Ticket > Postmortem Doc',
+      'streaming analytics :: Clickstream > Kinesis Stream > Flink Job > Sessionizer > Aggregates Table > Anomaly Detector > Pager Alert > On-Call Engineer > Incident Ticket > Postmortem Report',
     ],
     cycles: [
       'self-play :: Current Agent > Self-Play Games > Replay Buffer > Optimizer Step > Checkpoint Arena > Champion Agent',

@@ -45,7 +45,7 @@ export const operations: DomainVocab = {
       'night patrol :: North Gate > Loading Bay > Server Room > Parking Garage > Lobby Desk',
     ],
     fans: [
-      'field technicians :: Service Desk => Technician Ana, Technician Ben, Technician Cho, Technician Dev, Technician Eli, Technician Fay, Technician Gus, Technician Hal, Technician Ivy',
+      'field technicians :: Service Desk => Technician Ana, Technician Ben, Technician Cho, Technician Dara, Technician Eli, Technician Fay, Technician Gus, Technician Hal, Technician Ivy',
       'sensor network :: Temperature Sensor, Humidity Sensor, Vibration Sensor, Pressure Gauge, Flow Meter, Smoke Detector, Door Sensor, Power Meter, Noise Sensor, Gas Detector => SCADA Controller',
     ],
     trees: [

@@ -5,7 +5,7 @@ export const software: DomainVocab = {
   verbs: ['calls', 'sends', 'queries', 'returns', 'publishes', 'reads', 'writes', 'triggers', 'forwards'],
   train: {
     chains: [
-      'user login :: User > Login Page > Auth Service > Session Token > Dashboard',
+      'user login :: User > Login Page > Authentication Service {auth service} > Session Token > Dashboard',
       'web request :: Browser > DNS Resolver > Load Balancer > Web Server > Application Server > Database',
       'CI/CD :: Commit > Lint > Unit Tests > Build > Container Image > Staging Deploy > Integration Tests > Production Deploy > Smoke Tests > Release Notes',
       'bug triage :: Bug Report > Triage > Reproduction > Fix > Code Review > Merge > Hotfix Release',
@@ -28,7 +28,7 @@ export const software: DomainVocab = {
     ],
     trees: [
       'engineering org chart :: CTO > VP Engineering (Frontend Team, Backend Team, Platform Team), VP Product (Design Team, Product Managers), Security Lead (Red Team, Compliance Team) @ manages, leads',
-      'project folder structure :: Project Root > src (components, services, utils), tests (unit, e2e), docs, config @ contains',
+      'project folder structure :: Project Root > Source Folder (Components Folder, Services Folder, Helpers Folder), Tests Folder (Unit Tests Folder, End-to-End Tests Folder), Documentation Folder, Settings Folder @ contains',
     ],
     decisions: [
       'deployment gate :: Build Artifact > Run Tests > [Tests Passed?] Deploy to Staging > Notify Team > Promote Release | Rollback > Open Incident',
