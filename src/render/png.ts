@@ -27,11 +27,22 @@ function positive(name: string, v: number | undefined): number | undefined {
   return v;
 }
 
+/**
+ * The root element's width and height in user units, when both are plain numbers (as renderSvg writes them).
+ * Laying out text is most of resvg's work, so this spares parsing the document twice just to learn its size.
+ */
+function declaredSize(svg: string): { width: number; height: number } | null {
+  const root = /<svg\b[^>]*>/.exec(svg)?.[0] ?? '';
+  const width = Number(/\swidth="([0-9.]+)"/.exec(root)?.[1]);
+  const height = Number(/\sheight="([0-9.]+)"/.exec(root)?.[1]);
+  return width > 0 && height > 0 ? { width, height } : null;
+}
+
 /** Renders the SVG to pixels and PNG bytes. */
 export function rasterize(svg: string, opts: PngOptions = {}): Raster {
   const maxSide = positive('maxSide', opts.maxSide) ?? DEFAULT_MAX_SIDE;
   const font = { loadSystemFonts: false, fontFiles: [FONT_FILE], defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY };
-  const natural = new Resvg(svg, { font, logLevel: 'off' });
+  const natural = declaredSize(svg) ?? new Resvg(svg, { font, logLevel: 'off' });
   const long = Math.max(natural.width, natural.height);
   const wanted = positive('width', opts.width) !== undefined ? opts.width! / natural.width : (positive('scale', opts.scale) ?? 2);
   const zoom = Math.min(wanted, maxSide / long);

@@ -52,8 +52,15 @@ const TITLE_SIZE = 15;
 const TITLE_LINES = 4;
 const FOOTER_SIZE = 12;
 const FOOTER_LINES = 8;
-/** Longer labels cannot be shown in any box; cutting them first keeps fitting cheap. */
-const MAX_LABEL_CHARS = 2000;
+/**
+ * Characters of a label that are drawn. Nobody reads more in a diagram, and resvg lays text out at about 0.2 ms a
+ * character, so 40 shapes with 5000-character labels would otherwise take half a minute to rasterize.
+ */
+const MAX_LABEL_CHARS = 300;
+/** Title and footer wrap to the drawing's width, within these bounds. */
+const COLUMN_MIN = 480;
+const MAX_TITLE_CHARS = 1000;
+const COLUMN_MAX = 1000;
 const ELLIPSIS = '\u2026';
 /** Farthest apart (in canvas units) that shapes are drawn; beyond it positions are scaled down. */
 const MAX_SPREAD = 6_000;
@@ -91,7 +98,8 @@ export interface FittedLabel {
 /** Cuts a line to `maxWidth` with an ellipsis. */
 function ellipsize(line: string, maxWidth: number, size: number): string {
   if (textWidth(line, size) <= maxWidth) return line;
-  const chars = [...line];
+  // No DejaVu glyph is narrower than a quarter em, so characters past this count cannot fit anyway.
+  const chars = [...line].slice(0, Math.ceil(maxWidth / (0.25 * size)) + 1);
   while (chars.length > 0 && textWidth(chars.join('') + ELLIPSIS, size) > maxWidth) chars.pop();
   return chars.join('').trimEnd() + ELLIPSIS;
 }
@@ -285,9 +293,8 @@ export function renderSvg(original: Canvas, opts: SvgOptions = {}): string {
         ...arrows.flatMap((a) => (a.label ? [a.label.box] : [])),
       ]);
 
-  // Title and footer wrap to the drawing's width, but never narrower than a readable column.
-  const column = Math.max(content.w, 480);
-  const title = opts.title?.trim() ? capLines(wrapText(opts.title.trim(), column, TITLE_SIZE), TITLE_LINES, column, TITLE_SIZE) : [];
+  const column = Math.min(COLUMN_MAX, Math.max(content.w, COLUMN_MIN));
+  const title = opts.title?.trim() ? capLines(wrapText(opts.title.trim().slice(0, MAX_TITLE_CHARS), column, TITLE_SIZE), TITLE_LINES, column, TITLE_SIZE) : [];
   const errors = opts.errors ?? [];
   const notes = factor < 1 ? [`Shapes drawn ${formatFactor(1 / factor)}× closer together: the canvas spans ${Number.isFinite(spread) ? spread.toPrecision(3) : 'over 1e308'} units.`] : [];
   const refusals = errors.length
