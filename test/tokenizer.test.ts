@@ -45,7 +45,7 @@ describe('tokenizer', () => {
   });
 
   it('learns the action language as whole tokens', () => {
-    for (const piece of ['type":"', 'create_shape","', 'rectangle","', 'connect","', '160,"']) {
+    for (const piece of ['type":"', 'create_shape","', 'rectangle","', 'connect","', ',"y":', '160']) {
       const ids = tok.encode(piece);
       expect(ids.map((id) => tok.tokenString(id)), piece).toHaveLength(1);
     }

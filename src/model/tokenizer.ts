@@ -5,12 +5,12 @@ import { readFileSync } from 'node:fs';
 export const SPECIAL_TOKENS = ['<|system|>', '<|user|>', '<|assistant|>', '<|end|>'] as const;
 export type SpecialToken = (typeof SPECIAL_TOKENS)[number];
 
-/** A pre-token is an optional space, punctuation, one word or number, and the punctuation after it, so that
- *  JSON keys and values with their quotes (`type":"`, `create_shape","`, `160,"`) can each become one token.
- *  Written for both JavaScript (`u` flag) and Oniguruma (what `tokenizers` runs). */
-export const PRETOKEN_PATTERN = String.raw` ?[^\s\p{L}\p{N}]*(?:[\p{L}_]+|\p{N}+)[^\s\p{L}\p{N}]*|\s+(?!\S)|\s+|[^\s\p{L}\p{N}]+`;
+/** A pre-token is an optional space, punctuation, one word and the punctuation after it, so that JSON keys and string
+ *  values with their quotes (`type":"`, `create_shape","`, `,"y":`) can each become one token; a number stands alone, so
+ *  that `160` is the same token whatever follows it. Written for both JavaScript (`u` flag) and Oniguruma (`tokenizers`). */
+export const PRETOKEN_PATTERN = String.raw` ?[^\s\p{L}\p{N}]*[\p{L}_]+[^\s\p{L}\p{N}]*|\p{N}+|\s+(?!\S)|\s+|[^\s\p{L}\p{N}]+`;
 
-export const DEFAULT_VOCAB_SIZE = 1024;
+export const DEFAULT_VOCAB_SIZE = 2048;
 
 /** GPT-2's reversible map from bytes to printable characters (what `ByteLevel` uses in tokenizer.json). */
 function bytesToUnicode(): string[] {
