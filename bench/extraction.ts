@@ -1,0 +1,51 @@
+// How well the strong reward's prompt-to-spec extraction (src/reward/extract.ts) recovers the generator's specs:
+// precision and recall of entities and edges, per kind and split, and the prompts it does worst on.
+//   npx tsx bench/extraction.ts [--n 1000] [--seed 0] [--worst 2]
+import { parseArgs } from 'node:util';
+import { extractSpec } from '../src/reward/extract.ts';
+import { generateTasks } from '../src/tasks/generate.ts';
+import { DIAGRAM_KINDS, type DiagramKind, type Task } from '../src/tasks/spec.ts';
+import { SPLITS } from '../src/tasks/scenarios.ts';
+import { addCounts, precision, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../src/tasks/extraction-metrics.ts';
+
+const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, seed: { type: 'string', default: '0' }, worst: { type: 'string', default: '2' } } });
+const n = Number(values.n);
+const seed = Number(values.seed);
+const worst = Number(values.worst);
+
+const pct = (v: number) => (100 * v).toFixed(1);
+const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+
+console.log(`extraction vs generator specs, ${n} tasks per split, seed ${seed}\n`);
+console.log(row(['split', 'kind', 'tasks', 'entity P', 'entity R', 'edge P', 'edge R', 'exact']));
+console.log(row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:']));
+const failures: { split: string; task: Task; f1: number }[] = [];
+for (const split of SPLITS) {
+  const tasks = generateTasks({ split, n, seed });
+  const byKind = new Map<DiagramKind | 'all', { counts: ExtractionCounts; tasks: number; exact: number }>();
+  for (const t of tasks) {
+    const guess = extractSpec(t.prompt);
+    const c = scoreExtraction(t.spec, guess);
+    const exact = c.entities.fp + c.entities.fn + c.edges.fp + c.edges.fn === 0 ? 1 : 0;
+    for (const k of [t.spec.kind!, 'all'] as const) {
+      const cur = byKind.get(k) ?? { counts: ZERO_COUNTS, tasks: 0, exact: 0 };
+      byKind.set(k, { counts: addCounts(cur.counts, c), tasks: cur.tasks + 1, exact: cur.exact + exact });
+    }
+    const p = precision(c.edges);
+    const r = recall(c.edges);
+    failures.push({ split, task: t, f1: p + r === 0 ? 0 : (2 * p * r) / (p + r) });
+  }
+  for (const k of [...DIAGRAM_KINDS, 'all'] as const) {
+    const s = byKind.get(k);
+    if (!s) continue;
+    const { entities, edges } = s.counts;
+    console.log(row([split, k, s.tasks, pct(precision(entities)), pct(recall(entities)), pct(precision(edges)), pct(recall(edges)), pct(s.exact / s.tasks)]));
+  }
+}
+console.log(`\nworst prompts per split and kind (edge F1), ${worst} each:`);
+for (const split of SPLITS) {
+  for (const kind of DIAGRAM_KINDS) {
+    const bad = failures.filter((f) => f.split === split && f.task.spec.kind === kind && f.f1 < 1).sort((a, b) => a.f1 - b.f1).slice(0, worst);
+    for (const f of bad) console.log(`- ${split} ${kind} F1 ${f.f1.toFixed(2)}: ${JSON.stringify(f.task.prompt)}`);
+  }
+}
