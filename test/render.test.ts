@@ -134,6 +134,13 @@ describe('labels', () => {
     expect(wrapped.lines.length * wrapped.size * 1.25).toBeLessThan(130);
   });
 
+  it('draws at most a few hundred characters of a huge label, however large the box', () => {
+    const huge = fitLabel('rectangle', 1000, 1000, 'lorem ipsum '.repeat(500));
+    const drawn = huge.lines.join(' ');
+    expect(drawn.length).toBeLessThanOrEqual(302);
+    expect(drawn).toMatch(/\u2026$/);
+  });
+
   it('cuts a label that cannot fit, with an ellipsis', () => {
     const cut = fitLabel('rectangle', 60, 30, 'word '.repeat(200));
     expect(cut.size).toBe(10);
