@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerSchema } from './schema.ts';
 import { registerRender } from './render.ts';
 import { registerTasks } from './tasks.ts';
+import { registerSft } from './sft.ts';
 
 export function buildProgram(): Command {
   const program = new Command('canvasgym')
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
   registerSchema(program);
   registerRender(program);
   registerTasks(program);
+  registerSft(program);
   return program;
 }
 

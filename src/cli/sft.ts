@@ -1,0 +1,142 @@
+// `canvasgym sft`: trains the student GPT from scratch on teacher traces (TRL `messages` JSONL).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { PRESETS, runSft, sftConfig, SftInputError, type Preset, type SFTConfig } from '../train/sft.ts';
+import { UsageError } from './main.ts';
+
+interface SftFlags {
+  data: string;
+  out: string;
+  preset: string;
+  steps?: string;
+  epochs?: string;
+  resume?: boolean;
+  learningRate?: string;
+  evalSteps?: string;
+  saveSteps?: string;
+  evalSamples?: string;
+  seed?: string;
+  threads?: string;
+  progress: boolean;
+}
+
+function positive(flag: string, value: string | undefined, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+export function registerSft(program: Command): void {
+  program
+    .command('sft')
+    .description('train the student GPT from scratch on teacher traces: loss on assistant tokens, held-out loss and sampled evaluation, checkpoints')
+    .requiredOption('--data <file>', 'TRL messages JSONL, e.g. DIR/train.jsonl')
+    .requiredOption('--out <dir>', 'output directory: log.jsonl, checkpoint-N/, final/')
+    .option('--preset <name>', `model and training preset: ${PRESETS.join(', ')}`, 'default')
+    .option('--steps <n>', 'optimizer steps (max_steps); overrides the preset')
+    .option('--epochs <n>', 'passes over the data (num_train_epochs), when --steps is not given')
+    .option('--resume', 'continue from the latest OUT/checkpoint-N exactly where it stopped')
+    .option('--learning-rate <x>', 'peak learning rate')
+    .option('--eval-steps <n>', 'evaluate every n steps')
+    .option('--save-steps <n>', 'save a checkpoint every n steps')
+    .option('--eval-samples <n>', 'held-out prompts sampled at each evaluation')
+    .option('--seed <n>', 'seed for initialisation, data order and evaluation sampling')
+    .option('--threads <n>', 'worker threads for the model kernels')
+    .option('--no-progress', 'no progress bar')
+    .action(async (flags: SftFlags) => {
+      if (!PRESETS.includes(flags.preset as Preset)) throw new UsageError(`--preset must be one of ${PRESETS.join(', ')}, got ${JSON.stringify(flags.preset)}`);
+      if (flags.steps !== undefined && flags.epochs !== undefined) throw new UsageError('give --steps or --epochs, not both');
+      if (!existsSync(flags.data)) throw new UsageError(`--data: ${flags.data} does not exist`);
+      const steps = positive('--steps', flags.steps, true);
+      const epochs = positive('--epochs', flags.epochs, false);
+      const overrides: Partial<SFTConfig> = {
+        max_steps: steps ?? (epochs !== undefined ? 0 : undefined),
+        num_train_epochs: epochs,
+        learning_rate: positive('--learning-rate', flags.learningRate, false),
+        eval_steps: positive('--eval-steps', flags.evalSteps, true),
+        save_steps: positive('--save-steps', flags.saveSteps, true),
+        eval_samples: positive('--eval-samples', flags.evalSamples, true),
+        seed: flags.seed === undefined ? undefined : Math.trunc(Number(flags.seed)),
+        threads: positive('--threads', flags.threads, true),
+      };
+      const config = sftConfig(flags.preset as Preset, flags.out, overrides);
+      await runCommand(flags, config);
+    });
+}
+
+async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
+  const bar = new cliProgress.SingleBar(
+    {
+      format: 'sft |{bar}| {value}/{total} steps | loss {loss} | {tps} tok/s | held-out valid {valid} reward {reward} | ETA {eta_formatted}',
+      stream: process.stderr,
+      hideCursor: true,
+      etaBuffer: 20,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+    process.stderr.write('\ncanvasgym sft: stopping after this step and saving a checkpoint (Ctrl-C again to quit now)\n');
+  };
+  process.on('SIGINT', onSigint);
+  let started = false;
+  let valid = '-';
+  let reward = '-';
+  const say = (line: string) => {
+    if (started && flags.progress) process.stderr.write('\n');
+    process.stderr.write(line + '\n');
+  };
+  try {
+    const result = await runSft({
+      config,
+      dataPath: flags.data,
+      resume: flags.resume,
+      signal: controller.signal,
+      onMessage: say,
+      onProgress: (p) => {
+        if (p.eval) {
+          valid = `${(100 * p.eval.eval_valid_rate).toFixed(0)}%`;
+          reward = p.eval.eval_reward.toFixed(3);
+        }
+        if (!flags.progress) {
+          if (p.eval) say(JSON.stringify(p.eval));
+          return;
+        }
+        const payload = { loss: p.log?.loss.toFixed(3) ?? '-', tps: Math.round(p.log?.tokens_per_s ?? 0), valid, reward };
+        if (!started) {
+          bar.start(p.maxSteps, p.step - 1, payload);
+          started = true;
+        }
+        bar.update(p.step, payload);
+      },
+    });
+    if (started) bar.stop();
+    started = false;
+    const e = result.lastEval;
+    const where = result.finalDir ?? result.lastCheckpoint;
+    process.stdout.write(
+      [
+        `${result.interrupted ? 'stopped' : 'trained'} ${result.steps} steps in ${result.seconds.toFixed(0)} s on ${result.trainRows} rows (${result.heldOutRows} held out)`,
+        e ? `held-out loss ${e.eval_loss.toFixed(4)}, valid-action rate ${(100 * e.eval_valid_rate).toFixed(1)}%, mean strong reward ${e.eval_reward.toFixed(3)} (${e.eval_samples} samples)` : '',
+        `checkpoint: ${where}`,
+        `log: ${join(config.output_dir, 'log.jsonl')}`,
+        result.interrupted ? `continue with: canvasgym sft --data ${flags.data} --out ${config.output_dir} --preset ${config.preset} --resume` : '',
+      ]
+        .filter(Boolean)
+        .join('\n') + '\n',
+    );
+  } catch (err) {
+    if (started) bar.stop();
+    if (err instanceof SftInputError) throw new UsageError(err.message);
+    throw err;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

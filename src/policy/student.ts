@@ -1,0 +1,78 @@
+// The student GPT as a Policy: renders each conversation with the chat template and samples every conversation's
+// completions together in one batched, KV-cached generation.
+import type { GPT } from '../model/gpt.ts';
+import { generate } from '../model/sampler.ts';
+import type { Tokenizer } from '../model/tokenizer.ts';
+import { renderGenerationPrompt } from '../model/chat.ts';
+import { loadCheckpoint } from '../model/checkpoint.ts';
+import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
+
+export const DEFAULT_TEMPERATURE = 0.7;
+
+export class StudentPolicy implements Policy {
+  private constructor(
+    readonly name: string,
+    readonly model: GPT,
+    readonly tokenizer: Tokenizer,
+    /** Whether close() disposes the model (it does for a checkpoint this policy loaded itself). */
+    private readonly owned: boolean,
+  ) {}
+
+  /** A policy over a model that stays the caller's (the trainer's model during evaluation). */
+  static of(model: GPT, tokenizer: Tokenizer, name = 'student'): StudentPolicy {
+    if (tokenizer.vocabSize !== model.config.vocabSize) {
+      throw new Error(`tokenizer has ${tokenizer.vocabSize} tokens, the model's vocabulary is ${model.config.vocabSize}`);
+    }
+    return new StudentPolicy(name, model, tokenizer, false);
+  }
+
+  static async load(dir: string, opts: { threads?: number } = {}): Promise<StudentPolicy> {
+    const { model, tokenizer } = await loadCheckpoint(dir, { threads: opts.threads });
+    return new StudentPolicy(dir, model, tokenizer, true);
+  }
+
+  async generate(conversations: ChatMessage[][], opts: SamplingOptions = {}): Promise<Completion[][]> {
+    const n = opts.n ?? 1;
+    const nCtx = this.model.config.nCtx;
+    const prompts = conversations.map((c) => renderGenerationPrompt(this.tokenizer, c));
+    const fits = prompts.map((p) => p.length < nCtx);
+    const kept = prompts.filter((_, i) => fits[i]);
+    const out: Completion[][] = prompts.map((p, i) =>
+      fits[i] ? [] : Array.from({ length: n }, () => ({
+        text: '',
+        finishReason: 'error' as const,
+        promptTokens: p.length,
+        completionTokens: 0,
+        error: `prompt is ${p.length} tokens; the model's context is ${nCtx}`,
+      })),
+    );
+    if (kept.length === 0) return out;
+    // One budget for the whole batch: what the longest prompt leaves of the context.
+    const room = nCtx - Math.max(...kept.map((p) => p.length));
+    const samples = await generate(this.model, kept.map((p) => Int32Array.from(p)), {
+      n,
+      maxNewTokens: Math.min(opts.maxTokens ?? room, room),
+      temperature: opts.temperature ?? DEFAULT_TEMPERATURE,
+      topP: opts.topP,
+      topK: opts.topK,
+      seed: opts.seed ?? 0,
+      stopTokens: [this.tokenizer.endId],
+    });
+    const keptIndex = prompts.map((_, i) => i).filter((i) => fits[i]);
+    for (const s of samples) {
+      const conv = keptIndex[s.promptIndex];
+      const body = s.finishReason === 'stop' ? s.tokens.subarray(0, s.tokens.length - 1) : s.tokens;
+      out[conv].push({
+        text: this.tokenizer.decode(body, { skipSpecial: true }),
+        finishReason: s.finishReason,
+        promptTokens: prompts[conv].length,
+        completionTokens: s.tokens.length,
+      });
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    if (this.owned) await this.model.dispose();
+  }
+}

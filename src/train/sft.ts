@@ -1,0 +1,556 @@
+// Supervised fine-tuning of the student GPT on TRL-style `messages` rows: loss on assistant tokens only, AdamW with
+// warmup + cosine, gradient clipping, batches by token budget, held-out loss and sampled evaluation, resumable checkpoints.
+// Settings use TRL's SFTConfig names where a knob exists there.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { GPT, presetConfig, type GPTConfig } from '../model/gpt.ts';
+import { trainTokenizer, type Tokenizer } from '../model/tokenizer.ts';
+import { renderChat } from '../model/chat.ts';
+import { loadCheckpoint, saveCheckpoint, type TrainerState } from '../model/checkpoint.ts';
+import type { ChatMessage } from '../policy/policy.ts';
+import { userPrompt } from '../policy/prompt.ts';
+import { hashSeed, seededRandom } from '../policy/rng.ts';
+import { StudentPolicy } from '../policy/student.ts';
+import { executeCompletion } from '../env/execute.ts';
+import { getRubric } from '../reward/presets.ts';
+import { DiagramSpec } from '../tasks/spec.ts';
+import { learningRateAt, warmupSteps } from './schedule.ts';
+
+export type Preset = 'tiny' | 'default' | 'large';
+export const PRESETS: readonly Preset[] = ['tiny', 'default', 'large'];
+
+export interface SFTConfig {
+  output_dir: string;
+  preset: Preset;
+  /** Tokenizer size, bytes and special tokens included. */
+  vocab_size: number;
+  learning_rate: number;
+  /** Used when max_steps is not set. */
+  num_train_epochs: number;
+  /** Overrides num_train_epochs when > 0. */
+  max_steps: number;
+  warmup_ratio: number;
+  /** The cosine's floor, as a share of learning_rate. */
+  min_lr_rate: number;
+  weight_decay: number;
+  adam_beta1: number;
+  adam_beta2: number;
+  adam_epsilon: number;
+  max_grad_norm: number;
+  /** Longer conversations are truncated (their end is lost), as TRL does. */
+  max_length: number;
+  /** Padded tokens per batch (rows x longest row): the batch size is set by a token budget, not a row count. */
+  tokens_per_batch: number;
+  /** Loss on assistant tokens only. canvasgym's trainer supports nothing else; false is refused. */
+  completion_only_loss: boolean;
+  /** Share of prompts held out for evaluation (grouped by user prompt, so no held-out prompt is trained on). */
+  eval_fraction: number;
+  eval_steps: number;
+  /** Held-out prompts sampled at each evaluation. */
+  eval_samples: number;
+  eval_temperature: number;
+  save_steps: number;
+  logging_steps: number;
+  seed: number;
+  /** Worker threads of the model's kernels. */
+  threads?: number;
+}
+
+type PresetDefaults = Omit<SFTConfig, 'output_dir' | 'preset' | 'threads'>;
+
+const COMMON: PresetDefaults = {
+  vocab_size: 2048,
+  learning_rate: 2e-3,
+  num_train_epochs: 3,
+  max_steps: 0,
+  warmup_ratio: 0.05,
+  min_lr_rate: 0.1,
+  weight_decay: 0.1,
+  adam_beta1: 0.9,
+  adam_beta2: 0.95,
+  adam_epsilon: 1e-8,
+  max_grad_norm: 1.0,
+  max_length: 512,
+  tokens_per_batch: 8192,
+  completion_only_loss: true,
+  eval_fraction: 0.05,
+  eval_steps: 100,
+  eval_samples: 32,
+  eval_temperature: 0.7,
+  save_steps: 200,
+  logging_steps: 10,
+  seed: 42,
+};
+
+export const PRESET_DEFAULTS: Record<Preset, PresetDefaults> = {
+  tiny: { ...COMMON, vocab_size: 512, learning_rate: 1e-2, max_steps: 12, tokens_per_batch: 2048, eval_steps: 6, eval_samples: 4, save_steps: 6, logging_steps: 1 },
+  default: COMMON,
+  large: { ...COMMON, learning_rate: 1e-3 },
+};
+
+export function sftConfig(preset: Preset, outputDir: string, overrides: Partial<SFTConfig> = {}): SFTConfig {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  return { ...PRESET_DEFAULTS[preset], output_dir: outputDir, preset, ...defined };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Data
+
+/** Bad data, settings or resume request: the user's to fix (the CLI reports it as a usage error). */
+export class SftInputError extends Error {}
+
+export interface SftRow {
+  /** 1-based line in the JSONL file. */
+  line: number;
+  messages: ChatMessage[];
+  spec?: DiagramSpec;
+}
+
+const Message = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
+const Row = z.object({ messages: z.array(Message).min(1), spec: DiagramSpec.optional() });
+
+/** Reads TRL `messages` JSONL; a bad row is an error naming its line and what is wrong with it. */
+export function readSftData(path: string): SftRow[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new SftInputError(`cannot read ${path}: ${(err as Error).message}`);
+  }
+  const rows: SftRow[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === '') return;
+    const where = `${path} line ${line}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      throw new SftInputError(`${where}: invalid JSON: ${(err as Error).message}`);
+    }
+    const parsed = Row.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const at = issue.path.length ? issue.path.join('.') : 'the row';
+      throw new SftInputError(`${where}: ${at}: ${issue.message}`);
+    }
+    const { messages, spec } = parsed.data;
+    if (messages.at(-1)!.role !== 'assistant') throw new SftInputError(`${where}: the last message must be the assistant's (the completion to learn)`);
+    if (!messages.some((m) => m.role === 'user')) throw new SftInputError(`${where}: no user message`);
+    rows.push({ line, messages, spec });
+  });
+  if (rows.length === 0) throw new SftInputError(`${path} has no rows`);
+  return rows;
+}
+
+/** Holds out whole prompts: a user prompt is either trained on or evaluated on, never both. */
+export function splitRows(rows: SftRow[], evalFraction: number, seed: number): { train: SftRow[]; heldOut: SftRow[] } {
+  const prompts = [...new Set(rows.map((r) => userPrompt(r.messages)))];
+  const wanted = evalFraction > 0 && prompts.length > 1 ? Math.max(1, Math.round(prompts.length * evalFraction)) : 0;
+  const ranked = prompts.map((p) => ({ p, h: hashSeed(seed, 'eval-split', p) })).sort((a, b) => a.h - b.h || (a.p < b.p ? -1 : 1));
+  const held = new Set(ranked.slice(0, wanted).map((x) => x.p));
+  const train = rows.filter((r) => !held.has(userPrompt(r.messages)));
+  const heldOut = rows.filter((r) => held.has(userPrompt(r.messages)));
+  return { train, heldOut };
+}
+
+export interface Example {
+  ids: Int32Array;
+  /** 1 where the token is trained on. */
+  mask: Uint8Array;
+}
+
+/** Renders and truncates; a conversation whose assistant tokens all fall past max_length teaches nothing and is dropped. */
+export function encodeRows(tok: Tokenizer, rows: SftRow[], maxLength: number): { examples: Example[]; truncated: number; dropped: number } {
+  let truncated = 0;
+  let dropped = 0;
+  const examples: Example[] = [];
+  for (const r of rows) {
+    const { ids, mask } = renderChat(tok, r.messages);
+    if (ids.length > maxLength) truncated++;
+    const n = Math.min(ids.length, maxLength);
+    if (!mask.slice(1, n).includes(1)) {
+      dropped++;
+      continue;
+    }
+    examples.push({ ids: Int32Array.from(ids.slice(0, n)), mask: Uint8Array.from(mask.slice(0, n)) });
+  }
+  return { examples, truncated, dropped };
+}
+
+export interface Batch {
+  B: number;
+  T: number;
+  tokens: Int32Array;
+  /** Next token to predict, or -1 where no loss is taken (prompt, padding). */
+  targets: Int32Array;
+  /** Positions with a target. */
+  numTargets: number;
+  /** Real (unpadded) tokens. */
+  numTokens: number;
+}
+
+export function makeBatch(examples: Example[], padId: number, maxT: number): Batch {
+  const B = examples.length;
+  const longest = Math.max(...examples.map((e) => e.ids.length));
+  const T = Math.min(maxT, Math.ceil(longest / 8) * 8);
+  const tokens = new Int32Array(B * T).fill(padId);
+  const targets = new Int32Array(B * T).fill(-1);
+  let numTargets = 0;
+  let numTokens = 0;
+  examples.forEach((e, b) => {
+    tokens.set(e.ids, b * T);
+    numTokens += e.ids.length;
+    for (let t = 0; t + 1 < e.ids.length; t++) {
+      if (e.mask[t + 1]) {
+        targets[b * T + t] = e.ids[t + 1];
+        numTargets++;
+      }
+    }
+  });
+  return { B, T, tokens, targets, numTargets, numTokens };
+}
+
+function shuffle<T>(xs: T[], rand: () => number): T[] {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [xs[i], xs[j]] = [xs[j], xs[i]];
+  }
+  return xs;
+}
+
+/** An epoch's batches, a pure function of (seed, epoch): rows shuffled, sorted by length within windows so that rows of a
+ *  batch have similar lengths (little padding), cut by the token budget, and the batches shuffled again. */
+export function epochBatches(examples: Example[], epoch: number, tokensPerBatch: number, seed: number): number[][] {
+  const rand = seededRandom(hashSeed(seed, 'epoch', epoch));
+  const order = shuffle(examples.map((_, i) => i), rand);
+  const window = 256;
+  const batches: number[][] = [];
+  for (let w = 0; w < order.length; w += window) {
+    const chunk = order.slice(w, w + window).sort((a, b) => examples[a].ids.length - examples[b].ids.length);
+    let current: number[] = [];
+    let longest = 0;
+    for (const i of chunk) {
+      const len = examples[i].ids.length;
+      if (current.length && (current.length + 1) * Math.max(longest, len) > tokensPerBatch) {
+        batches.push(current);
+        current = [];
+        longest = 0;
+      }
+      current.push(i);
+      longest = Math.max(longest, len);
+    }
+    if (current.length) batches.push(current);
+  }
+  return shuffle(batches, rand);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Evaluation
+
+export interface EvalResult {
+  eval_loss: number;
+  eval_valid_rate: number;
+  eval_parse_rate: number;
+  eval_reward: number;
+  eval_samples: number;
+}
+
+/** Mean NLL per assistant token over the held-out examples. */
+export function heldOutLoss(model: GPT, examples: Example[], padId: number, tokensPerBatch: number): number {
+  let nll = 0;
+  let count = 0;
+  const sorted = [...examples].sort((a, b) => a.ids.length - b.ids.length);
+  for (let i = 0; i < sorted.length; ) {
+    const group: Example[] = [];
+    while (i < sorted.length && (group.length + 1) * sorted[i].ids.length <= Math.max(tokensPerBatch, sorted[i].ids.length)) group.push(sorted[i++]);
+    const b = makeBatch(group, padId, model.config.nCtx);
+    const { logprobs } = model.forward(b.tokens, b.targets, b.B, b.T);
+    for (let p = 0; p < logprobs.length; p++) if (b.targets[p] >= 0) nll -= logprobs[p];
+    count += b.numTargets;
+  }
+  return count ? nll / count : NaN;
+}
+
+/** Samples one completion per held-out prompt and scores it: valid = parsed and every action applied; reward = `strong`. */
+export async function sampledEval(
+  model: GPT,
+  tok: Tokenizer,
+  rows: SftRow[],
+  o: { temperature: number; seed: number; maxNewTokens: number },
+): Promise<Omit<EvalResult, 'eval_loss'> & { completions: string[] }> {
+  const rubric = getRubric('strong');
+  const policy = StudentPolicy.of(model, tok);
+  const conversations = rows.map((r) => r.messages.slice(0, -1));
+  const out = await policy.generate(conversations, { n: 1, temperature: o.temperature, seed: o.seed, maxTokens: o.maxNewTokens });
+  let valid = 0;
+  let parsed = 0;
+  let reward = 0;
+  const completions: string[] = [];
+  out.forEach(([c], i) => {
+    completions.push(c.text);
+    const run = executeCompletion(c.text);
+    if (run.parse.ok) parsed++;
+    if (run.parse.ok && run.errors.length === 0) valid++;
+    reward += rubric.score({ prompt: userPrompt(conversations[i]), completion: c.text, spec: rows[i].spec }).reward;
+  });
+  const n = Math.max(1, rows.length);
+  return { eval_valid_rate: valid / n, eval_parse_rate: parsed / n, eval_reward: reward / n, eval_samples: rows.length, completions };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Training
+
+export interface StepLog {
+  step: number;
+  epoch: number;
+  loss: number;
+  lr: number;
+  grad_norm: number;
+  tokens: number;
+  tokens_per_s: number;
+  elapsed: number;
+}
+
+export interface EvalLog extends EvalResult {
+  step: number;
+  elapsed: number;
+  eval_seconds: number;
+}
+
+export interface SftProgress {
+  step: number;
+  maxSteps: number;
+  log?: StepLog;
+  eval?: EvalLog;
+}
+
+export interface SftRunOptions {
+  config: SFTConfig;
+  dataPath: string;
+  resume?: boolean;
+  /** Stops after the current step, saving a checkpoint to resume from. */
+  signal?: AbortSignal;
+  onProgress?: (p: SftProgress) => void;
+  /** One line per notable event (data summary, truncation, checkpoints). */
+  onMessage?: (line: string) => void;
+}
+
+export interface SftResult {
+  steps: number;
+  /** Whether it stopped early (signal) rather than finishing. */
+  interrupted: boolean;
+  finalDir?: string;
+  lastCheckpoint?: string;
+  trainRows: number;
+  heldOutRows: number;
+  lastEval?: EvalLog;
+  seconds: number;
+}
+
+const CHECKPOINT_DIR = /^checkpoint-(\d+)$/;
+
+export function latestCheckpoint(outDir: string): string | undefined {
+  if (!existsSync(outDir)) return undefined;
+  const steps = readdirSync(outDir)
+    .map((d) => CHECKPOINT_DIR.exec(d))
+    .filter((m): m is RegExpExecArray => m !== null && existsSync(join(outDir, m[0], 'trainer_state.json')))
+    .map((m) => Number(m[1]));
+  return steps.length ? join(outDir, `checkpoint-${Math.max(...steps)}`) : undefined;
+}
+
+/** Settings that must match for a resume to continue the same run. */
+const RUN_DEFINING: (keyof SFTConfig)[] = [
+  'preset', 'vocab_size', 'learning_rate', 'num_train_epochs', 'max_steps', 'warmup_ratio', 'min_lr_rate', 'weight_decay',
+  'adam_beta1', 'adam_beta2', 'adam_epsilon', 'max_grad_norm', 'max_length', 'tokens_per_batch', 'eval_fraction', 'seed',
+];
+
+export async function runSft(o: SftRunOptions): Promise<SftResult> {
+  const cfg = o.config;
+  const say = o.onMessage ?? (() => {});
+  if (!cfg.completion_only_loss) throw new SftInputError('completion_only_loss=false is not supported: the loss is taken on assistant tokens only');
+  const started = performance.now();
+  const rows = readSftData(o.dataPath);
+  const { train, heldOut } = splitRows(rows, cfg.eval_fraction, cfg.seed);
+  if (train.length === 0) throw new SftInputError(`${o.dataPath}: every row is held out; lower eval_fraction`);
+  mkdirSync(cfg.output_dir, { recursive: true });
+  const logPath = join(cfg.output_dir, 'log.jsonl');
+
+  let model: GPT;
+  let tok: Tokenizer;
+  let state: TrainerState;
+  let elapsedBefore = 0;
+  const resumeFrom = o.resume ? latestCheckpoint(cfg.output_dir) : undefined;
+  if (o.resume && !resumeFrom) throw new SftInputError(`--resume: ${cfg.output_dir} has no checkpoint-N with trainer state to resume from`);
+  if (resumeFrom) {
+    const loaded = await loadCheckpoint(resumeFrom, { threads: cfg.threads, withOptimizer: true });
+    model = loaded.model;
+    tok = loaded.tokenizer;
+    state = loaded.trainerState!;
+    for (const k of RUN_DEFINING) {
+      if (state.args[k] !== cfg[k]) {
+        await model.dispose();
+        throw new SftInputError(`--resume: ${k} was ${JSON.stringify(state.args[k])} in ${resumeFrom}, now ${JSON.stringify(cfg[k])}; resume with the same settings`);
+      }
+    }
+    elapsedBefore = Number(state.args.elapsed ?? 0);
+    // Rows logged after the checkpoint belong to the part of the run that is repeated now.
+    if (existsSync(logPath)) {
+      const kept = readFileSync(logPath, 'utf8').split('\n').filter((l) => l && JSON.parse(l).step <= state.globalStep);
+      writeFileSync(logPath, kept.map((l) => l + '\n').join(''));
+    }
+    say(`resuming from ${resumeFrom} at step ${state.globalStep}`);
+  } else {
+    const corpus = new Set(train.flatMap((r) => r.messages.map((m) => m.content)));
+    tok = trainTokenizer(corpus, { vocabSize: cfg.vocab_size });
+    const gptConfig: GPTConfig = { ...presetConfig(cfg.preset, tok.vocabSize), vocabSize: tok.vocabSize };
+    model = await GPT.create(gptConfig, { seed: cfg.seed, threads: cfg.threads });
+    state = { globalStep: 0, epoch: 0, batchInEpoch: 0, maxSteps: 0, seed: cfg.seed, args: {} };
+    writeFileSync(logPath, '');
+  }
+
+  try {
+    const maxLength = Math.min(cfg.max_length, model.config.nCtx);
+    const { examples, truncated, dropped } = encodeRows(tok, train, maxLength);
+    const heldOutExamples = encodeRows(tok, heldOut, maxLength).examples;
+    if (truncated) {
+      say(`warning: ${truncated} of ${train.length} training conversations are longer than max_length=${maxLength} tokens and were truncated (${dropped} dropped: no completion token left)`);
+    }
+    if (examples.length === 0) throw new SftInputError(`no training conversation fits max_length=${maxLength} with a completion token left`);
+    const batchesOf = new Map<number, number[][]>();
+    const batchesFor = (epoch: number) => {
+      if (!batchesOf.has(epoch)) {
+        batchesOf.clear();
+        batchesOf.set(epoch, epochBatches(examples, epoch, cfg.tokens_per_batch, cfg.seed));
+      }
+      return batchesOf.get(epoch)!;
+    };
+    const maxSteps = cfg.max_steps > 0 ? cfg.max_steps : Math.max(1, Math.round(cfg.num_train_epochs * batchesFor(0).length));
+    const schedule = { learningRate: cfg.learning_rate, totalSteps: maxSteps, warmupSteps: warmupSteps(maxSteps, cfg.warmup_ratio), minLrRate: cfg.min_lr_rate };
+    const completionLengths = train.map((r) => tok.encode(r.messages.at(-1)!.content).length + 1).sort((a, b) => a - b);
+    const evalMaxNewTokens = Math.ceil(completionLengths[completionLengths.length - 1] * 1.25);
+    const evalRows = heldOut.slice(0, cfg.eval_samples);
+    const meanTokens = examples.reduce((s, e) => s + e.ids.length, 0) / examples.length;
+    say(
+      `data: ${train.length} training rows, ${heldOut.length} held out; vocabulary ${tok.vocabSize}; ` +
+        `${meanTokens.toFixed(0)} tokens per conversation, completion median ${completionLengths[completionLengths.length >> 1]} tokens; ` +
+        `model ${describeModel(model)}; ${maxSteps} steps of about ${cfg.tokens_per_batch} padded tokens`,
+    );
+
+    const elapsed = () => elapsedBefore + (performance.now() - started) / 1000;
+    const argsNow = () => ({ ...cfg, elapsed: elapsed() }) as Record<string, unknown>;
+    const saveAt = (dir: string) =>
+      saveCheckpoint(dir, {
+        model,
+        tokenizer: tok,
+        trainerState: { ...state, maxSteps, args: argsNow() },
+        generation: { temperature: cfg.eval_temperature, maxNewTokens: evalMaxNewTokens },
+      });
+    const append = (row: object) => appendFileSync(logPath, JSON.stringify(row) + '\n');
+
+    let lastEval: EvalLog | undefined;
+    let lastCheckpoint: string | undefined;
+    const evaluate = async (step: number): Promise<EvalLog> => {
+      const t0 = performance.now();
+      const eval_loss = heldOutExamples.length ? heldOutLoss(model, heldOutExamples, tok.endId, cfg.tokens_per_batch) : NaN;
+      const sampled = evalRows.length
+        ? await sampledEval(model, tok, evalRows, { temperature: cfg.eval_temperature, seed: hashSeed(cfg.seed, 'eval', step), maxNewTokens: evalMaxNewTokens })
+        : { eval_valid_rate: NaN, eval_parse_rate: NaN, eval_reward: NaN, eval_samples: 0 };
+      const row: EvalLog = {
+        step,
+        eval_loss,
+        eval_valid_rate: sampled.eval_valid_rate,
+        eval_parse_rate: sampled.eval_parse_rate,
+        eval_reward: sampled.eval_reward,
+        eval_samples: sampled.eval_samples,
+        eval_seconds: (performance.now() - t0) / 1000,
+        elapsed: elapsed(),
+      };
+      append(row);
+      return row;
+    };
+
+    let interrupted = false;
+    while (state.globalStep < maxSteps) {
+      let batches = batchesFor(state.epoch);
+      if (state.batchInEpoch >= batches.length) {
+        state.epoch++;
+        state.batchInEpoch = 0;
+        batches = batchesFor(state.epoch);
+      }
+      const t0 = performance.now();
+      const batch = makeBatch(batches[state.batchInEpoch].map((i) => examples[i]), tok.endId, model.config.nCtx);
+      const loss = trainStep(model, batch, cfg, learningRateAt(state.globalStep, schedule));
+      state.globalStep++;
+      state.batchInEpoch++;
+      const seconds = (performance.now() - t0) / 1000;
+      const log: StepLog = {
+        step: state.globalStep,
+        epoch: state.epoch + state.batchInEpoch / batches.length,
+        loss: loss.loss,
+        lr: loss.lr,
+        grad_norm: loss.gradNorm,
+        tokens: batch.numTokens,
+        tokens_per_s: batch.numTokens / seconds,
+        elapsed: elapsed(),
+      };
+      append(log);
+      const step = state.globalStep;
+      const last = step === maxSteps;
+      let evalRow: EvalLog | undefined;
+      if (step % cfg.eval_steps === 0 || last) evalRow = lastEval = await evaluate(step);
+      o.onProgress?.({ step, maxSteps, log, eval: evalRow });
+      if (!last && (step % cfg.save_steps === 0 || o.signal?.aborted)) {
+        lastCheckpoint = join(cfg.output_dir, `checkpoint-${step}`);
+        saveAt(lastCheckpoint);
+        say(`saved ${lastCheckpoint}`);
+      }
+      if (o.signal?.aborted && !last) {
+        interrupted = true;
+        break;
+      }
+    }
+    let finalDir: string | undefined;
+    if (!interrupted) {
+      finalDir = join(cfg.output_dir, 'final');
+      saveAt(finalDir);
+    }
+    return {
+      steps: state.globalStep,
+      interrupted,
+      finalDir,
+      lastCheckpoint,
+      trainRows: train.length,
+      heldOutRows: heldOut.length,
+      lastEval,
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await model.dispose();
+  }
+}
+
+/** One update: mean NLL over the batch's assistant tokens, backward, clip, AdamW. */
+export function trainStep(model: GPT, b: Batch, cfg: SFTConfig, lr: number): { loss: number; gradNorm: number; lr: number } {
+  model.zeroGrad();
+  const { logprobs } = model.forward(b.tokens, b.targets, b.B, b.T);
+  const d = new Float32Array(b.B * b.T);
+  let nll = 0;
+  for (let p = 0; p < d.length; p++) {
+    if (b.targets[p] >= 0) {
+      nll -= logprobs[p];
+      d[p] = -1 / b.numTargets;
+    }
+  }
+  model.backward(d);
+  const gradNorm = model.clipGradNorm(cfg.max_grad_norm);
+  model.adamwStep({ lr, beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_epsilon, weightDecay: cfg.weight_decay });
+  return { loss: nll / b.numTargets, gradNorm, lr };
+}
+
+export function describeModel(model: GPT): string {
+  const c = model.config;
+  const params = model.parameters().reduce((s, p) => s + p.data.length, 0);
+  return `${(params / 1e6).toFixed(2)}M parameters (d ${c.nEmbd}, ${c.nLayer} layers, ${c.nHead} heads, context ${c.nCtx})`;
+}

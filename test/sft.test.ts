@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { epochBatches, makeBatch, readSftData, runSft, sftConfig, splitRows, type Example, type SFTConfig } from '../src/train/sft.ts';
+import { learningRateAt } from '../src/train/schedule.ts';
+import { StudentPolicy } from '../src/policy/student.ts';
+
+const ENTITIES = ['Client', 'API', 'Auth', 'Database', 'Cache', 'Queue', 'Worker', 'Logs'];
+
+/** Small valid teacher-like rows: a chain of 2-3 boxes and its arrows, compact JSON. */
+function syntheticRow(i: number): string {
+  const n = 2 + (i % 2);
+  const names = Array.from({ length: n }, (_, k) => ENTITIES[(i + 3 * k) % ENTITIES.length]);
+  const ids = names.map((s) => s.toLowerCase());
+  const actions: object[] = names.map((text, k) => ({ type: 'create_shape', id: ids[k], shape: 'rectangle', x: 40 + 200 * k, y: 40, w: 140, h: 60, text }));
+  for (let k = 1; k < n; k++) actions.push({ type: 'connect', from: ids[k - 1], to: ids[k] });
+  const messages = [
+    { role: 'system', content: 'Return JSON actions.' },
+    { role: 'user', content: `Draw ${names.join(' then ')}.` },
+    { role: 'assistant', content: JSON.stringify({ actions }) },
+  ];
+  return JSON.stringify({ messages });
+}
+
+function dataFile(rows = 64): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'sftdata-')), 'train.jsonl');
+  writeFileSync(path, Array.from({ length: rows }, (_, i) => syntheticRow(i)).join('\n') + '\n');
+  return path;
+}
+
+const readLog = (dir: string) => readFileSync(join(dir, 'log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+
+describe('sft data', () => {
+  it('names the line and the problem of a bad row', () => {
+    const path = dataFile(3);
+    const lines = readFileSync(path, 'utf8').trim().split('\n');
+    const write = (bad: string) => writeFileSync(path, [lines[0], bad, lines[1]].join('\n'));
+    write('{"messages": [');
+    expect(() => readSftData(path)).toThrow(/train\.jsonl line 2: invalid JSON/);
+    write(JSON.stringify({ messages: [{ role: 'tool', content: 'x' }] }));
+    expect(() => readSftData(path)).toThrow(/line 2: messages\.0\.role: Invalid option/);
+    write(JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }));
+    expect(() => readSftData(path)).toThrow(/line 2: the last message must be the assistant's/);
+    write(JSON.stringify({ prompt: 'x' }));
+    expect(() => readSftData(path)).toThrow(/line 2: messages: /);
+  });
+
+  it('holds out whole prompts', () => {
+    const rows = readSftData(dataFile(40));
+    const { train, heldOut } = splitRows(rows, 0.25, 1);
+    expect(heldOut.length).toBeGreaterThan(0);
+    const prompt = (r: (typeof rows)[number]) => r.messages[1].content;
+    const trainPrompts = new Set(train.map(prompt));
+    expect(heldOut.some((r) => trainPrompts.has(prompt(r)))).toBe(false);
+    expect(train.length + heldOut.length).toBe(rows.length);
+  });
+
+  it('batches every example once per epoch within the token budget, the same way for the same seed', () => {
+    const examples: Example[] = Array.from({ length: 50 }, (_, i) => ({ ids: new Int32Array(10 + ((i * 7) % 40)), mask: new Uint8Array(10 + ((i * 7) % 40)).fill(1) }));
+    const batches = epochBatches(examples, 0, 200, 5);
+    expect(batches.flat().sort((a, b) => a - b)).toEqual(examples.map((_, i) => i));
+    for (const b of batches) expect(b.length * Math.max(...b.map((i) => examples[i].ids.length))).toBeLessThanOrEqual(200);
+    expect(epochBatches(examples, 0, 200, 5)).toEqual(batches);
+    expect(epochBatches(examples, 1, 200, 5)).not.toEqual(batches);
+  });
+
+  it('targets only the assistant tokens, shifted by one', () => {
+    const ex: Example = { ids: Int32Array.from([7, 8, 9, 10, 11]), mask: Uint8Array.from([0, 0, 1, 1, 1]) };
+    const b = makeBatch([ex, { ids: Int32Array.from([7, 12]), mask: Uint8Array.from([0, 1]) }], 99, 512);
+    expect(b.T).toBe(8);
+    expect(Array.from(b.targets.subarray(0, 8))).toEqual([-1, 9, 10, 11, -1, -1, -1, -1]);
+    expect(Array.from(b.targets.subarray(8, 10))).toEqual([12, -1]);
+    expect(Array.from(b.tokens.subarray(8, 11))).toEqual([7, 12, 99]);
+    expect(b.numTargets).toBe(4);
+  });
+
+  it('warms up linearly, then decays by a cosine to the floor', () => {
+    const o = { learningRate: 1, totalSteps: 110, warmupSteps: 10, minLrRate: 0.1 };
+    expect(learningRateAt(0, o)).toBeCloseTo(0.1);
+    expect(learningRateAt(9, o)).toBeCloseTo(1);
+    expect(learningRateAt(60, o)).toBeCloseTo(0.55);
+    expect(learningRateAt(110, o)).toBeCloseTo(0.1);
+  });
+});
+
+describe('sft training', () => {
+  const config = (out: string, o: Partial<SFTConfig> = {}) => sftConfig('tiny', out, { max_steps: 8, eval_steps: 4, save_steps: 100, eval_samples: 3, eval_fraction: 0.1, ...o });
+
+  it('trains, logs every step and evaluation, and writes a checkpoint the student policy loads', async () => {
+    const data = dataFile(80);
+    const out = mkdtempSync(join(tmpdir(), 'sft-'));
+    const result = await runSft({ config: config(out, { max_steps: 16, eval_steps: 8 }), dataPath: data });
+    expect(result.steps).toBe(16);
+    const log = readLog(out);
+    const steps = log.filter((r) => 'loss' in r);
+    const evals = log.filter((r) => 'eval_loss' in r);
+    expect(steps.map((r) => r.step)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    for (const r of steps) for (const k of ['lr', 'grad_norm', 'tokens_per_s', 'elapsed']) expect(Number.isFinite(r[k])).toBe(true);
+    expect(evals.map((r) => r.step)).toEqual([8, 16]);
+    expect(evals[1].eval_samples).toBeGreaterThan(0);
+    expect(steps.at(-1).loss).toBeLessThan(steps[0].loss * 0.7);
+    const student = await StudentPolicy.load(join(out, 'final'));
+    const [[a], [b]] = await student.generate(
+      [
+        [{ role: 'system', content: 'Return JSON actions.' }, { role: 'user', content: 'Draw Client then API.' }],
+        [{ role: 'user', content: 'x'.repeat(5000) }],
+      ],
+      { seed: 1, maxTokens: 20 },
+    );
+    expect(a.completionTokens).toBeGreaterThan(0);
+    expect(a.completionTokens).toBeLessThanOrEqual(20);
+    expect(['stop', 'length']).toContain(a.finishReason);
+    expect(b.finishReason).toBe('error');
+    await student.close();
+  });
+
+  it('--resume continues exactly: the same losses as an uninterrupted run', async () => {
+    const data = dataFile(80);
+    const straight = mkdtempSync(join(tmpdir(), 'sft-a-'));
+    await runSft({ config: config(straight), dataPath: data });
+
+    const split = mkdtempSync(join(tmpdir(), 'sft-b-'));
+    const controller = new AbortController();
+    const first = await runSft({
+      config: config(split),
+      dataPath: data,
+      signal: controller.signal,
+      onProgress: (p) => p.step === 4 && controller.abort(),
+    });
+    expect(first.interrupted).toBe(true);
+    expect(existsSync(join(split, 'checkpoint-4', 'optimizer.safetensors'))).toBe(true);
+    expect(existsSync(join(split, 'final'))).toBe(false);
+    const second = await runSft({ config: config(split), dataPath: data, resume: true });
+    expect(second.steps).toBe(8);
+
+    const losses = (dir: string) => readLog(dir).filter((r) => 'loss' in r).map((r) => [r.step, r.loss, r.grad_norm, r.lr]);
+    expect(losses(split)).toEqual(losses(straight));
+    const evalLoss = (dir: string) => readLog(dir).filter((r) => 'eval_loss' in r).map((r) => [r.step, r.eval_loss, r.eval_reward]);
+    expect(evalLoss(split)).toEqual(evalLoss(straight));
+    await expect(runSft({ config: config(split, { learning_rate: 0.1 }), dataPath: data, resume: true })).rejects.toThrow(/--resume: learning_rate was/);
+  });
+
+  it('canvasgym sft reports a bad data row as a usage error', () => {
+    const path = dataFile(3);
+    writeFileSync(path, readFileSync(path, 'utf8') + '{"messages": "nope"}\n');
+    const out = mkdtempSync(join(tmpdir(), 'sft-cli-'));
+    const r = spawnSync(process.execPath, ['bin/canvasgym.js', 'sft', '--data', path, '--out', out, '--preset', 'tiny'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/line 4: messages: .*expected array/);
+  });
+});
