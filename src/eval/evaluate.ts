@@ -1,0 +1,181 @@
+// Evaluation: run a policy on tasks, score every completion with the rubrics, and summarise with intervals.
+// Pure apart from the policy call; files are written by ./write.ts.
+import { executeCompletion } from '../env/execute.ts';
+import type { Policy, SamplingOptions } from '../policy/policy.ts';
+import { conversationFor } from '../policy/prompt.ts';
+import { getRubric } from '../reward/presets.ts';
+import type { Task } from '../tasks/spec.ts';
+import { bootstrapMean, histogram, passAtK, type Interval } from './stats.ts';
+
+export interface Rollout {
+  task_id: string;
+  sample: number;
+  prompt: string;
+  spec: Task['spec'];
+  completion: string;
+  finish_reason?: string;
+  completion_tokens?: number;
+  parsed: boolean;
+  schema_valid: boolean;
+  renderer_accepts: boolean;
+  errors: string[];
+  /** `strong` reward, the main one. */
+  reward: number;
+  components: Record<string, number>;
+  /** Every rubric's reward, `strong` included. */
+  rewards: Record<string, number>;
+  /** Path of the rendered picture, relative to the eval directory, once written. */
+  image?: string;
+}
+
+export interface GroupMetrics {
+  n: number;
+  reward: Interval;
+  renderer_accept_rate: number;
+}
+
+export interface EvalMetrics {
+  policy: string;
+  tasks: number;
+  samples_per_task: number;
+  completions: number;
+  parse_rate: Interval;
+  schema_valid_rate: Interval;
+  renderer_accept_rate: Interval;
+  /** Mean reward per rubric, with a 95% bootstrap interval. */
+  reward: Record<string, Interval>;
+  /** Mean of each `strong` component. */
+  components: Record<string, Interval>;
+  histogram: { edges: number[]; counts: number[] };
+  by_kind: Record<string, GroupMetrics>;
+  by_difficulty: Record<string, GroupMetrics>;
+  /** pass@k for k = 1..samples (a pass: every action applied and strong reward >= pass_threshold). */
+  pass_at_k?: Record<string, number>;
+  pass_threshold: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  generation_seconds: number;
+  scoring_seconds: number;
+}
+
+export interface EvalOptions {
+  samples?: number;
+  sampling?: SamplingOptions;
+  rubrics?: string[];
+  passThreshold?: number;
+  /** Conversations per policy call. */
+  batchSize?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export function scoreRollout(task: Task, sample: number, completion: string, rubrics: string[], extra: Partial<Rollout> = {}): Rollout {
+  const exec = executeCompletion(completion);
+  const schemaErrors = exec.outcomes.filter((o) => o.error?.kind === 'schema').length;
+  const rewards: Record<string, number> = {};
+  let components: Record<string, number> = {};
+  for (const name of rubrics) {
+    const s = getRubric(name).score({ prompt: task.prompt, completion, spec: task.spec });
+    rewards[name] = s.reward;
+    if (name === 'strong') components = s.components;
+  }
+  return {
+    task_id: task.id,
+    sample,
+    prompt: task.prompt,
+    spec: task.spec,
+    completion,
+    parsed: exec.parse.ok,
+    schema_valid: exec.parse.ok && schemaErrors === 0,
+    renderer_accepts: exec.parse.ok && exec.errors.length === 0,
+    errors: exec.errors,
+    reward: rewards.strong ?? rewards[rubrics[0]],
+    components,
+    rewards,
+    ...extra,
+  };
+}
+
+const rate = (xs: boolean[]) => bootstrapMean(xs.map((x) => (x ? 1 : 0)));
+
+function groupBy(rollouts: Rollout[], key: (r: Rollout) => string): Record<string, GroupMetrics> {
+  const groups = new Map<string, Rollout[]>();
+  for (const r of rollouts) {
+    const k = key(r);
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  return Object.fromEntries(
+    [...groups.entries()]
+      .sort(([a], [b]) => a.localeCompare(b, undefined, { numeric: true }))
+      .map(([k, rs]) => [k, { n: rs.length, reward: bootstrapMean(rs.map((r) => r.reward)), renderer_accept_rate: rs.filter((r) => r.renderer_accepts).length / rs.length }]),
+  );
+}
+
+export function summarize(policy: string, tasks: Task[], rollouts: Rollout[], o: { samples: number; rubrics: string[]; passThreshold: number; promptTokens: number; completionTokens: number; generationSeconds: number; scoringSeconds: number }): EvalMetrics {
+  const componentNames = Object.keys(rollouts[0]?.components ?? {});
+  const metrics: EvalMetrics = {
+    policy,
+    tasks: tasks.length,
+    samples_per_task: o.samples,
+    completions: rollouts.length,
+    parse_rate: rate(rollouts.map((r) => r.parsed)),
+    schema_valid_rate: rate(rollouts.map((r) => r.schema_valid)),
+    renderer_accept_rate: rate(rollouts.map((r) => r.renderer_accepts)),
+    reward: Object.fromEntries(o.rubrics.map((name) => [name, bootstrapMean(rollouts.map((r) => r.rewards[name]))])),
+    components: Object.fromEntries(componentNames.map((c) => [c, bootstrapMean(rollouts.map((r) => r.components[c]))])),
+    histogram: histogram(rollouts.map((r) => r.reward), 10),
+    by_kind: groupBy(rollouts, (r) => r.spec.kind ?? 'unknown'),
+    by_difficulty: groupBy(rollouts, (r) => String(r.spec.difficulty ?? 'unknown')),
+    pass_threshold: o.passThreshold,
+    prompt_tokens: o.promptTokens,
+    completion_tokens: o.completionTokens,
+    generation_seconds: o.generationSeconds,
+    scoring_seconds: o.scoringSeconds,
+  };
+  if (o.samples > 1) {
+    const byTask = new Map<string, Rollout[]>();
+    for (const r of rollouts) byTask.set(r.task_id, [...(byTask.get(r.task_id) ?? []), r]);
+    metrics.pass_at_k = {};
+    for (let k = 1; k <= o.samples; k++) {
+      let sum = 0;
+      for (const rs of byTask.values()) {
+        const c = rs.filter((r) => r.renderer_accepts && r.reward >= o.passThreshold).length;
+        sum += passAtK(rs.length, c, k);
+      }
+      metrics.pass_at_k[`pass@${k}`] = sum / byTask.size;
+    }
+  }
+  return metrics;
+}
+
+export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOptions = {}): Promise<{ rollouts: Rollout[]; metrics: EvalMetrics }> {
+  const samples = opts.samples ?? 1;
+  const rubrics = opts.rubrics ?? ['strong', 'seed'];
+  const passThreshold = opts.passThreshold ?? 0.9;
+  const batchSize = opts.batchSize ?? 32;
+  const rollouts: Rollout[] = [];
+  let promptTokens = 0;
+  let completionTokens = 0;
+  let generationSeconds = 0;
+  let scoringSeconds = 0;
+  for (let start = 0; start < tasks.length; start += batchSize) {
+    const batch = tasks.slice(start, start + batchSize);
+    const t0 = performance.now();
+    const answers = await policy.generate(batch.map((t) => conversationFor(t.prompt)), { ...opts.sampling, n: samples });
+    const t1 = performance.now();
+    generationSeconds += (t1 - t0) / 1000;
+    batch.forEach((task, i) => {
+      answers[i].forEach((c, k) => {
+        promptTokens += k === 0 ? (c.promptTokens ?? 0) : 0;
+        completionTokens += c.completionTokens ?? 0;
+        const extra: Partial<Rollout> = { finish_reason: c.finishReason, completion_tokens: c.completionTokens };
+        const r = scoreRollout(task, k, c.text, rubrics, extra);
+        if (c.error) r.errors.unshift(`policy error: ${c.error}`);
+        rollouts.push(r);
+      });
+    });
+    scoringSeconds += (performance.now() - t1) / 1000;
+    opts.onProgress?.(Math.min(tasks.length, start + batch.length), tasks.length);
+  }
+  const metrics = summarize(policy.name, tasks, rollouts, { samples, rubrics, passThreshold, promptTokens, completionTokens, generationSeconds, scoringSeconds });
+  return { rollouts, metrics };
+}

@@ -1,0 +1,211 @@
+// The HTML report: one self-contained file (inline CSS and SVG, no network) that a person reads to judge a run:
+// metrics with intervals, reward distributions, training curves, a side-by-side gallery and the worst rollouts.
+// Charts are drawn as plain SVG here: a chart library would need a DOM or a bundler to produce a static file,
+// and these are a few dozen lines each.
+import { executeCompletion } from '../env/execute.ts';
+import { escapeXml, renderSvg } from '../render/svg.ts';
+import type { EvalMetrics, Rollout } from './evaluate.ts';
+import type { Interval } from './stats.ts';
+
+export interface PolicyEval {
+  /** e.g. "teacher", "SFT", "GRPO". */
+  label: string;
+  metrics: EvalMetrics;
+  rollouts: Rollout[];
+}
+
+export interface Series {
+  name: string;
+  points: { x: number; y: number }[];
+}
+
+export interface Curve {
+  title: string;
+  xLabel: string;
+  series: Series[];
+}
+
+export interface ReportInput {
+  title: string;
+  subtitle?: string;
+  evals: PolicyEval[];
+  curves?: Curve[];
+  /** Prompts shown side by side across policies. */
+  galleryTasks?: number;
+  /** Worst rollouts shown per policy. */
+  worst?: number;
+  /** Extra rows (name -> value per policy) for the metrics table, e.g. quirk rates. */
+  extraRows?: { name: string; values: (string | number)[] }[];
+}
+
+const PALETTE = ['#3b6fb6', '#c2571a', '#2f8f5b', '#8a4fb5', '#b33a3a', '#5d6b7a'];
+const esc = escapeXml;
+const fmt = (v: number, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : 'n/a');
+const fmtInterval = (i: Interval) => `${fmt(i.mean)} <span class="ci">[${fmt(i.lo)}, ${fmt(i.hi)}]</span>`;
+
+function niceMax(v: number): number {
+  if (!(v > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  return 10 * p;
+}
+
+/** A line chart; y range from the data (starting at 0 when all values are positive). */
+export function lineChart(curve: Curve, width = 460, height = 240): string {
+  const pts = curve.series.flatMap((s) => s.points).filter((p) => Number.isFinite(p.y) && Number.isFinite(p.x));
+  const left = 48;
+  const right = 12;
+  const top = 28;
+  const bottom = 36;
+  const w = width - left - right;
+  const h = height - top - bottom;
+  if (pts.length === 0) {
+    return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}"><text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="muted">${esc(curve.title)}: no data</text></svg>`;
+  }
+  const xMin = Math.min(...pts.map((p) => p.x));
+  const xMax = Math.max(...pts.map((p) => p.x), xMin + 1);
+  const yLo = Math.min(0, ...pts.map((p) => p.y));
+  const yHi = niceMax(Math.max(...pts.map((p) => p.y)));
+  const X = (x: number) => left + ((x - xMin) / (xMax - xMin)) * w;
+  const Y = (y: number) => top + h - ((y - yLo) / (yHi - yLo || 1)) * h;
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => yLo + f * (yHi - yLo));
+  const grid = ticks
+    .map((t) => `<line x1="${left}" x2="${left + w}" y1="${Y(t)}" y2="${Y(t)}" class="grid"/><text x="${left - 6}" y="${Y(t) + 4}" text-anchor="end" class="tick">${+t.toPrecision(3)}</text>`)
+    .join('');
+  const lines = curve.series
+    .map((s, i) => {
+      const ps = s.points.filter((p) => Number.isFinite(p.y));
+      const d = ps.map((p, j) => `${j ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join('');
+      const dots = ps.length < 40 ? ps.map((p) => `<circle cx="${X(p.x).toFixed(1)}" cy="${Y(p.y).toFixed(1)}" r="2.5" fill="${PALETTE[i % PALETTE.length]}"/>`).join('') : '';
+      return `<path d="${d}" fill="none" stroke="${PALETTE[i % PALETTE.length]}" stroke-width="2"/>${dots}`;
+    })
+    .join('');
+  const legend = curve.series
+    .map((s, i) => `<rect x="${left + i * 130}" y="8" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${left + 14 + i * 130}" y="17" class="tick">${esc(s.name)}</text>`)
+    .join('');
+  return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(curve.title)}">
+${grid}<line x1="${left}" x2="${left}" y1="${top}" y2="${top + h}" class="axis"/>${lines}${legend}
+<text x="${left + w / 2}" y="${height - 6}" text-anchor="middle" class="tick">${esc(curve.xLabel)} (${+xMin.toPrecision(4)} to ${+xMax.toPrecision(4)})</text></svg>`;
+}
+
+/** Grouped bars of reward histograms, one colour per policy. */
+export function histogramChart(evals: PolicyEval[], width = 460, height = 240): string {
+  const left = 40;
+  const top = 28;
+  const bottom = 36;
+  const w = width - left - 12;
+  const h = height - top - bottom;
+  const bins = evals[0]?.metrics.histogram.counts.length ?? 10;
+  const shares = evals.map((e) => {
+    const total = e.metrics.histogram.counts.reduce((a, b) => a + b, 0) || 1;
+    return e.metrics.histogram.counts.map((c) => c / total);
+  });
+  const yHi = niceMax(Math.max(0.01, ...shares.flat()));
+  const slot = w / bins;
+  const bar = (slot - 4) / Math.max(1, evals.length);
+  const bars = shares
+    .map((s, p) =>
+      s
+        .map((v, b) => {
+          const bh = (v / yHi) * h;
+          return `<rect x="${(left + b * slot + 2 + p * bar).toFixed(1)}" y="${(top + h - bh).toFixed(1)}" width="${bar.toFixed(1)}" height="${bh.toFixed(1)}" fill="${PALETTE[p % PALETTE.length]}"><title>${esc(evals[p].label)}: ${(v * 100).toFixed(1)}%</title></rect>`;
+        })
+        .join(''),
+    )
+    .join('');
+  const xt = Array.from({ length: bins + 1 }, (_, b) => (b % 2 === 0 ? `<text x="${left + b * slot}" y="${top + h + 14}" text-anchor="middle" class="tick">${(b / bins).toFixed(1)}</text>` : '')).join('');
+  const yt = [0, 0.5, 1].map((f) => `<text x="${left - 6}" y="${top + h - f * h + 4}" text-anchor="end" class="tick">${Math.round(f * yHi * 100)}%</text><line x1="${left}" x2="${left + w}" y1="${top + h - f * h}" y2="${top + h - f * h}" class="grid"/>`).join('');
+  const legend = evals.map((e, i) => `<rect x="${left + i * 110}" y="8" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${left + 14 + i * 110}" y="17" class="tick">${esc(e.label)}</text>`).join('');
+  return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="reward distribution">${yt}${bars}${xt}${legend}<text x="${left + w / 2}" y="${height - 6}" text-anchor="middle" class="tick">strong reward</text></svg>`;
+}
+
+function diagram(r: Rollout): string {
+  const exec = executeCompletion(r.completion);
+  if (!exec.canvas) return `<div class="nodiagram">no diagram: ${esc(exec.errors[0] ?? 'unparsable')}</div>`;
+  return renderSvg(exec.canvas).replace(/^<\?xml[^>]*>\s*/, '').replace('<svg ', '<svg class="diagram" ');
+}
+
+function breakdown(r: Rollout): string {
+  const comps = Object.entries(r.components)
+    .map(([k, v]) => `<tr><td>${esc(k)}</td><td class="num">${fmt(v, 2)}</td></tr>`)
+    .join('');
+  const errs = r.errors.length ? `<ul class="errors">${r.errors.slice(0, 6).map((e) => `<li>${esc(e)}</li>`).join('')}${r.errors.length > 6 ? `<li>... ${r.errors.length - 6} more</li>` : ''}</ul>` : '';
+  return `<div class="reward">reward <b>${fmt(r.reward)}</b>${r.rewards.seed !== undefined ? ` <span class="muted">(seed ${fmt(r.rewards.seed)})</span>` : ''}</div><table class="comps">${comps}</table>${errs}`;
+}
+
+function card(label: string, r: Rollout): string {
+  return `<figure class="card"><figcaption>${esc(label)}</figcaption>${diagram(r)}${breakdown(r)}<details><summary>completion</summary><pre>${esc(r.completion.slice(0, 4000))}</pre></details></figure>`;
+}
+
+function metricsTable(input: ReportInput): string {
+  const ev = input.evals;
+  const rubricNames = [...new Set(ev.flatMap((e) => Object.keys(e.metrics.reward)))];
+  const componentNames = [...new Set(ev.flatMap((e) => Object.keys(e.metrics.components)))];
+  const row = (name: string, cells: string[]) => `<tr><th>${esc(name)}</th>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
+  const rows = [
+    row('completions', ev.map((e) => String(e.metrics.completions))),
+    ...rubricNames.map((n) => row(`mean ${n} reward`, ev.map((e) => (e.metrics.reward[n] ? fmtInterval(e.metrics.reward[n]) : '')))),
+    row('parse rate', ev.map((e) => fmtInterval(e.metrics.parse_rate))),
+    row('schema-valid rate', ev.map((e) => fmtInterval(e.metrics.schema_valid_rate))),
+    row('renderer-accept rate', ev.map((e) => fmtInterval(e.metrics.renderer_accept_rate))),
+    ...componentNames.map((c) => row(`strong: ${c}`, ev.map((e) => (e.metrics.components[c] ? fmtInterval(e.metrics.components[c]) : '')))),
+    ...(input.extraRows ?? []).map((x) => row(x.name, x.values.map((v) => (typeof v === 'number' ? fmt(v) : esc(v))))),
+    row('completion tokens', ev.map((e) => String(e.metrics.completion_tokens))),
+    row('generation time (s)', ev.map((e) => fmt(e.metrics.generation_seconds, 1))),
+  ];
+  return `<table class="metrics"><thead><tr><th></th>${ev.map((e) => `<th>${esc(e.label)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function byKindTable(evals: PolicyEval[]): string {
+  const kinds = [...new Set(evals.flatMap((e) => Object.keys(e.metrics.by_kind)))];
+  return `<table class="metrics"><thead><tr><th>kind</th>${evals.map((e) => `<th>${esc(e.label)}</th>`).join('')}</tr></thead><tbody>${kinds
+    .map((k) => `<tr><th>${esc(k)}</th>${evals.map((e) => `<td>${e.metrics.by_kind[k] ? `${fmtInterval(e.metrics.by_kind[k].reward)} <span class="muted">n=${e.metrics.by_kind[k].n}</span>` : ''}</td>`).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+}
+
+const CSS = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;margin:0;background:#f6f7f9}
+main{max-width:1280px;margin:0 auto;padding:24px}h1{margin:0 0 4px}h2{margin-top:36px;border-bottom:1px solid #d9dee4;padding-bottom:4px}
+.muted,.ci{color:#6b7785}.ci{font-size:12px}table.metrics{border-collapse:collapse;background:#fff}table.metrics td,table.metrics th{padding:5px 10px;border:1px solid #e1e5ea;text-align:left}
+table.metrics td{font-variant-numeric:tabular-nums}.charts{display:flex;flex-wrap:wrap;gap:16px}.chart{background:#fff;border:1px solid #e1e5ea}
+.chart .grid{stroke:#eceff3}.chart .axis{stroke:#9aa5b1}.chart .tick{font-size:11px;fill:#52606d}
+.row{display:grid;grid-template-columns:repeat(var(--cols),minmax(0,1fr));gap:12px;margin:12px 0 24px}.prompt{font-weight:600;margin-top:18px}
+.card{margin:0;background:#fff;border:1px solid #e1e5ea;border-radius:6px;padding:8px}.card figcaption{font-weight:600;margin-bottom:4px}
+svg.diagram{width:100%;height:auto;max-height:320px;display:block}.nodiagram{height:120px;display:flex;align-items:center;justify-content:center;color:#b42318;background:#fff5f5;padding:8px}
+.comps{font-size:12px;border-collapse:collapse}.comps td{padding:0 8px 0 0}.num{text-align:right}.errors{color:#b42318;font-size:12px;margin:4px 0;padding-left:18px}
+pre{white-space:pre-wrap;word-break:break-all;font-size:11px;max-height:240px;overflow:auto;background:#f3f4f6;padding:6px}`;
+
+/** The report as one HTML string. */
+export function renderReport(input: ReportInput): string {
+  const evals = input.evals;
+  const galleryN = input.galleryTasks ?? 8;
+  const worstN = input.worst ?? 6;
+  const firstSamples = evals.map((e) => new Map(e.rollouts.filter((r) => r.sample === 0).map((r) => [r.task_id, r])));
+  const shared = [...(firstSamples[0]?.keys() ?? [])].filter((id) => firstSamples.every((m) => m.has(id)));
+  // Spread the gallery over the task list so that it shows several kinds, not the first few tasks.
+  const step = Math.max(1, Math.floor(shared.length / Math.max(1, galleryN)));
+  const galleryIds = shared.filter((_, i) => i % step === 0).slice(0, galleryN);
+  const gallery = galleryIds
+    .map((id) => {
+      const first = firstSamples[0].get(id)!;
+      return `<div class="prompt">${esc(first.prompt)} <span class="muted">(${esc(first.spec.kind ?? '')}, ${esc(id)})</span></div><div class="row" style="--cols:${evals.length}">${evals.map((e, i) => card(e.label, firstSamples[i].get(id)!)).join('')}</div>`;
+    })
+    .join('');
+  const worst = evals
+    .map((e) => {
+      const rs = [...e.rollouts].sort((a, b) => a.reward - b.reward).slice(0, worstN);
+      return `<h3>${esc(e.label)}</h3>${rs.map((r) => `<div class="prompt">${esc(r.prompt)}</div><div class="row" style="--cols:1">${card(`${e.label}, ${r.task_id}`, r)}</div>`).join('')}`;
+    })
+    .join('');
+  const curves = (input.curves ?? []).map((c) => `<div><div class="muted">${esc(c.title)}</div>${lineChart(c)}</div>`).join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(input.title)}</title><style>${CSS}</style></head>
+<body><main>
+<h1>${esc(input.title)}</h1>${input.subtitle ? `<div class="muted">${esc(input.subtitle)}</div>` : ''}
+<h2>Metrics</h2><p class="muted">Means with 95% bootstrap intervals over held-out completions.</p>${metricsTable(input)}
+<h2>Reward distribution and training curves</h2><div class="charts"><div><div class="muted">share of completions per strong-reward bin</div>${histogramChart(evals)}</div>${curves}</div>
+<h2>By kind</h2>${byKindTable(evals)}
+<h2>Gallery: the same held-out prompts</h2>${gallery || '<p class="muted">no prompt was evaluated by every policy</p>'}
+<h2>Worst-scoring rollouts</h2><p class="muted">Where reward hacking and failure modes show.</p>${worst}
+</main></body></html>
+`;
+}
