@@ -158,29 +158,55 @@ function layoutScore(nodes: PlacedNode[], edges: EdgeRef[]): number {
 }
 
 /**
- * Tries layered layouts in both directions with each of ELK's node placements and, for graphs with a loop, a circle;
- * keeps the one the reward's layout measure likes best, the preferred direction and the more compact on ties.
+ * Tries ELK's node placements in the kind's direction; only when none of them is clean, the other direction and,
+ * for graphs with a loop, a circle. Each candidate is nudged, then compared on the reward's layout measure, then
+ * on the direction, then on arrow length (parents centred over their children).
  */
 async function bestLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Direction, nodeGap: number, layerGap: number): Promise<PlacedNode[]> {
-  const other: Direction = direction === 'RIGHT' ? 'DOWN' : 'RIGHT';
-  const candidates: PlacedNode[][] = [];
-  for (const dir of [direction, other]) {
-    for (const placement of NODE_PLACEMENTS) candidates.push(await layeredLayout(nodes, edges, { direction: dir, placement, nodeGap, layerGap, margin: MARGIN }));
-  }
-  if (hasCycle(nodes.map((n) => n.id), edges)) {
-    // A loop reads best as a ring; the circle follows the order of the spec's edges, which walks the loop.
-    candidates.push(circularLayout(loopOrder(nodes, edges), { nodeGap, margin: MARGIN }));
-  }
-  let best = candidates[0];
+  const score = (n: PlacedNode[]) => layoutScore(n, edges);
+  let best: PlacedNode[] = [];
   let bestCost = Infinity;
-  for (const [i, raw] of candidates.entries()) {
-    const dir = i < NODE_PLACEMENTS.length ? direction : other;
-    const c = nudge(raw, (n) => layoutScore(n, edges), { direction: dir, step: Math.round(nodeGap / 2 + 20), margin: MARGIN });
-    // Clean first, then the direction the kind reads in, then short arrows (parents centred over their children).
-    const cost = Math.round((1 - layoutScore(c, edges)) * 1e4) * 1e9 + (dir === direction ? 0 : 1e8) + arrowLength(c, edges);
-    if (cost < bestCost - 1e-9) [best, bestCost] = [c, cost];
+  const consider = (raw: PlacedNode[], dir: Direction) => {
+    const c = nudge(raw, score, { direction: dir, step: Math.round(nodeGap / 2 + 20), margin: MARGIN });
+    const cost = Math.round((1 - score(c)) * 1e4) * 1e9 + (dir === direction ? 0 : 1e8) + arrowLength(c, edges);
+    if (cost < bestCost) [best, bestCost] = [c, cost];
+  };
+  const layered = async (dir: Direction) => {
+    for (const placement of NODE_PLACEMENTS) consider(await layeredLayout(nodes, edges, { direction: dir, placement, nodeGap, layerGap, margin: MARGIN }), dir);
+  };
+  await layered(direction);
+  // A clean candidate has no layout penalty term in its cost.
+  if (bestCost < 1e9) return best;
+  await layered(direction === 'RIGHT' ? 'DOWN' : 'RIGHT');
+  if (hasCycle(nodes.map((n) => n.id), edges)) {
+    // A loop can read best as a ring; the circle follows the edges' order, which walks the loop.
+    consider(circularLayout(loopOrder(nodes, edges), { nodeGap, margin: MARGIN }), direction);
   }
   return best;
+}
+
+const layoutCache = new Map<string, PlacedNode[]>();
+const LAYOUT_CACHE_LIMIT = 512;
+
+/** bestLayout, remembered: the attempts at one task share a layout and differ in spread (ELK is the slow part). */
+async function cachedLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Direction, nodeGap: number, layerGap: number): Promise<PlacedNode[]> {
+  const key = JSON.stringify([nodes, edges, direction, nodeGap, layerGap]);
+  const hit = layoutCache.get(key);
+  if (hit) return hit;
+  const placed = await bestLayout(nodes, edges, direction, nodeGap, layerGap);
+  if (layoutCache.size >= LAYOUT_CACHE_LIMIT) layoutCache.clear();
+  layoutCache.set(key, placed);
+  return placed;
+}
+
+/** Moves shape centres away from the drawing's corner by `factor` >= 1: every gap widens, nothing else changes. */
+function spreadOut(nodes: PlacedNode[], factor: number): PlacedNode[] {
+  if (factor === 1) return nodes;
+  return nodes.map((n) => ({
+    ...n,
+    x: Math.round(MARGIN + (n.x + n.w / 2 - MARGIN) * factor - n.w / 2),
+    y: Math.round(MARGIN + (n.y + n.h / 2 - MARGIN) * factor - n.h / 2),
+  }));
 }
 
 /** Nodes in the order a walk along the edges first meets them, the rest after. */
@@ -244,9 +270,9 @@ export async function scriptCompletion(
   }
 
   const cramped = fired.has('cramped');
-  const nodeGap = cramped ? CRAMPED_GAP : Math.round(NODE_GAP * spread);
-  const layerGap = cramped ? CRAMPED_GAP : Math.round(LAYER_GAP * spread);
-  let placed = await bestLayout(nodes, edges, preferredDirection(spec.kind, nodes.length), nodeGap, layerGap);
+  const gap = cramped ? CRAMPED_GAP : NODE_GAP;
+  const layered = await cachedLayout(nodes, edges, preferredDirection(spec.kind, nodes.length), gap, cramped ? CRAMPED_GAP : LAYER_GAP);
+  let placed = cramped ? layered : spreadOut(layered, spread);
 
   const u = random();
   if (fired.has('overlap')) {

@@ -1,0 +1,193 @@
+// `canvasgym teacher`: teacher data from a policy over a task file, scored with a reward, resumable.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { readJsonl } from '../io/jsonl.ts';
+import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
+import { Task } from '../tasks/spec.ts';
+import { parseQuirks, QUIRK_HELP, QUIRK_NAMES } from '../policy/quirks.ts';
+import { policyFromSpec, POLICY_FORMS } from '../policy/registry.ts';
+import { RemoteError } from '../policy/remote.ts';
+import { runTeacher, TeacherRunMismatch, type TeacherSummary } from '../policy/teacher.ts';
+import { UsageError } from './main.ts';
+
+interface TeacherFlags {
+  policy: string;
+  tasks: string;
+  out: string;
+  attempts: string;
+  minReward: string;
+  quirks?: string;
+  seed: string;
+  temperature?: string;
+  reward: string;
+  batchSize: string;
+  maxTokens?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  concurrency: string;
+  timeout: string;
+  maxRetries: string;
+  singleChoice?: boolean;
+  progress: boolean;
+}
+
+function number(flag: string, value: string, check: (n: number) => boolean, want: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`${flag} must be ${want}, got ${JSON.stringify(value)}`);
+  return n;
+}
+/** Runs a flag's parser, turning its Error into a UsageError that names the flag. */
+function usage<T>(flag: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new UsageError(`${flag}: ${(err as Error).message}`);
+  }
+}
+const positiveInt = (flag: string, v: string) => number(flag, v, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
+
+/** Tasks from a JSONL file (what `canvasgym tasks` writes), each checked against the task schema. */
+export async function readTasks(path: string): Promise<Task[]> {
+  if (!existsSync(path)) throw new UsageError(`--tasks: no such file ${path}`);
+  const tasks: Task[] = [];
+  const ids = new Set<string>();
+  try {
+    for await (const { lineNumber, row } of readJsonl(path)) {
+      const parsed = Task.safeParse(row);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new UsageError(`${path} line ${lineNumber}: not a task: ${issue.path.join('.') || 'row'}: ${issue.message}`);
+      }
+      if (ids.has(parsed.data.id)) throw new UsageError(`${path} line ${lineNumber}: duplicate task id ${JSON.stringify(parsed.data.id)}`);
+      ids.add(parsed.data.id);
+      tasks.push(parsed.data);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError((err as Error).message);
+  }
+  if (tasks.length === 0) throw new UsageError(`${path} holds no tasks`);
+  return tasks;
+}
+
+export function formatSummary(s: TeacherSummary, outDir: string): string {
+  const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
+  const lines = [
+    `teacher: ${s.accepted} accepted, ${s.rejected} rejected (accept rate ${pct(s.accept_rate)}) of ${s.total} task attempts` +
+      (s.failed ? `; ${s.failed} failed to generate (rerun to retry them)` : ''),
+    `reward: mean ${s.reward.mean.toFixed(3)}, min ${s.reward.min.toFixed(3)}, p10 ${s.reward.p10.toFixed(3)}, median ${s.reward.p50.toFixed(3)}, p90 ${s.reward.p90.toFixed(3)}, max ${s.reward.max.toFixed(3)}` +
+      (s.reward.accepted_min !== null ? `; lowest accepted ${s.reward.accepted_min.toFixed(3)}` : ''),
+    `histogram (0.0-0.1 ... 0.9-1.0): ${s.reward.histogram.join(' ')}`,
+  ];
+  const fired = Object.entries(s.quirks.accepted).concat(Object.entries(s.quirks.rejected));
+  if (fired.length > 0) {
+    const fmt = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+    lines.push(`quirks fired: accepted rows ${fmt(s.quirks.accepted)}; rejected rows ${fmt(s.quirks.rejected)}`);
+  }
+  if (s.top_errors.length > 0) {
+    lines.push('top errors:');
+    for (const e of s.top_errors.slice(0, 5)) lines.push(`  ${String(e.count).padStart(5)}  ${e.message}`);
+  }
+  if (s.resumed_from > 0) lines.push(`resumed: ${s.resumed_from} attempts were already on disk`);
+  lines.push(`wrote ${join(outDir, 'train.jsonl')}, ${join(outDir, 'rejected.jsonl')}, ${join(outDir, 'summary.json')} in ${s.elapsed_s.toFixed(1)} s`);
+  return lines.join('\n');
+}
+
+export function registerTeacher(program: Command): void {
+  program
+    .command('teacher')
+    .description('generate teacher data: sample attempts per task, score them, keep the good ones in DIR/train.jsonl (resumable)')
+    .requiredOption('--tasks <file>', 'tasks JSONL (from `canvasgym tasks`)')
+    .requiredOption('--out <dir>', 'output directory: train.jsonl, rejected.jsonl, summary.json, run.json')
+    .option('--policy <name>', `the teacher: ${POLICY_FORMS}`, 'scripted')
+    .option('--attempts <n>', 'completions per task', '4')
+    .option('--min-reward <r>', 'accept an attempt with no errors and at least this reward', '0.6')
+    .option('--quirks <list>', `scripted teacher habits with rates, e.g. abbrev=0.3,cramped=0.2 (${QUIRK_NAMES.map((q) => `${q}: ${QUIRK_HELP[q]}`).join('; ')})`)
+    .option('--seed <n>', 'sampling seed', '0')
+    .option('--temperature <t>', 'sampling temperature (default: 1; the scripted teacher varies spacing with it)')
+    .option('--reward <name>', `reward preset (${RUBRIC_NAMES.join(', ')})`, 'strong')
+    .option('--batch-size <n>', 'tasks per generate call', '8')
+    .option('--max-tokens <n>', 'completion token limit for remote policies')
+    .option('--base-url <url>', 'server base URL (else OPENAI_BASE_URL for openai:)')
+    .option('--api-key <key>', 'API key (else OPENAI_API_KEY or GEMINI_API_KEY)')
+    .option('--concurrency <n>', 'remote requests in flight', '4')
+    .option('--timeout <s>', 'seconds per remote request', '120')
+    .option('--max-retries <n>', 'retries on 429, 5xx and timeouts', '4')
+    .option('--single-choice', 'one choice per request (servers that refuse n, e.g. llama.cpp)')
+    .option('--no-progress', 'no progress bar')
+    .action(async (flags: TeacherFlags) => {
+      const attempts = positiveInt('--attempts', flags.attempts);
+      const minReward = number('--min-reward', flags.minReward, (n) => n >= 0 && n <= 1, 'a number in [0, 1]');
+      const seed = number('--seed', flags.seed, Number.isInteger, 'an integer');
+      const temperature = flags.temperature === undefined ? 1 : number('--temperature', flags.temperature, (n) => n >= 0 && n <= 2, 'a number in [0, 2]');
+      const quirks = usage('--quirks', () => (flags.quirks ? parseQuirks(flags.quirks) : {}));
+      const rubric = usage('--reward', () => getRubric(flags.reward));
+      const tasks = await readTasks(flags.tasks);
+      const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
+      let policy;
+      try {
+        policy = await policyFromSpec(flags.policy, {
+          specFor: (prompt) => specs.get(prompt),
+          quirks,
+          baseUrl: flags.baseUrl,
+          apiKey: flags.apiKey,
+          singleChoice: flags.singleChoice,
+          concurrency: positiveInt('--concurrency', flags.concurrency),
+          timeoutMs: 1000 * number('--timeout', flags.timeout, (n) => n > 0, 'a positive number of seconds'),
+          maxRetries: number('--max-retries', flags.maxRetries, (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
+        });
+      } catch (err) {
+        if (err instanceof UsageError) throw err;
+        throw new UsageError(`--policy: ${(err as Error).message}`);
+      }
+
+      const bar = new cliProgress.SingleBar(
+        {
+          format: 'teacher |{bar}| {value}/{total} | accept {accept} | {rate}/s | failed {failed} | ETA {eta_formatted}',
+          stream: process.stderr,
+          hideCursor: true,
+          etaBuffer: 50,
+        },
+        cliProgress.Presets.shades_classic,
+      );
+      const started = performance.now();
+      let barOn = false;
+      try {
+        const summary = await runTeacher({
+          policy,
+          rubric,
+          tasks,
+          outDir: flags.out,
+          batchSize: positiveInt('--batch-size', flags.batchSize),
+          maxTokens: flags.maxTokens === undefined ? undefined : positiveInt('--max-tokens', flags.maxTokens),
+          config: { policy: flags.policy, attempts, minReward, seed, temperature, reward: flags.reward, quirks },
+          onProgress: (p) => {
+            if (!flags.progress) return;
+            const scored = p.accepted + p.rejected;
+            const payload = {
+              accept: scored ? `${((100 * p.accepted) / scored).toFixed(1)}%` : '-',
+              rate: (p.written / Math.max(1e-3, (performance.now() - started) / 1000)).toFixed(1),
+              failed: p.failed,
+            };
+            if (!barOn) {
+              bar.start(p.total, p.done, payload);
+              barOn = true;
+            } else bar.update(p.done, payload);
+          },
+        });
+        if (barOn) bar.stop();
+        process.stdout.write(formatSummary(summary, flags.out) + '\n');
+      } catch (err) {
+        if (barOn) bar.stop();
+        if (err instanceof TeacherRunMismatch) throw new UsageError(err.message);
+        if (err instanceof RemoteError && err.fatal) {
+          throw new UsageError(`${err.message} (rows written so far are kept; rerun the same command to resume)`);
+        }
+        throw err;
+      } finally {
+        await policy.close?.();
+      }
+    });
+}
