@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeStrong, strongRubric } from '../src/reward/strong.ts';
-import { bestAssignment, labelMatch, matchEntities } from '../src/reward/labels.ts';
+import { bestAssignment, labelMatch, matchEntities, spellOut } from '../src/reward/labels.ts';
 import type { DiagramSpec } from '../src/tasks/spec.ts';
 
 const prompt = 'Draw a three step data pipeline: client, API, database.';
@@ -13,7 +13,11 @@ const score = (completion: string, s: DiagramSpec | undefined = spec) => strongR
 
 describe('labelMatch', () => {
   it('ignores case, punctuation and plurals', () => {
-    expect(labelMatch('Auth Service', 'auth-service')).toBe(0.5); // "auth" is an abbreviation
+    expect(labelMatch('Auth Service', 'auth-service')).toBe(1); // the entity itself is spelled "Auth": no penalty
+    expect(labelMatch('Authentication Service', 'auth-service')).toBe(0.5); // the label abbreviates a fuller name
+    expect(labelMatch('Auth Service', 'Authentication Service')).toBe(1);
+    expect(labelMatch('Source Dev Box', 'src dev box')).toBe(0.5);
+    expect(labelMatch('Src Dev Box', 'src dev box')).toBe(1);
     expect(labelMatch('Authentication Service', 'AUTHENTICATION SERVICES!')).toBe(1);
     expect(labelMatch('Queries', 'query')).toBe(1);
     expect(labelMatch('APIs', 'API')).toBe(1);
@@ -25,7 +29,8 @@ describe('labelMatch', () => {
     expect(labelMatch('Database', 'DB')).toBe(0.5);
     expect(labelMatch('DB', 'Database')).toBe(1);
     expect(labelMatch('vector DB', 'Vector Database')).toBe(1);
-    expect(labelMatch('vector DB', 'Vector DB')).toBe(0.5);
+    expect(labelMatch('vector DB', 'Vector DB')).toBe(1); // the entity is spelled that way
+    expect(labelMatch(spellOut('vector DB'), 'Vector DB')).toBe(0.5); // what the extraction path compares
     expect(labelMatch('Kubernetes', 'k8s')).toBe(0.5);
     expect(labelMatch('Message Queue', 'MQ')).toBe(0.5);
     expect(labelMatch('Repository', 'repo')).toBe(0.5);
@@ -108,6 +113,16 @@ describe('strong rubric', () => {
     const db = score(answer(honest.map((a) => ('id' in a && a.id === 'db' ? { ...a, text: 'DB' } : a))));
     expect(db.components.entities_present).toBeCloseTo((1 + 1 + 0.5) / 3);
     expect(db.reward).toBeLessThan(score(answer(honest)).reward);
+  });
+
+  it('asks for the fuller name when the entities come from a prompt that abbreviates', () => {
+    const rag = 'Draw a simple RAG system with documents, embeddings, vector DB, retriever, and LLM.';
+    const names = ['Documents', 'Embeddings', 'VECTOR', 'Retriever', 'LLM'];
+    const diagram = (vector: string) =>
+      answer([...names.map((n, i) => box(`n${i}`, 40 + 220 * i, n === 'VECTOR' ? vector : n)), ...[0, 1, 2, 3].map((i) => link(`n${i}`, `n${i + 1}`))]);
+    const full = strongRubric.score({ prompt: rag, completion: diagram('Vector Database') });
+    const short = strongRubric.score({ prompt: rag, completion: diagram('Vector DB') });
+    expect(full.components.entities_present).toBeGreaterThan(short.components.entities_present);
   });
 
   it('charges duplicated entity shapes beyond a small allowance', () => {

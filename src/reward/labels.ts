@@ -96,6 +96,17 @@ function rawWords(text: string): string[] {
   return out;
 }
 
+/**
+ * The text with every abbreviation written out ("vector DB" -> "vector database"). Entities extracted from a prompt
+ * go through it, so that the fuller name earns full credit even when the user typed the short one.
+ */
+export function spellOut(text: string): string {
+  return text.replace(/[\p{L}\p{N}]+/gu, (word) => {
+    const lower = word.toLowerCase();
+    return Object.hasOwn(ABBREVIATIONS, lower) ? ABBREVIATIONS[lower] : word;
+  });
+}
+
 const EXPANSIONS = new Map<string, string[]>(
   Object.entries(ABBREVIATIONS).map(([short, full]) => [stem(short), rawWords(full).map(stem)]),
 );
@@ -134,7 +145,9 @@ export function labelMatch(entity: string | NormalizedLabel, label: string | Nor
   const e = typeof entity === 'string' ? normalizeLabel(entity) : entity;
   const l = typeof label === 'string' ? normalizeLabel(label) : label;
   if (e.words.length === 0 || l.words.length === 0) return 0;
-  if (e.compact === l.compact) return l.words.some((w) => w.abbreviated) ? ABBREVIATION_CREDIT : 1;
+  // An abbreviation costs only where the entity itself is spelled out: a spec that says "Auth Service" is matched in full by it.
+  const abbrevCount = (x: NormalizedLabel) => x.words.reduce((n, w) => n + (w.abbreviated ? 1 : 0), 0);
+  if (e.compact === l.compact) return abbrevCount(l) > abbrevCount(e) ? ABBREVIATION_CREDIT : 1;
   let common = 0;
   let abbreviated = false;
   const used = new Array<boolean>(l.words.length).fill(false);
@@ -143,7 +156,7 @@ export function labelMatch(entity: string | NormalizedLabel, label: string | Nor
       if (used[j] || l.words[j].stem !== ew.stem) continue;
       used[j] = true;
       common++;
-      abbreviated ||= l.words[j].abbreviated;
+      abbreviated ||= l.words[j].abbreviated && !ew.abbreviated;
       break;
     }
   }

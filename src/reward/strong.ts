@@ -6,7 +6,7 @@ import { executeCompletion, type Execution } from '../env/execute.ts';
 import type { JsonSource } from '../env/parse.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
 import { extractSpec } from './extract.ts';
-import { labelMatch, matchEntities, normalizeLabel } from './labels.ts';
+import { labelMatch, matchEntities, normalizeLabel, spellOut } from './labels.ts';
 import { scoreCanvasLayout, type LayoutReport } from './layout.ts';
 import { defineRubric, type RendererReadback, type ScoreInput } from './rubric.ts';
 
@@ -212,10 +212,15 @@ function connectivityScore(entities: EntityReport[], arrows: { from: string; to:
   return report.connectivity * Math.min(1, budget / arrows.length) * (inside / arrows.length);
 }
 
+/** A spec read from the prompt names entities as the user typed them; the reward asks for the fuller names. */
+function spelledOut(spec: DiagramSpec): DiagramSpec {
+  return { ...spec, entities: spec.entities.map(spellOut), edges: spec.edges.map(([a, b]) => [spellOut(a), spellOut(b)] as [string, string]) };
+}
+
 /** Runs a completion and measures everything the strong rubric scores; also what logs show about a rollout. */
 export function analyzeStrong(input: ScoreInput): StrongAnalysis {
   const exec = executeCompletion(input.completion);
-  const spec = input.spec ?? extractSpec(input.prompt);
+  const spec = input.spec ?? spelledOut(extractSpec(input.prompt));
   const specSource = input.spec ? 'input' : 'prompt';
   const shapes = exec.canvas ? exec.canvas.shapeList() : [];
   const { schema, accepted } = syntaxShares(exec, input.readback);
