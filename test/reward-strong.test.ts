@@ -170,3 +170,25 @@ describe('strong rubric', () => {
     expect(a.values.edges_correct).toBe(1);
   });
 });
+
+describe('shape kinds the spec asks for', () => {
+  it('pays less for a decision drawn as a rectangle than as a diamond', () => {
+    const decisionSpec: DiagramSpec = { entities: ['Request', 'Approved?', 'Ship', 'Reject'], edges: [['Request', 'Approved?'], ['Approved?', 'Ship'], ['Approved?', 'Reject']], shapes: { 'Approved?': 'diamond' } };
+    const build = (kind: string) =>
+      JSON.stringify({
+        actions: [
+          { type: 'create_shape', id: 'req', shape: 'rectangle', x: 0, y: 100, w: 140, h: 60, text: 'Request' },
+          { type: 'create_shape', id: 'ok', shape: kind, x: 220, y: 90, w: 140, h: 80, text: 'Approved?' },
+          { type: 'create_shape', id: 'ship', shape: 'rectangle', x: 440, y: 0, w: 140, h: 60, text: 'Ship' },
+          { type: 'create_shape', id: 'rej', shape: 'rectangle', x: 440, y: 200, w: 140, h: 60, text: 'Reject' },
+          { type: 'connect', from: 'req', to: 'ok' },
+          { type: 'connect', from: 'ok', to: 'ship', text: 'yes' },
+          { type: 'connect', from: 'ok', to: 'rej', text: 'no' },
+        ],
+      });
+    const diamond = strongRubric.score({ prompt: 'x', completion: build('diamond'), spec: decisionSpec });
+    const rect = strongRubric.score({ prompt: 'x', completion: build('rectangle'), spec: decisionSpec });
+    expect(diamond.components.entities_present).toBe(1);
+    expect(rect.components.entities_present).toBeCloseTo((3 + 0.75) / 4);
+  });
+});

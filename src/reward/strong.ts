@@ -82,6 +82,9 @@ function syntaxShares(exec: Execution, readback?: RendererReadback): { schema: n
   return { schema: (n - schemaErrors) / n, accepted: hasShapes ? applied / n : 0 };
 }
 
+/** Share of an entity's credit kept when the spec asks for a shape kind and the diagram draws another. */
+export const WRONG_SHAPE_CREDIT = 0.75;
+
 function entitiesPresent(spec: DiagramSpec, shapes: Shape[]): { reports: EntityReport[]; excess: number; value: number } {
   if (spec.entities.length === 0) {
     const labeled = shapes.filter((s) => s.text.trim()).length;
@@ -91,15 +94,17 @@ function entitiesPresent(spec: DiagramSpec, shapes: Shape[]): { reports: EntityR
     spec.entities,
     shapes.map((s) => s.text),
   );
-  const reports = spec.entities.map((entity, i) => ({
-    entity,
-    shape: assignment[i] === -1 ? null : shapes[assignment[i]].id,
-    quality: quality[i],
-  }));
+  const reports = spec.entities.map((entity, i) => {
+    const shape = assignment[i] === -1 ? null : shapes[assignment[i]];
+    // A spec that asks for a kind of shape (a decision as a diamond) pays less for the right label in the wrong shape.
+    const wanted = spec.shapes?.[entity];
+    const kindFactor = shape && wanted && shape.shape !== wanted ? WRONG_SHAPE_CREDIT : 1;
+    return { entity, shape: shape ? shape.id : null, quality: quality[i] * kindFactor };
+  });
   const matched = reports.filter((r) => r.shape !== null).length;
   const n = spec.entities.length;
   const excess = Math.max(0, shapes.length - matched - shapeAllowance(n));
-  const recall = quality.reduce((a, b) => a + b, 0) / n;
+  const recall = reports.reduce((a, r) => a + r.quality, 0) / n;
   return { reports, excess, value: (recall * n) / (n + excess) };
 }
 
