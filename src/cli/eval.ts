@@ -1,0 +1,138 @@
+// `canvasgym eval`: a policy on held-out tasks -> metrics.json, rollouts.jsonl, PNGs and report.html; or --compare.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { evaluatePolicy } from '../eval/evaluate.ts';
+import { compareTable } from '../eval/compare.ts';
+import { renderReport } from '../eval/report.ts';
+import { readEvalDir, writeEvalDir } from '../eval/write.ts';
+import { policyFromSpec } from '../policy/registry.ts';
+import { RUBRIC_NAMES } from '../reward/presets.ts';
+import { generateTasks, maxDistinct } from '../tasks/generate.ts';
+import { SPLITS, type Split } from '../tasks/scenarios.ts';
+import type { Task } from '../tasks/spec.ts';
+import { UsageError } from './main.ts';
+import { readTasks } from './teacher.ts';
+
+interface EvalFlags {
+  policy?: string;
+  tasks?: string;
+  split?: string;
+  n?: string;
+  seed: string;
+  samples: string;
+  temperature: string;
+  topP?: string;
+  maxTokens: string;
+  out?: string;
+  rubrics: string;
+  passThreshold: string;
+  images: boolean;
+  progress: boolean;
+  compare?: string[];
+}
+
+function num(flag: string, v: string, ok: (n: number) => boolean, what: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !ok(n)) throw new UsageError(`${flag} must be ${what}, got ${JSON.stringify(v)}`);
+  return n;
+}
+const positiveInt = (flag: string, v: string) => num(flag, v, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
+const seedOf = (v: string) => num('--seed', v, (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0');
+
+async function tasksFrom(flags: EvalFlags): Promise<Task[]> {
+  if (flags.tasks && flags.split) throw new UsageError('give --tasks FILE or --split, not both');
+  if (flags.tasks) {
+    const tasks = await readTasks(flags.tasks);
+    return flags.n ? tasks.slice(0, positiveInt('--n', flags.n)) : tasks;
+  }
+  const split = (flags.split ?? 'heldout') as Split;
+  if (!(SPLITS as readonly string[]).includes(split)) throw new UsageError(`--split must be ${SPLITS.join(' or ')}, got ${JSON.stringify(flags.split)}`);
+  const n = positiveInt('--n', flags.n ?? '200');
+  const max = maxDistinct(split);
+  if (n > max) throw new UsageError(`--n ${n} is more than the ${split} split holds (${max} distinct tasks)`);
+  return generateTasks({ split, n, seed: seedOf(flags.seed) });
+}
+
+export function registerEval(program: Command): void {
+  program
+    .command('eval')
+    .description('evaluate a policy on tasks: metrics with 95% intervals, rollouts, a PNG per diagram and report.html; or compare eval directories')
+    .option('--policy <policy>', 'scripted, openai:MODEL, gemini:MODEL, or a student checkpoint directory')
+    .option('--tasks <file>', 'tasks JSONL (from `canvasgym tasks`)')
+    .option('--split <split>', `tasks from the suite: ${SPLITS.join(' or ')} (default heldout)`)
+    .option('--n <n>', 'number of tasks (default 200 from a split; all of a file)')
+    .option('--seed <seed>', 'task draw and sampling seed', '0')
+    .option('--samples <k>', 'completions per task; k > 1 adds pass@k', '1')
+    .option('--temperature <t>', 'sampling temperature', '0.7')
+    .option('--top-p <p>', 'nucleus sampling')
+    .option('--max-tokens <n>', 'most tokens per completion', '768')
+    .option('--rubrics <names>', `rubrics to score with (${RUBRIC_NAMES.join(', ')})`, 'strong,seed')
+    .option('--pass-threshold <r>', 'a completion passes when every action applies and its strong reward reaches this', '0.9')
+    .option('--no-images', 'do not write a PNG per rollout')
+    .option('--no-progress', 'no progress bar')
+    .option('--out <dir>', 'output directory')
+    .option('--compare <dirs...>', 'print a side-by-side table of eval directories and the difference of means against the first')
+    .action(async (flags: EvalFlags) => {
+      if (flags.compare) {
+        if (flags.compare.length < 1) throw new UsageError('--compare needs at least one eval directory');
+        const evals = flags.compare.map((dir) => {
+          try {
+            return { name: dir, ...readEvalDir(dir) };
+          } catch (err) {
+            throw new UsageError((err as Error).message);
+          }
+        });
+        process.stdout.write(compareTable(evals) + '\n');
+        return;
+      }
+      if (!flags.policy) throw new UsageError('--policy is required (or --compare DIR...)');
+      if (!flags.out) throw new UsageError('--out DIR is required');
+      const rubrics = flags.rubrics.split(',').map((r) => r.trim()).filter(Boolean);
+      const unknown = rubrics.find((r) => !RUBRIC_NAMES.includes(r));
+      if (unknown) throw new UsageError(`--rubrics: unknown rubric ${JSON.stringify(unknown)}; known: ${RUBRIC_NAMES.join(', ')}`);
+      const tasks = await tasksFrom(flags);
+      const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
+      let policy;
+      try {
+        policy = await policyFromSpec(flags.policy, { specFor: (prompt) => specs.get(prompt) });
+      } catch (err) {
+        throw new UsageError(`--policy: ${(err as Error).message}`);
+      }
+      const samples = positiveInt('--samples', flags.samples);
+      const bar = flags.progress ? new cliProgress.SingleBar({ format: 'eval {bar} {value}/{total} tasks | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+      bar?.start(tasks.length, 0);
+      try {
+        const result = await evaluatePolicy(policy, tasks, {
+          samples,
+          rubrics,
+          passThreshold: num('--pass-threshold', flags.passThreshold, (n) => n >= 0 && n <= 1, 'a number in [0, 1]'),
+          sampling: {
+            temperature: num('--temperature', flags.temperature, (n) => n >= 0, 'a number >= 0'),
+            topP: flags.topP === undefined ? undefined : num('--top-p', flags.topP, (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
+            maxTokens: positiveInt('--max-tokens', flags.maxTokens),
+            seed: seedOf(flags.seed),
+          },
+          onProgress: (done) => bar?.update(done),
+        });
+        bar?.stop();
+        writeEvalDir(flags.out, result, { images: flags.images });
+        writeFileSync(join(flags.out, 'report.html'), renderReport({ title: `canvasgym eval: ${policy.name}`, subtitle: `${tasks.length} tasks x ${samples} samples`, evals: [{ label: policy.name, ...result }] }));
+        const m = result.metrics;
+        const f = (v: number) => v.toFixed(3);
+        process.stdout.write(
+          [
+            `policy ${policy.name}: ${m.completions} completions on ${m.tasks} tasks`,
+            ...rubrics.map((r) => `  ${r} reward ${f(m.reward[r].mean)} [${f(m.reward[r].lo)}, ${f(m.reward[r].hi)}]`),
+            `  parse ${f(m.parse_rate.mean)}  schema-valid ${f(m.schema_valid_rate.mean)}  renderer-accept ${f(m.renderer_accept_rate.mean)}`,
+            ...(m.pass_at_k ? [`  ${Object.entries(m.pass_at_k).map(([k, v]) => `${k} ${f(v)}`).join('  ')}`] : []),
+            `wrote ${join(flags.out, 'metrics.json')}, rollouts.jsonl, images/ and ${join(flags.out, 'report.html')}`,
+          ].join('\n') + '\n',
+        );
+      } finally {
+        bar?.stop();
+        await policy.close?.();
+      }
+    });
+}
