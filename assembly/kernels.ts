@@ -566,7 +566,7 @@ export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, dq
 // ctx is a multiple of 16 (the score loop reads whole blocks; lanes past the position are ignored).
 
 /** Writes the k and v of rows [lo, hi) of qkv (M, 3C) into the cache at (slots[r], positions[r]). */
-export function kvWrite(qkv: usize, kc: usize, vc: usize, slots: usize, positions: usize, C: i32, nh: i32, ctx: i32,
+function kvWrite(qkv: usize, kc: usize, vc: usize, slots: usize, positions: usize, C: i32, nh: i32, ctx: i32,
                         lo: i32, hi: i32, scratch: usize): void {
   const hs = C / nh;
   for (let r = lo; r < hi; r++) {
@@ -583,7 +583,7 @@ export function kvWrite(qkv: usize, kc: usize, vc: usize, slots: usize, position
 }
 
 /** out[r, head h] = softmax(q k^T / sqrt(hs)) v over cached positions 0..positions[r], for work items r*nh+h in [lo, hi). */
-export function kvAttend(qkv: usize, out: usize, kc: usize, vc: usize, slots: usize, positions: usize, C: i32, nh: i32, ctx: i32,
+function kvAttend(qkv: usize, out: usize, kc: usize, vc: usize, slots: usize, positions: usize, C: i32, nh: i32, ctx: i32,
                          lo: i32, hi: i32, scratch: usize): void {
   const hs = C / nh;
   const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
@@ -607,24 +607,92 @@ export function kvAttend(qkv: usize, out: usize, kc: usize, vc: usize, slots: us
       const o = at(sc, j0);
       v128.store(o, a0); v128.store(o, a1, 16); v128.store(o, a2, 32); v128.store(o, a3, 48);
     }
-    let m: f32 = -Infinity;
-    for (let j = 0; j < n; j++) m = max(m, load<f32>(at(sc, j)));
-    let sum: f32 = 0;
-    for (let j = 0; j < n; j++) {
-      const e = sexp((load<f32>(at(sc, j)) - m) * scale);
-      sum += e;
-      store<f32>(at(sc, j), e);
+    // softmax over the n valid scores; lanes n..nb of the last block are masked to 0 after the exponential
+    const nb = (n + 15) & ~15;
+    for (let j = n; j < nb; j++) store<f32>(at(sc, j), -Infinity);
+    let mx = f32x4.splat(-Infinity);
+    for (let j = 0; j < nb; j += 4) mx = f32x4.max(mx, v128.load(at(sc, j)));
+    const mv = f32x4.splat(hmax(mx) * scale), sv = f32x4.splat(scale);
+    let sum = f32x4.splat(0);
+    for (let j = 0; j < nb; j += 4) {
+      const e = vexp(f32x4.sub(f32x4.mul(v128.load(at(sc, j)), sv), mv));
+      sum = f32x4.add(sum, e);
+      v128.store(at(sc, j), e);
     }
-    const inv: f32 = 1.0 / sum;
+    for (let j = n; j < nb; j++) store<f32>(at(sc, j), 0);
+    // (a masked lane added exp(-87) = 1.6e-38 to the sum: far below float precision)
+    const inv = f32x4.splat(1.0 / hsum(sum));
     const o = at(out, r * C + h * hs);
-    for (let d = 0; d < hs; d += 4) {
+    let d = 0;
+    for (; d + 16 <= hs; d += 16) {
+      let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+      let vr = at(vb, d);
+      const vs = <usize>hs << 2;
+      for (let j = 0; j < n; j++) {
+        const pj = v128.load32_splat(at(sc, j));
+        a0 = f32x4.add(a0, f32x4.mul(pj, v128.load(vr)));
+        a1 = f32x4.add(a1, f32x4.mul(pj, v128.load(vr, 16)));
+        a2 = f32x4.add(a2, f32x4.mul(pj, v128.load(vr, 32)));
+        a3 = f32x4.add(a3, f32x4.mul(pj, v128.load(vr, 48)));
+        vr += vs;
+      }
+      v128.store(at(o, d), f32x4.mul(a0, inv));
+      v128.store(at(o, d + 4), f32x4.mul(a1, inv));
+      v128.store(at(o, d + 8), f32x4.mul(a2, inv));
+      v128.store(at(o, d + 12), f32x4.mul(a3, inv));
+    }
+    for (; d < hs; d += 4) {
       let acc = f32x4.splat(0);
       for (let j = 0; j < n; j++) {
         acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(at(sc, j)), v128.load(at(vb, j * hs + d))));
       }
-      v128.store(at(o, d), f32x4.mul(acc, f32x4.splat(inv)));
+      v128.store(at(o, d), f32x4.mul(acc, inv));
     }
   }
+}
+
+// One whole forward step of the network for rows [lo, hi) with the KV cache: rows are independent once their slots are
+// distinct (decoding), so a thread runs all layers for its rows and the threads meet once per step, not once per kernel.
+// Rows of one slot (a prompt) must all be in one call, in position order.
+// The descriptor holds int32 fields (DESC_*); parameters follow gpt.ts's layout (paramSpecs), which this must match.
+export const DESC_FIELDS: i32 = 20;
+const D_PARAMS = 0, D_V = 1, D_NCTX = 2, D_C = 3, D_L = 4, D_NH = 5, D_K = 6, D_VC = 7, D_SLOTS = 8, D_CTX = 9;
+const D_WTET = 10, D_TOK = 11, D_SLOT = 12, D_POS = 13, D_X = 14, D_LN = 15, D_QKV = 16, D_ATTY = 17, D_FC = 18, D_LOGITS = 19;
+
+@inline function field(desc: usize, i: i32): i32 {
+  return load<i32>(at(desc, i));
+}
+
+export function decodeRows(desc: usize, lo: i32, hi: i32, scratch: usize): void {
+  const P = <usize>field(desc, D_PARAMS), V = field(desc, D_V), nCtx = field(desc, D_NCTX), C = field(desc, D_C);
+  const L = field(desc, D_L), nh = field(desc, D_NH), ctx = field(desc, D_CTX), slotCount = field(desc, D_SLOTS);
+  const kc = <usize>field(desc, D_K), vc = <usize>field(desc, D_VC), wteT = <usize>field(desc, D_WTET);
+  const tok = <usize>field(desc, D_TOK), slots = <usize>field(desc, D_SLOT), pos = <usize>field(desc, D_POS);
+  const x = <usize>field(desc, D_X), ln = <usize>field(desc, D_LN), qkv = <usize>field(desc, D_QKV);
+  const atty = <usize>field(desc, D_ATTY), fc = <usize>field(desc, D_FC), logits = <usize>field(desc, D_LOGITS);
+  const layerSize = 12 * C * C + 13 * C, cacheSize = slotCount * C * ctx;
+  const wte = P, wpe = at(P, V * C), layers = at(wpe, nCtx * C), lnf = at(layers, L * layerSize);
+  embed(tok, pos, wte, wpe, x, C, lo, hi, scratch);
+  for (let l = 0; l < L; l++) {
+    const ln1w = at(layers, l * layerSize), ln1b = at(ln1w, C), attnW = at(ln1b, C), attnB = at(attnW, 3 * C * C);
+    const projW = at(attnB, 3 * C), projB = at(projW, C * C), ln2w = at(projB, C), ln2b = at(ln2w, C);
+    const fcW = at(ln2b, C), fcB = at(fcW, 4 * C * C), fc2W = at(fcB, 4 * C), fc2B = at(fc2W, 4 * C * C);
+    const kl = at(kc, l * cacheSize), vl = at(vc, l * cacheSize);
+    // qkv = ln_1(x) @ c_attn; cache k, v; atty = attention over each row's positions 0..pos; x += atty @ c_proj
+    layerNorm(x, ln1w, ln1b, ln, 0, 0, C, lo, hi, scratch);
+    gemmBlock(ln, C, attnW, 3 * C, qkv, 3 * C, attnB, C, false, lo, hi, 0, 3 * C, scratch);
+    kvWrite(qkv, kl, vl, slots, pos, C, nh, ctx, lo, hi, scratch);
+    kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, lo * nh, hi * nh, scratch);
+    gemmBlock(atty, C, projW, C, x, C, projB, C, true, lo, hi, 0, C, scratch);
+    // x += gelu(ln_2(x) @ c_fc) @ c_proj
+    layerNorm(x, ln2w, ln2b, ln, 0, 0, C, lo, hi, scratch);
+    gemmBlock(ln, C, fcW, 4 * C, fc, 4 * C, fcB, C, false, lo, hi, 0, 4 * C, scratch);
+    gelu(at(fc, lo * 4 * C), at(fc, lo * 4 * C), 0, (hi - lo) * C, scratch);
+    gemmBlock(fc, 4 * C, fc2W, C, x, C, fc2B, 4 * C, true, lo, hi, 0, C, scratch);
+  }
+  // logits = ln_f(x) @ wte^T
+  layerNorm(x, lnf, at(lnf, C), ln, 0, 0, C, lo, hi, scratch);
+  gemmBlock(ln, C, wteT, V, logits, V, 0, C, false, lo, hi, 0, V, scratch);
 }
 
 // ---------------------------------------------------------------- optimizer

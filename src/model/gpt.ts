@@ -102,6 +102,7 @@ export interface KVCache {
   readonly qkv: number; // (rows, 3C)
   readonly fc: number; // (rows, 4C)
   readonly logits: number; // (rows, V)
+  readonly desc: number; // int32 fields for decodeRows
 }
 
 export interface AdamWOptions {
@@ -449,19 +450,25 @@ export class GPT {
 
   /** Allocates a cache for `slots` sequences and buffers for forwards of up to `rows` tokens. Free it with freeKVCache. */
   createKVCache(slots: number, rows: number): KVCache {
-    const { nEmbd: C, vocabSize: V, nLayer } = this.config;
+    const { nEmbd: C, vocabSize: V, nLayer, nCtx, nHead } = this.config;
     this.ensureActs(1, 1); // activations and scratch are allocated before the mark, so the cache can be released alone
     const mark = this.e.mark();
-    const ctx = 16 * Math.ceil(this.config.nCtx / 16);
+    const ctx = 16 * Math.ceil(nCtx / 16);
     const al = (n: number): number => this.e.alloc(n);
+    const perLayer = slots * C * ctx;
+    const kBase = al(nLayer * perLayer), vBase = al(nLayer * perLayer);
     const cache: KVCache = {
       slots, rows, ctx, mark,
-      k: Array.from({ length: nLayer }, () => al(slots * C * ctx)),
-      v: Array.from({ length: nLayer }, () => al(slots * C * ctx)),
+      k: Array.from({ length: nLayer }, (_, l) => kBase + l * perLayer * 4),
+      v: Array.from({ length: nLayer }, (_, l) => vBase + l * perLayer * 4),
       wteT: al(C * V), tokens: al(rows), slotIdx: al(rows), positions: al(rows),
       x: al(rows * C), ln: al(rows * C), atty: al(rows * C), qkv: al(rows * 3 * C), fc: al(rows * 4 * C), logits: al(rows * V),
+      desc: al(32),
     };
     this.run('transpose', [this.params + this.offset('transformer.wte.weight'), C, cache.wteT, V, V, C, 0, 0], C, 1, V);
+    // Field order: DESC_* in assembly/kernels.ts.
+    this.e.i32(cache.desc, 20).set([this.params, V, nCtx, C, nLayer, nHead, kBase, vBase, slots, ctx, cache.wteT,
+      cache.tokens, cache.slotIdx, cache.positions, cache.x, cache.ln, cache.qkv, cache.atty, cache.fc, cache.logits]);
     return cache;
   }
 
@@ -493,35 +500,21 @@ export class GPT {
     if (M < 1 || M > cache.rows || slots.length !== M || positions.length !== M) {
       throw new Error(`kvForward takes 1..${cache.rows} rows with as many slots and positions, got ${M}/${slots.length}/${positions.length}`);
     }
-    const { nEmbd: C, nHead: nh, vocabSize: V, nLayer, nCtx } = this.config;
+    const { nEmbd: C, vocabSize: V, nCtx } = this.config;
+    const seen = new Set<number>();
     for (let r = 0; r < M; r++) {
       if (tokens[r] < 0 || tokens[r] >= V) throw new Error(`token ${tokens[r]} is outside the vocabulary (0..${V - 1})`);
       if (slots[r] < 0 || slots[r] >= cache.slots) throw new Error(`slot ${slots[r]} is outside the cache (0..${cache.slots - 1})`);
       if (positions[r] < 0 || positions[r] >= nCtx) throw new Error(`position ${positions[r]} is outside the context (0..${nCtx - 1})`);
+      seen.add(slots[r]);
     }
-    const P = this.params;
     this.e.i32(cache.tokens, M).set(tokens);
     this.e.i32(cache.slotIdx, M).set(slots);
     this.e.i32(cache.positions, M).set(positions);
-    // x (M, C) = wte[tokens] + wpe[positions]
-    this.run('embed', [cache.tokens, cache.positions, P + this.offset('transformer.wte.weight'), P + this.offset('transformer.wpe.weight'), cache.x, C], M, 1, C);
-    for (let l = 0; l < nLayer; l++) {
-      const w = this.layerOffsets(l);
-      // qkv (M, 3C); k, v into the cache; atty (M, C) attends over each row's cached positions 0..pos
-      this.layerNorm(cache.x, P + w.ln1w, P + w.ln1b, cache.ln, 0, 0, M);
-      this.matmul(cache.ln, P + w.attnW, P + w.attnB, cache.qkv, M, C, 3 * C);
-      this.run('kvWrite', [cache.qkv, cache.k[l], cache.v[l], cache.slotIdx, cache.positions, C, nh, cache.ctx], M, 1, 2 * C);
-      this.run('kvAttend', [cache.qkv, cache.atty, cache.k[l], cache.v[l], cache.slotIdx, cache.positions, C, nh, cache.ctx], M * nh, 1, 2 * this.config.nCtx * C / nh);
-      // x += atty @ c_proj; x += gelu(ln_2(x) @ c_fc) @ c_proj
-      this.matmul(cache.atty, P + w.projW, P + w.projB, cache.x, M, C, C, true);
-      this.layerNorm(cache.x, P + w.ln2w, P + w.ln2b, cache.ln, 0, 0, M);
-      this.matmul(cache.ln, P + w.fcW, P + w.fcB, cache.fc, M, C, 4 * C);
-      this.run('gelu', [cache.fc, cache.fc], M * C, 1, 32);
-      this.matmul(cache.fc, P + w.fc2W, P + w.fc2B, cache.x, M, 4 * C, C, true);
-    }
-    // logits (M, V) = ln_f(x) @ wte^T
-    this.layerNorm(cache.x, P + this.offset('transformer.ln_f.weight'), P + this.offset('transformer.ln_f.bias'), cache.ln, 0, 0, M);
-    this.matmul(cache.ln, cache.wteT, 0, cache.logits, M, C, V);
+    // One kernel call runs every layer (decodeRows). Rows of distinct slots are independent and split between the
+    // threads; rows sharing a slot (a prompt) need each other's keys, so they stay on one thread.
+    const perRow = 12 * C * C + C * V;
+    this.e.run('decodeRows', [cache.desc], M, { grain: seen.size === M ? Math.ceil(MIN_PART_WORK / perRow) : M });
     return this.e.f32(cache.logits, M * V);
   }
 }

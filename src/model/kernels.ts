@@ -26,7 +26,7 @@ export const SPIN_LIMIT = 20_000;
 export const KERNEL_NAMES = [
   'gemmRows', 'gemmCols', 'transpose', 'embed', 'embedBackward', 'layerNorm', 'layerNormBackward',
   'layerNormParamsBackward', 'gelu', 'geluBackward', 'softmaxRows', 'softmaxRowsBackward', 'attnForward', 'attnBackward',
-  'kvWrite', 'kvAttend', 'scale', 'adamw',
+  'decodeRows', 'scale', 'adamw',
 ] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
 

@@ -1,0 +1,129 @@
+// Speed of the student GPT against PyTorch CPU on the same configurations, in one run:
+// training tokens/s (forward + backward + AdamW, batch 16 x 256) and KV-cached sampling tokens/s (8 and 64 sequences,
+// 200 new tokens after a 16-token prompt). PyTorch runs python/bench_model.py with /usr/bin/python3 (Debian's python3-torch)
+// at 1 and 2 threads; the better figure counts.
+//   npm run bench:model -- [--configs small,big] [--steps 5] [--threads 2] [--no-torch]
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { GPT, type GPTConfig } from '../src/model/gpt.ts';
+import { generate } from '../src/model/sampler.ts';
+
+const CONFIGS: Record<string, GPTConfig> = {
+  small: { vocabSize: 512, nCtx: 256, nEmbd: 128, nLayer: 4, nHead: 4 },
+  big: { vocabSize: 512, nCtx: 512, nEmbd: 256, nLayer: 6, nHead: 8 },
+};
+const BATCH = 16, SEQ = 256, PROMPT = 16, NEW_TOKENS = 200, SAMPLE_SEQS = [8, 64];
+const PYTHON = '/usr/bin/python3';
+/** intra-op threads x OpenBLAS threads: the engine notes found 1 x 2 best for "2 threads" (2 x 2 oversubscribes). */
+const TORCH_SETTINGS = [{ threads: 1, blas: 1 }, { threads: 1, blas: 2 }, { threads: 2, blas: 1 }];
+
+interface Figures {
+  train: number;
+  sample: Record<number, number>;
+  label: string;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function randomTokens(n: number, V: number, seed: number): Int32Array {
+  let s = seed >>> 0;
+  return Int32Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s % V;
+  });
+}
+
+async function benchCanvasgym(cfg: GPTConfig, steps: number, threads: number): Promise<Figures> {
+  const model = await GPT.create(cfg, { seed: 0, threads });
+  try {
+    const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
+    const coef = new Float32Array(BATCH * SEQ).fill(-1 / (BATCH * SEQ));
+    const times: number[] = [];
+    for (let step = 0; step < steps + 2; step++) {
+      const t0 = performance.now();
+      model.zeroGrad();
+      model.forward(tokens, targets, BATCH, SEQ);
+      model.backward(coef);
+      model.clipGradNorm(1);
+      model.adamwStep({ lr: 1e-4 });
+      if (step >= 2) times.push(performance.now() - t0);
+    }
+    const sample: Record<number, number> = {};
+    for (const S of SAMPLE_SEQS) {
+      const prompts = Array.from({ length: S }, (_, i) => randomTokens(PROMPT, cfg.vocabSize, 10 + i));
+      let best = Infinity;
+      for (let rep = 0; rep < 2; rep++) {
+        const t0 = performance.now();
+        await generate(model, prompts, { maxNewTokens: NEW_TOKENS, temperature: 1, seed: rep, stopTokens: [] });
+        best = Math.min(best, performance.now() - t0);
+      }
+      sample[S] = (S * NEW_TOKENS) / (best / 1000);
+    }
+    return { train: (BATCH * SEQ) / (median(times) / 1000), sample, label: `${threads} thread${threads > 1 ? 's' : ''}` };
+  } finally {
+    await model.dispose();
+  }
+}
+
+function benchTorch(cfg: GPTConfig, steps: number): Figures | string {
+  if (!existsSync(PYTHON)) return `${PYTHON} not found`;
+  const script = fileURLToPath(new URL('../python/bench_model.py', import.meta.url));
+  const runs: Figures[] = [];
+  for (const s of TORCH_SETTINGS) {
+    const res = spawnSync(PYTHON, [script, '--vocab', `${cfg.vocabSize}`, '--ctx', `${cfg.nCtx}`, '--embd', `${cfg.nEmbd}`,
+      '--layers', `${cfg.nLayer}`, '--heads', `${cfg.nHead}`, '--batch', `${BATCH}`, '--seq', `${SEQ}`, '--steps', `${steps}`,
+      '--threads', `${s.threads}`, '--sample-seqs', SAMPLE_SEQS.join(','), '--prompt-len', `${PROMPT}`, '--new-tokens', `${NEW_TOKENS}`],
+    { encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: `${s.blas}`, OMP_NUM_THREADS: `${s.blas}` } });
+    if (res.status !== 0) return `python3 failed: ${(res.stderr || res.error?.message || '').trim().split('\n').pop()}`;
+    const out = JSON.parse(res.stdout) as { trainTokensPerSec: number; sampleTokensPerSec: Record<string, number> };
+    const fig = { train: out.trainTokensPerSec, sample: Object.fromEntries(SAMPLE_SEQS.map((n) => [n, out.sampleTokensPerSec[n]])), label: `${s.threads}x${s.blas}` };
+    console.log(`  pytorch ${fig.label} (intra-op x OpenBLAS threads): train ${fig.train.toFixed(0)} tok/s, sample ${SAMPLE_SEQS.map((n) => fig.sample[n].toFixed(0)).join(' / ')} tok/s`);
+    runs.push(fig);
+  }
+  const best = (f: (x: Figures) => number): Figures => runs.reduce((a, b) => (f(b) > f(a) ? b : a));
+  return {
+    train: best((x) => x.train).train,
+    sample: Object.fromEntries(SAMPLE_SEQS.map((n) => [n, best((x) => x.sample[n]).sample[n]])),
+    label: 'best of ' + runs.map((r) => r.label).join(', '),
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      configs: { type: 'string', default: 'small,big' },
+      steps: { type: 'string', default: '5' },
+      threads: { type: 'string', default: '2' },
+      'no-torch': { type: 'boolean', default: false },
+    },
+  });
+  const steps = Number(values.steps);
+  if (!Number.isInteger(steps) || steps < 1) throw new Error(`--steps must be a positive integer, got ${values.steps}`);
+  const threadList = values.threads.split(',').map(Number);
+  const rows: string[] = [];
+  for (const name of values.configs.split(',')) {
+    const cfg = CONFIGS[name];
+    if (!cfg) throw new Error(`unknown config '${name}' (expected ${Object.keys(CONFIGS).join(', ')})`);
+    console.log(`${name}: ${JSON.stringify(cfg)}, batch ${BATCH}x${SEQ}`);
+    let ours: Figures | undefined;
+    for (const t of threadList) {
+      const f = await benchCanvasgym(cfg, steps, t);
+      console.log(`  canvasgym ${f.label}: train ${f.train.toFixed(0)} tok/s, sample ${SAMPLE_SEQS.map((n) => f.sample[n].toFixed(0)).join(' / ')} tok/s`);
+      if (!ours || f.train > ours.train) ours = f;
+    }
+    const torch = values['no-torch'] ? 'skipped' : benchTorch(cfg, steps);
+    const ratio = (a: number, b: number | undefined): string => (b ? `${(a / b).toFixed(2)}x` : '-');
+    const t = typeof torch === 'string' ? undefined : torch;
+    if (typeof torch === 'string') console.log(`  pytorch: ${torch}`);
+    rows.push(`| ${name} | train | ${ours!.train.toFixed(0)} | ${t ? t.train.toFixed(0) : '-'} | ${ratio(ours!.train, t?.train)} |`);
+    for (const n of SAMPLE_SEQS) {
+      rows.push(`| ${name} | sample ${n} seqs | ${ours!.sample[n].toFixed(0)} | ${t ? t.sample[n].toFixed(0) : '-'} | ${ratio(ours!.sample[n], t?.sample[n])} |`);
+    }
+  }
+  console.log('\n| config | tokens/s | canvasgym | pytorch | ratio |\n|---|---|---|---|---|');
+  console.log(rows.join('\n'));
+}
+
+await main();
