@@ -162,12 +162,12 @@ function layoutScore(nodes: PlacedNode[], edges: EdgeRef[]): number {
  * for graphs with a loop, a circle. Each candidate is nudged, then compared on the reward's layout measure, then
  * on the direction, then on arrow length (parents centred over their children).
  */
-async function bestLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Direction, nodeGap: number, layerGap: number): Promise<PlacedNode[]> {
+async function bestLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Direction, nodeGap: number, layerGap: number, polish: boolean): Promise<PlacedNode[]> {
   const score = (n: PlacedNode[]) => layoutScore(n, edges);
   let best: PlacedNode[] = [];
   let bestCost = Infinity;
   const consider = (raw: PlacedNode[], dir: Direction) => {
-    const c = nudge(raw, score, { direction: dir, step: Math.round(nodeGap / 2 + 20), margin: MARGIN });
+    const c = polish ? nudge(raw, score, { direction: dir, step: Math.round(nodeGap / 2 + 20), margin: MARGIN }) : raw;
     const cost = Math.round((1 - score(c)) * 1e4) * 1e9 + (dir === direction ? 0 : 1e8) + arrowLength(c, edges);
     if (cost < bestCost) [best, bestCost] = [c, cost];
   };
@@ -189,11 +189,11 @@ const layoutCache = new Map<string, PlacedNode[]>();
 const LAYOUT_CACHE_LIMIT = 512;
 
 /** bestLayout, remembered: the attempts at one task share a layout and differ in spread (ELK is the slow part). */
-async function cachedLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Direction, nodeGap: number, layerGap: number): Promise<PlacedNode[]> {
-  const key = JSON.stringify([nodes, edges, direction, nodeGap, layerGap]);
+async function cachedLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Direction, nodeGap: number, layerGap: number, polish: boolean): Promise<PlacedNode[]> {
+  const key = JSON.stringify([nodes, edges, direction, nodeGap, layerGap, polish]);
   const hit = layoutCache.get(key);
   if (hit) return hit;
-  const placed = await bestLayout(nodes, edges, direction, nodeGap, layerGap);
+  const placed = await bestLayout(nodes, edges, direction, nodeGap, layerGap, polish);
   if (layoutCache.size >= LAYOUT_CACHE_LIMIT) layoutCache.clear();
   layoutCache.set(key, placed);
   return placed;
@@ -271,7 +271,8 @@ export async function scriptCompletion(
 
   const cramped = fired.has('cramped');
   const gap = cramped ? CRAMPED_GAP : NODE_GAP;
-  const layered = await cachedLayout(nodes, edges, preferredDirection(spec.kind, nodes.length), gap, cramped ? CRAMPED_GAP : LAYER_GAP);
+  // A cramped teacher does not tidy up: no nudging, which would pull shapes apart again.
+  const layered = await cachedLayout(nodes, edges, preferredDirection(spec.kind, nodes.length), gap, cramped ? CRAMPED_GAP : LAYER_GAP, !cramped);
   let placed = cramped ? layered : spreadOut(layered, spread);
 
   const u = random();

@@ -1,0 +1,191 @@
+// The scripted teacher: diagrams from specs that the strong reward scores near 1, laid out by kind, with quirks
+// that fire at their rates, deterministically, and detectors that see them in any completion.
+import { describe, expect, it } from 'vitest';
+import { executeCompletion } from '../src/env/execute.ts';
+import { getRubric } from '../src/reward/presets.ts';
+import { generateTasks } from '../src/tasks/generate.ts';
+import type { DiagramSpec } from '../src/tasks/spec.ts';
+import { conversationFor } from '../src/policy/prompt.ts';
+import { ScriptedPolicy, scriptCompletion } from '../src/policy/scripted.ts';
+import {
+  abbreviateLabel,
+  abbreviationRate,
+  crampedRate,
+  detectQuirks,
+  hasProse,
+  missingEdgeRate,
+  overlapRate,
+  parseQuirks,
+} from '../src/policy/quirks.ts';
+
+const strong = getRubric('strong');
+
+const chain: DiagramSpec = {
+  entities: ['Client', 'API Gateway', 'Authentication Service', 'User Database'],
+  edges: [
+    ['Client', 'API Gateway'],
+    ['API Gateway', 'Authentication Service'],
+    ['Authentication Service', 'User Database'],
+  ],
+  kind: 'chain',
+};
+const decision: DiagramSpec = {
+  entities: ['Order', 'Payment valid?', 'Ship', 'Cancel'],
+  edges: [
+    ['Order', 'Payment valid?'],
+    ['Payment valid?', 'Ship'],
+    ['Payment valid?', 'Cancel'],
+  ],
+  kind: 'decision',
+  edgeLabels: { 'Payment valid?->Ship': 'yes', 'Payment valid?->Cancel': 'no' },
+};
+const tree: DiagramSpec = {
+  entities: ['CEO', 'CTO', 'CFO', 'Engineering', 'Design', 'Accounting'],
+  edges: [
+    ['CEO', 'CTO'],
+    ['CEO', 'CFO'],
+    ['CTO', 'Engineering'],
+    ['CTO', 'Design'],
+    ['CFO', 'Accounting'],
+  ],
+  kind: 'tree',
+};
+const cycle: DiagramSpec = {
+  entities: ['Idle', 'Running', 'Paused', 'Stopped'],
+  edges: [
+    ['Idle', 'Running'],
+    ['Running', 'Paused'],
+    ['Paused', 'Running'],
+    ['Running', 'Stopped'],
+    ['Stopped', 'Idle'],
+  ],
+  kind: 'cycle',
+};
+
+const canonical = (spec: DiagramSpec) => scriptCompletion(spec, { seed: 0, sample: 0, temperature: 0 });
+const canvasOf = (text: string) => executeCompletion(text).canvas!;
+
+describe('scripted teacher', () => {
+  it('writes compact, valid JSON in the seed language: shapes first, then arrows, ids from labels', async () => {
+    const { text, quirks } = await canonical(chain);
+    expect(quirks).toEqual([]);
+    expect(text.startsWith('{"actions":[')).toBe(true);
+    expect(text).not.toContain('\n');
+    const run = executeCompletion(text);
+    expect(run.errors).toEqual([]);
+    const types = (JSON.parse(text) as { actions: { type: string }[] }).actions.map((a) => a.type);
+    expect(types.lastIndexOf('create_shape')).toBeLessThan(types.indexOf('connect'));
+    expect([...run.canvas!.shapes.keys()]).toEqual(['client', 'api_gateway', 'authentication_service', 'user_database']);
+  });
+
+  it.each([
+    ['chain', chain],
+    ['decision', decision],
+    ['tree', tree],
+    ['cycle', cycle],
+  ])('scores >= 0.98 under strong for a %s, with a clean layout', async (_kind, spec) => {
+    const { text } = await canonical(spec);
+    const score = strong.score({ prompt: 'p', completion: text, spec });
+    expect(score.errors).toEqual([]);
+    expect(score.components.layout_quality).toBe(1);
+    expect(score.reward).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it('lays chains out left to right and trees top to bottom, sizes shapes to their labels, draws decisions as diamonds', async () => {
+    const c = canvasOf((await canonical(chain)).text).shapeList();
+    expect(c.map((s) => s.x)).toEqual([...c.map((s) => s.x)].sort((a, b) => a - b));
+    expect(new Set(c.map((s) => s.y + s.h / 2)).size).toBe(1);
+    const auth = c.find((s) => s.text === 'Authentication Service')!;
+    expect(auth.w).toBeGreaterThan(c.find((s) => s.text === 'Client')!.w);
+    const t = canvasOf((await canonical(tree)).text);
+    const y = (label: string) => t.shapeList().find((s) => s.text === label)!.y;
+    expect(y('CEO')).toBeLessThan(y('CTO'));
+    expect(y('CTO')).toBeLessThan(y('Engineering'));
+    const d = canvasOf((await canonical(decision)).text);
+    expect(d.shapeList().find((s) => s.text === 'Payment valid?')!.shape).toBe('diamond');
+    expect(d.arrows.map((a) => a.text).sort()).toEqual(['', 'no', 'yes']);
+  });
+
+  it('follows spec.shapes hints', async () => {
+    const spec: DiagramSpec = { ...chain, shapes: { Client: 'ellipse' } };
+    const c = canvasOf((await canonical(spec)).text);
+    expect(c.shapes.get('client')!.shape).toBe('ellipse');
+  });
+
+  it('averages >= 0.95 strong reward on held-out tasks of every kind', async () => {
+    const tasks = generateTasks({ split: 'heldout', n: 24, seed: 7 });
+    const policy = new ScriptedPolicy({ specFor: (p) => tasks.find((t) => t.prompt === p)?.spec });
+    const out = await policy.generate(tasks.map((t) => conversationFor(t.prompt)), { n: 1, seed: 1 });
+    const rewards = tasks.map((t, i) => strong.score({ prompt: t.prompt, completion: out[i][0].text, spec: t.spec }).reward);
+    const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+    expect(mean).toBeGreaterThanOrEqual(0.95);
+    expect(new Set(tasks.map((t) => t.spec.kind)).size).toBeGreaterThanOrEqual(6);
+  });
+
+  it('answers a free-form prompt from the extracted spec', async () => {
+    const policy = new ScriptedPolicy({ extract: (await import('../src/reward/extract.ts')).extractSpec });
+    const [[c]] = await policy.generate([conversationFor('Draw a CI pipeline with commit, tests, build, deploy.')]);
+    const labels = canvasOf(c.text).shapeList().map((s) => s.text.toLowerCase());
+    expect(labels).toEqual(expect.arrayContaining(['commit', 'tests', 'build', 'deploy']));
+  });
+
+  it('names the prompt when it has no spec and no extractor', async () => {
+    await expect(new ScriptedPolicy().generate([conversationFor('Draw a cat')])).rejects.toThrow(/no spec for prompt "Draw a cat"/);
+  });
+
+  it('is deterministic for a seed, and varies attempts at temperature > 0', async () => {
+    const p = new ScriptedPolicy({ specFor: () => tree, quirks: { abbrev: 0.5, prose: 0.5 } });
+    const a = await p.generate([conversationFor('x')], { n: 4, seed: 3 });
+    const b = await p.generate([conversationFor('x')], { n: 4, seed: 3 });
+    expect(a).toEqual(b);
+    expect(new Set(a[0].map((c) => c.text)).size).toBeGreaterThan(1);
+  });
+});
+
+describe('teacher quirks', () => {
+  it('parses rates and refuses bad ones by name', () => {
+    expect(parseQuirks('abbrev=0.3, cramped=0.2')).toEqual({ abbrev: 0.3, cramped: 0.2 });
+    expect(() => parseQuirks('shouting=0.3')).toThrow(/unknown quirk "shouting"/);
+    expect(() => parseQuirks('abbrev=1.5')).toThrow(/abbrev: rate must be a number in \[0, 1\]/);
+    expect(() => parseQuirks('abbrev')).toThrow(/not name=rate/);
+  });
+
+  it('abbreviates the way teachers do', () => {
+    expect(abbreviateLabel('User Database')).toBe('User DB');
+    expect(abbreviateLabel('Authentication Service')).toBe('Auth Svc');
+    expect(abbreviateLabel('Databases')).toBe('DBs');
+    expect(abbreviateLabel('Checkout')).toBe('Checkout');
+  });
+
+  it('each quirk, forced on, shows in its detector and costs reward; off, the detectors read zero', async () => {
+    const clean = await canonical(chain);
+    const base = strong.score({ prompt: 'p', completion: clean.text, spec: chain }).reward;
+    expect(detectQuirks(clean.text, canvasOf(clean.text), chain)).toEqual({ abbrev: 0, cramped: 0, overlap: 0, missing_edge: 0, prose: 0 });
+    const forced = async (name: string) => {
+      const s = await scriptCompletion(chain, { seed: 0, sample: 0, temperature: 0, quirks: { [name]: 1 } });
+      expect(s.quirks).toEqual([name]);
+      expect(strong.score({ prompt: 'p', completion: s.text, spec: chain }).reward).toBeLessThan(base);
+      return s.text;
+    };
+    const abbrev = await forced('abbrev');
+    expect(abbreviationRate(canvasOf(abbrev), chain)).toBe(1);
+    expect(crampedRate(canvasOf(await forced('cramped')))).toBe(1);
+    expect(overlapRate(canvasOf(await forced('overlap')))).toBeGreaterThan(0);
+    expect(missingEdgeRate(canvasOf(await forced('missing_edge')), chain)).toBeCloseTo(1 / 3);
+    const prose = await forced('prose');
+    expect(hasProse(prose)).toBe(true);
+    expect(executeCompletion(prose).errors).toEqual([]);
+  });
+
+  it('fires each quirk at about its rate over many completions', async () => {
+    const rates = { abbrev: 0.3, prose: 0.2, missing_edge: 0.1 };
+    const counts: Record<string, number> = {};
+    const n = 300;
+    for (let i = 0; i < n; i++) {
+      const s = await scriptCompletion(chain, { seed: 1, sample: i, temperature: 1, quirks: rates });
+      for (const q of s.quirks) counts[q] = (counts[q] ?? 0) + 1;
+    }
+    for (const [q, r] of Object.entries(rates)) expect(Math.abs(counts[q] / n - r)).toBeLessThan(0.07);
+    expect(counts.cramped).toBeUndefined();
+  });
+});
