@@ -115,13 +115,13 @@ function packB(B: usize, ldb: i32, kc: i32, nc: i32, pack: usize): void {
   for (let k: usize = 0; k < end; k += 4) {
     const b0 = v128.load(b), b1 = v128.load(b, 16);
     let a = v128.load32_splat(A + k);
-    c00 = f32x4.add(c00, f32x4.mul(a, b0)); c01 = f32x4.add(c01, f32x4.mul(a, b1));
+    c00 = f32x4.relaxed_madd(a, b0, c00); c01 = f32x4.relaxed_madd(a, b1, c01);
     a = v128.load32_splat(a1 + k);
-    c10 = f32x4.add(c10, f32x4.mul(a, b0)); c11 = f32x4.add(c11, f32x4.mul(a, b1));
+    c10 = f32x4.relaxed_madd(a, b0, c10); c11 = f32x4.relaxed_madd(a, b1, c11);
     a = v128.load32_splat(a2 + k);
-    c20 = f32x4.add(c20, f32x4.mul(a, b0)); c21 = f32x4.add(c21, f32x4.mul(a, b1));
+    c20 = f32x4.relaxed_madd(a, b0, c20); c21 = f32x4.relaxed_madd(a, b1, c21);
     a = v128.load32_splat(a3 + k);
-    c30 = f32x4.add(c30, f32x4.mul(a, b0)); c31 = f32x4.add(c31, f32x4.mul(a, b1));
+    c30 = f32x4.relaxed_madd(a, b0, c30); c31 = f32x4.relaxed_madd(a, b1, c31);
     b += bs;
   }
   if (w == 8) {
@@ -151,8 +151,8 @@ function packB(B: usize, ldb: i32, kc: i32, nc: i32, pack: usize): void {
   let b = B;
   for (let k: usize = 0; k < end; k += 4) {
     const a = v128.load32_splat(A + k);
-    c0 = f32x4.add(c0, f32x4.mul(a, v128.load(b)));
-    c1 = f32x4.add(c1, f32x4.mul(a, v128.load(b, 16)));
+    c0 = f32x4.relaxed_madd(a, v128.load(b), c0);
+    c1 = f32x4.relaxed_madd(a, v128.load(b, 16), c1);
     b += bs;
   }
   if (w == 8) { v128.store(C, c0); v128.store(C, c1, 16); }

@@ -47,6 +47,7 @@ export function kernelModule(): WebAssembly.Module {
       throw new Error(`compute kernels are not built (${fileURLToPath(WASM_URL)} is missing): run \`npm run build:kernels\``);
     }
     v8.setFlagsFromString('--no-liftoff');
+    v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
     compiled = new WebAssembly.Module(readFileSync(WASM_URL));
   }
   return compiled;
