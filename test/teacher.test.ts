@@ -1,0 +1,182 @@
+// Teacher data: accepted rows that re-score above the threshold, rejected rows with their errors, a summary, and a
+// run that survives SIGKILL and resumes without duplicate or lost rows.
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { getRubric } from '../src/reward/presets.ts';
+import { generateTasks } from '../src/tasks/generate.ts';
+import { SYSTEM_PROMPT } from '../src/policy/prompt.ts';
+import { OpenAIPolicy } from '../src/policy/openai.ts';
+import { ScriptedPolicy } from '../src/policy/scripted.ts';
+import { errorKind, runTeacher, type RejectedRow, type TeacherConfig, type TrainRow } from '../src/policy/teacher.ts';
+import { startOpenAIServer } from './helpers/openai-server.ts';
+import { buildProgram, UsageError } from '../src/cli/main.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const work = mkdtempSync(join(tmpdir(), 'canvasgym-teacher-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const strong = getRubric('strong');
+const rows = <T>(path: string): T[] =>
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as T)
+    : [];
+const config = (over: Partial<TeacherConfig> = {}): TeacherConfig => ({
+  policy: 'scripted',
+  attempts: 2,
+  minReward: 0.6,
+  seed: 0,
+  temperature: 1,
+  reward: 'strong',
+  quirks: {},
+  ...over,
+});
+
+function cli(args: string[]) {
+  return spawnSync(process.execPath, ['bin/canvasgym.js', 'teacher', ...args], { cwd: ROOT, encoding: 'utf8' });
+}
+
+describe('runTeacher', () => {
+  it('keeps passing attempts as chat rows that re-score above the threshold, and writes a summary', async () => {
+    const tasks = generateTasks({ split: 'train', n: 6, seed: 3 });
+    const out = join(work, 'scripted');
+    const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
+    const summary = await runTeacher({
+      policy: new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks: { prose: 0.5 } }),
+      rubric: strong,
+      tasks,
+      outDir: out,
+      config: config({ quirks: { prose: 0.5 } }),
+    });
+    const train = rows<TrainRow>(join(out, 'train.jsonl'));
+    const rejected = rows<RejectedRow>(join(out, 'rejected.jsonl'));
+    expect(train.length + rejected.length).toBe(12);
+    expect(train.length).toBeGreaterThan(0);
+    for (const row of train) {
+      const task = tasks.find((t) => t.id === row.task_id)!;
+      expect(row.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+      expect(row.messages[0].content).toBe(SYSTEM_PROMPT);
+      expect(row.messages[1].content).toBe(task.prompt);
+      const again = strong.score({ prompt: task.prompt, completion: row.messages[2].content, spec: task.spec });
+      expect(again.reward).toBeCloseTo(row.reward, 10);
+      expect(again.reward).toBeGreaterThanOrEqual(0.6);
+    }
+    expect(summary).toMatchObject({ accepted: train.length, rejected: rejected.length, total: 12, failed: 0 });
+    expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(summary);
+    expect(summary.reward.histogram.reduce((a, b) => a + b, 0)).toBe(12);
+    expect((summary.quirks.accepted.prose ?? 0) + (summary.quirks.rejected.prose ?? 0)).toBeGreaterThan(0);
+  });
+
+  it('rejects what a remote teacher gets wrong, with its errors, and counts the top error kinds', async () => {
+    const tasks = generateTasks({ split: 'train', n: 3, seed: 5 });
+    const good = new ScriptedPolicy({ specFor: (p) => tasks.find((t) => t.prompt === p)?.spec });
+    const answers = new Map<string, string>();
+    for (const t of tasks) answers.set(t.prompt, (await good.generate([[{ role: 'user', content: t.prompt }]]))[0][0].text);
+    // Choice 0 is a good diagram, choice 1 prose without JSON, choice 2 connects a shape that does not exist.
+    const server = await startOpenAIServer({
+      model: 'teacher',
+      apiKey: 'k',
+      reply: (req, i) => {
+        const good = answers.get(req.messages[1].content)!;
+        if (i === 1) return 'Sorry, I cannot draw diagrams.';
+        if (i === 2) return good.replace(/"to":"[^"]+"/, '"to":"ghost"');
+        return good;
+      },
+    });
+    try {
+      const out = join(work, 'remote');
+      const summary = await runTeacher({
+        policy: new OpenAIPolicy({ model: 'teacher', baseURL: `${server.url}/v1`, apiKey: 'k', env: {} }),
+        rubric: strong,
+        tasks,
+        outDir: out,
+        config: config({ policy: 'openai:teacher', attempts: 3 }),
+      });
+      expect(summary).toMatchObject({ accepted: 3, rejected: 6 });
+      const rejected = rows<RejectedRow>(join(out, 'rejected.jsonl'));
+      expect(rejected.filter((r) => r.attempt === 1).every((r) => r.errors[0] === 'model output does not contain JSON' && r.reward === 0)).toBe(true);
+      expect(rejected.filter((r) => r.attempt === 2).every((r) => /arrow target does not exist: ghost/.test(r.errors[0]))).toBe(true);
+      expect(rejected[0]).toHaveProperty('components.parses_json');
+      expect(summary.top_errors).toEqual([
+        { message: 'action N: arrow target does not exist: ...', count: 3 },
+        { message: 'model output does not contain JSON', count: 3 },
+      ]);
+      expect(server.requests.every((r) => (r.body as { n: number }).n === 3)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('groups error messages by kind', () => {
+    expect(errorKind('action 12: unknown shape type: "hexagon"')).toBe('action N: unknown shape type: "..."');
+  });
+});
+
+describe('canvasgym teacher', () => {
+  const tasks = generateTasks({ split: 'train', n: 16, seed: 11 });
+  const tasksFile = join(work, 'tasks.jsonl');
+  writeFileSync(tasksFile, tasks.map((t) => JSON.stringify(t)).join('\n') + '\n');
+  const quirks = { abbrev: 0.3, prose: 0.3 };
+  const args = (out: string) => ['--tasks', tasksFile, '--out', out, '--attempts', '3', '--batch-size', '1', '--no-progress', '--quirks', 'abbrev=0.3,prose=0.3'];
+  const dataset = (out: string) =>
+    [...rows<TrainRow>(join(out, 'train.jsonl')), ...rows<RejectedRow>(join(out, 'rejected.jsonl'))]
+      .map((r) => JSON.stringify(r))
+      .sort();
+  const run = (argv: string[]) => buildProgram().parseAsync(['node', 'canvasgym', 'teacher', ...argv]);
+
+  it('resumes after SIGKILL with no duplicate and no lost row, matching an uninterrupted run', async () => {
+    const reference = join(work, 'ref');
+    const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
+    await runTeacher({
+      policy: new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks }),
+      rubric: strong,
+      tasks,
+      outDir: reference,
+      batchSize: 1,
+      config: config({ attempts: 3, quirks }),
+    });
+    const expected = dataset(reference);
+    expect(expected).toHaveLength(48);
+
+    const out = join(work, 'killed');
+    const child = spawn(process.execPath, ['bin/canvasgym.js', 'teacher', ...args(out)], { cwd: ROOT, stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    // Kill once some rows are on disk, well before the end.
+    for (let i = 0; i < 3000 && dataset(out).length < 8; i++) await new Promise((r) => setTimeout(r, 10));
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const before = dataset(out).length;
+    expect(before).toBeGreaterThanOrEqual(8);
+    expect(before).toBeLessThan(48);
+    // A row torn by the kill: the rerun must cut it off, not choke on it or keep it.
+    appendFileSync(join(out, 'train.jsonl'), '{"messages":[{"role":"sys');
+
+    const rerun = cli(args(out));
+    expect(rerun.status, rerun.stderr).toBe(0);
+    expect(rerun.stdout).toContain(`resumed: ${before} attempts were already on disk`);
+    expect(rerun.stdout).toMatch(/teacher: \d+ accepted, \d+ rejected .* of 48 task attempts/);
+    const after = dataset(out);
+    expect(after).toEqual(expected);
+    const keys = after.map((l) => {
+      const r = JSON.parse(l) as { task_id: string; attempt: number };
+      return `${r.task_id}/${r.attempt}`;
+    });
+    expect(new Set(keys).size).toBe(48);
+  }, 120_000);
+
+  it('refuses to resume a directory with other settings, and bad input, as usage errors naming the flag', async () => {
+    await expect(run([...args(join(work, 'ref')), '--min-reward', '0.9'])).rejects.toThrow(/holds a run with other settings \(minReward 0.6 -> 0.9\)/);
+    const bad = join(work, 'bad.jsonl');
+    writeFileSync(bad, `${JSON.stringify(tasks[0])}\n{"id":"x","prompt":"p"}\n`);
+    await expect(run(['--tasks', bad, '--out', join(work, 'bad')])).rejects.toThrow(/bad.jsonl line 2: not a task: spec/);
+    await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--quirks', 'loud=1'])).rejects.toThrow(/--quirks: unknown quirk "loud"/);
+    await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--policy', 'claude:x'])).rejects.toThrow(/--policy: unknown policy "claude:x"/);
+    await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--policy', 'openai:m', '--quirks', 'abbrev=1'])).rejects.toThrow(UsageError);
+    await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--attempts', '0'])).rejects.toThrow(/--attempts must be a positive integer/);
+  });
+});
