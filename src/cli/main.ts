@@ -1,6 +1,7 @@
 // The `canvasgym` command line. Each command lives in its own module and registers itself here.
 import { Command, CommanderError } from 'commander';
 import { registerSchema } from './schema.ts';
+import { registerServe } from './serve.ts';
 import { registerTeacher } from './teacher.ts';
 import { registerRender } from './render.ts';
 import { registerTasks } from './tasks.ts';
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .description('Train LLM agents from first principles: a text-to-diagram environment, rewards, teacher data, SFT and GRPO.')
     .showHelpAfterError();
   registerSchema(program);
+  registerServe(program);
   registerTeacher(program);
   registerRender(program);
   registerTasks(program);

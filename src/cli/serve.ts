@@ -1,0 +1,95 @@
+// `canvasgym serve`: the environment as an HTTP service (reward, episodes, OpenRLHF's remote reward) and, with
+// --policy, the student behind an OpenAI-compatible endpoint.
+import type { Command } from 'commander';
+import { RUBRIC_NAMES } from '../reward/presets.ts';
+import { DEFAULT_CONFIG, describeLimits, startServer, type ServerConfig } from '../server/app.ts';
+import { MAX_TURNS_LIMIT } from '../env/episode.ts';
+import { UsageError } from './main.ts';
+
+interface ServeFlags {
+  host: string;
+  port: string;
+  reward: string;
+  maxBodyBytes: string;
+  maxBatch: string;
+  maxSessions: string;
+  sessionTtl: string;
+  maxTurns: string;
+  policy?: string;
+  modelName: string;
+  maxN: string;
+  schemaRetries: string;
+}
+
+function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export function registerServe(program: Command): void {
+  const d = DEFAULT_CONFIG;
+  program
+    .command('serve')
+    .description('serve the environment over HTTP: /reward, /get_reward (OpenRLHF), /reset /step /state /close (sessions), /schema, /health; with --policy also /v1/chat/completions')
+    .option('--host <host>', 'address to listen on', d.host)
+    .option('--port <n>', 'port (0 picks a free one)', String(d.port))
+    .option('--reward <preset>', `default reward preset: ${RUBRIC_NAMES.join(' | ')} (?reward= overrides per request)`, d.reward)
+    .option('--max-body-bytes <n>', 'largest request body', String(d.maxBodyBytes))
+    .option('--max-batch <n>', 'most rows per /reward or /get_reward request', String(d.maxBatch))
+    .option('--max-sessions <n>', 'most episodes open at once', String(d.maxSessions))
+    .option('--session-ttl <s>', 'seconds an idle session lives', String(d.sessionTtlS))
+    .option('--max-turns <n>', 'default turn limit of editing episodes', String(d.maxTurns))
+    .option('--policy <ckpt>', 'student checkpoint directory to serve on /v1/chat/completions')
+    .option('--model-name <id>', 'model id clients ask for', d.modelId)
+    .option('--max-n <n>', 'most completions per chat request', String(d.maxN))
+    .option('--schema-retries <n>', 'resampling rounds for choices that miss a response_format JSON schema', String(d.schemaRetries))
+    .action(async (flags: ServeFlags) => {
+      if (!RUBRIC_NAMES.includes(flags.reward)) throw new UsageError(`--reward must be one of ${RUBRIC_NAMES.join(', ')}, got ${JSON.stringify(flags.reward)}`);
+      const config: Partial<ServerConfig> = {
+        host: flags.host,
+        port: integer('--port', flags.port, 0, 65535),
+        reward: flags.reward,
+        maxBodyBytes: integer('--max-body-bytes', flags.maxBodyBytes, 1024),
+        maxBatch: integer('--max-batch', flags.maxBatch, 1),
+        maxSessions: integer('--max-sessions', flags.maxSessions, 1),
+        sessionTtlS: integer('--session-ttl', flags.sessionTtl, 1),
+        maxTurns: integer('--max-turns', flags.maxTurns, 1, MAX_TURNS_LIMIT),
+        modelId: flags.modelName,
+        maxN: integer('--max-n', flags.maxN, 1, 256),
+        schemaRetries: integer('--schema-retries', flags.schemaRetries, 0, 16),
+      };
+      if (flags.policy !== undefined) {
+        const { StudentPolicy } = await import('../policy/student.ts');
+        try {
+          config.policy = await StudentPolicy.load(flags.policy);
+        } catch (err) {
+          throw new UsageError(`--policy: cannot load a student checkpoint from ${flags.policy}: ${(err as Error).message}`);
+        }
+      }
+      let running;
+      try {
+        running = await startServer(config);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        throw new UsageError(`cannot listen on ${flags.host}:${flags.port}: ${code ?? (err as Error).message}`);
+      }
+      const limits = describeLimits(running.config);
+      process.stdout.write(
+        `canvasgym serve: listening on ${running.url}\n` +
+          `  reward preset: ${running.config.reward}\n` +
+          `  limits: ${Object.entries(limits).map(([k, v]) => `${k}=${v}`).join(' ')}\n` +
+          (config.policy ? `  model: ${running.config.modelId} (${flags.policy}) on /v1/chat/completions\n` : '') +
+          `  routes: GET /health /schema /state, POST /reward /get_reward /reset /step /close${config.policy ? ', GET /v1/models, POST /v1/chat/completions' : ''}\n`,
+      );
+      const stop = () => {
+        process.stdout.write('canvasgym serve: shutting down\n');
+        void running.close().then(async () => {
+          await config.policy?.close?.();
+          process.exit(0);
+        });
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

@@ -1,0 +1,222 @@
+// The canvasgym HTTP server (node:http: the routes are few and a framework would add nothing but a dependency).
+// Reward scoring, Gymnasium-style episodes in sessions, OpenRLHF's remote reward, and, with a policy, OpenAI-compatible
+// chat completions. Every bad request gets a 4xx naming the problem; limits are set at start.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { responseJsonSchema } from '../env/actions.ts';
+import {
+  EDITING_SYSTEM_PROMPT,
+  editingActionJsonSchema,
+  ENV_NAMES,
+  EpisodeError,
+  makeEnv,
+  observationJsonSchema,
+  DEFAULT_MAX_TURNS,
+  type EnvName,
+  type StepAction,
+} from '../env/episode.ts';
+import { SYSTEM_PROMPT } from '../policy/prompt.ts';
+import type { Policy } from '../policy/policy.ts';
+import { RUBRIC_NAMES } from '../reward/presets.ts';
+import { bodyObject, HttpError, isObject, readJson, requireField, sendError, sendJson } from './http.ts';
+import { ChatService } from './openai.ts';
+import { openRlhfReward, rubricByName, scoreRows } from './reward.ts';
+import { SessionStore } from './sessions.ts';
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  /** Default reward preset of /reward and /get_reward (a request may name another with ?reward=). */
+  reward: string;
+  maxBodyBytes: number;
+  /** Rows per /reward or /get_reward request. */
+  maxBatch: number;
+  maxSessions: number;
+  sessionTtlS: number;
+  /** Default turn limit of editing episodes. */
+  maxTurns: number;
+  /** Served on /v1/chat/completions when given. */
+  policy?: Policy;
+  modelId: string;
+  maxN: number;
+  schemaRetries: number;
+}
+
+export const DEFAULT_CONFIG: ServerConfig = {
+  host: '127.0.0.1',
+  port: 8000,
+  reward: 'strong',
+  maxBodyBytes: 8 * 1024 * 1024,
+  maxBatch: 1024,
+  maxSessions: 256,
+  sessionTtlS: 600,
+  maxTurns: DEFAULT_MAX_TURNS,
+  modelId: 'canvasgym-student',
+  maxN: 16,
+  schemaRetries: 2,
+};
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  sessions: SessionStore;
+  config: ServerConfig;
+  close(): Promise<void>;
+}
+
+/** The limits as the start-up banner and GET /health show them. */
+export function describeLimits(c: ServerConfig) {
+  return {
+    max_body_bytes: c.maxBodyBytes,
+    max_batch: c.maxBatch,
+    max_sessions: c.maxSessions,
+    session_ttl_s: c.sessionTtlS,
+    max_turns: c.maxTurns,
+    ...(c.policy ? { max_n: c.maxN, schema_retries: c.schemaRetries } : {}),
+  };
+}
+
+type Handler = (req: IncomingMessage, url: URL) => Promise<unknown> | unknown;
+
+function sessionIdOf(body: Record<string, unknown>): string {
+  return requireField(body, 'session_id', 'string') as string;
+}
+
+function episodeCall<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof EpisodeError) throw new HttpError(err.code === 'finished' ? 409 : 400, err.code === 'finished' ? 'episode_over' : 'invalid_request', err.message);
+    throw err;
+  }
+}
+
+export function createApp(config: ServerConfig): { server: Server; sessions: SessionStore } {
+  const sessions = new SessionStore(config.maxSessions, config.sessionTtlS * 1000);
+  const chat = config.policy ? new ChatService(config.policy, { modelId: config.modelId, maxN: config.maxN, schemaRetries: config.schemaRetries }) : null;
+  const started = Date.now();
+  const body = (req: IncomingMessage) => readJson(req, config.maxBodyBytes);
+  const rubricFor = (url: URL) => rubricByName(url.searchParams.get('reward') ?? config.reward);
+
+  const routes: Record<string, Record<string, Handler>> = {
+    '/health': {
+      GET: () => ({
+        status: 'ok',
+        uptime_s: Math.round((Date.now() - started) / 1000),
+        reward: config.reward,
+        rewards: RUBRIC_NAMES,
+        envs: ENV_NAMES,
+        sessions: { open: sessions.size, max: config.maxSessions },
+        limits: describeLimits(config),
+        model: chat ? config.modelId : null,
+      }),
+    },
+    '/schema': {
+      GET: () => ({
+        action: responseJsonSchema(),
+        editing_action: editingActionJsonSchema(),
+        observation: observationJsonSchema(),
+        system_prompts: { diagram: SYSTEM_PROMPT, editing: EDITING_SYSTEM_PROMPT },
+      }),
+    },
+    '/reward': { POST: async (req, url) => scoreRows(rubricFor(url), await body(req), config.maxBatch) },
+    '/get_reward': {
+      POST: async (req, url) => openRlhfReward(rubricFor(url), bodyObject(await body(req), '{"query": [...], "prompts": [...], "labels": [...]}'), config.maxBatch),
+    },
+    '/reset': {
+      POST: async (req) => {
+        const b = bodyObject(await body(req), '{"env"?, "seed"?, "task"?, "options"?, "session_id"?}');
+        const envName = (b.env ?? 'editing') as EnvName;
+        if (!ENV_NAMES.includes(envName)) throw new HttpError(400, 'invalid_field', `env must be one of ${ENV_NAMES.join(', ')}, got ${JSON.stringify(b.env)}`);
+        if (b.options !== undefined && !isObject(b.options)) throw new HttpError(400, 'invalid_field', 'field "options" must be an object');
+        if (b.seed !== undefined && typeof b.seed !== 'number') throw new HttpError(400, 'invalid_field', `field "seed" must be an integer, got ${JSON.stringify(b.seed)}`);
+        const request = { seed: b.seed as number | undefined, task: b.task, options: b.options as Record<string, unknown> | undefined };
+        if (b.session_id !== undefined) {
+          // Resetting a live session reuses its slot (and must keep its environment kind).
+          const s = sessions.get(sessionIdOf(b));
+          if (s.env.name !== envName) throw new HttpError(400, 'invalid_field', `session ${s.id} plays ${s.env.name}, not ${envName}; open a new session for another environment`);
+          return { session_id: s.id, ...episodeCall(() => s.env.reset(request)) };
+        }
+        const env = makeEnv(envName, { reward: config.reward, maxTurns: config.maxTurns });
+        const first = episodeCall(() => env.reset(request));
+        const s = sessions.open(env);
+        return { session_id: s.id, ...first };
+      },
+    },
+    '/step': {
+      POST: async (req) => {
+        const b = bodyObject(await body(req), '{"session_id", "action"}');
+        const s = sessions.get(sessionIdOf(b));
+        if (b.action === undefined) throw new HttpError(400, 'missing_field', 'missing field "action": the model\'s text, or {"actions": [...], "done"?: bool}');
+        if (typeof b.action !== 'string' && !isObject(b.action)) throw new HttpError(400, 'invalid_field', 'field "action" must be a string (the model\'s text) or an object {"actions": [...]}');
+        return { session_id: s.id, ...episodeCall(() => s.env.step(b.action as StepAction)) };
+      },
+    },
+    '/state': {
+      GET: (_req, url) => {
+        const id = url.searchParams.get('session_id');
+        if (!id) throw new HttpError(400, 'missing_field', 'missing query parameter "session_id": GET /state?session_id=...');
+        return { session_id: id, ...sessions.get(id).env.state() };
+      },
+    },
+    '/close': {
+      POST: async (req) => {
+        const id = sessionIdOf(bodyObject(await body(req), '{"session_id"}'));
+        sessions.close(id);
+        return { session_id: id, closed: true };
+      },
+    },
+    ...(chat
+      ? {
+          '/v1/models': { GET: () => chat.models() },
+          '/v1/chat/completions': { POST: async (req: IncomingMessage) => chat.complete(bodyObject(await body(req), '{"model", "messages", ...}')) },
+        }
+      : {}),
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const route = routes[url.pathname];
+    try {
+      if (!route) {
+        const hint = url.pathname.startsWith('/v1/') && !chat ? ' (start the server with --policy CKPT to serve a model)' : '';
+        throw new HttpError(404, 'not_found', `no route ${req.method} ${url.pathname}${hint}; routes: ${Object.keys(routes).join(', ')}`);
+      }
+      const h = route[req.method ?? 'GET'];
+      if (!h) throw new HttpError(405, 'method_not_allowed', `${url.pathname} takes ${Object.keys(route).join(', ')}, not ${req.method}`);
+      sendJson(res, 200, await h(req, url));
+    } catch (err) {
+      if (err instanceof HttpError) return sendError(res, err);
+      // A bug, not the client's fault: say so, keep serving.
+      process.stderr.write(`canvasgym serve: ${req.method} ${url.pathname} failed: ${(err as Error).stack ?? err}\n`);
+      sendError(res, new HttpError(500, 'internal_error', `internal error: ${(err as Error).message}`));
+    }
+  };
+  const server = createServer((req, res) => void handle(req, res));
+  server.on('close', () => sessions.stop());
+  return { server, sessions };
+}
+
+export async function startServer(overrides: Partial<ServerConfig> = {}): Promise<RunningServer> {
+  const config = { ...DEFAULT_CONFIG, ...overrides };
+  rubricByName(config.reward);
+  const { server, sessions } = createApp(config);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}`,
+    server,
+    sessions,
+    config: { ...config, port },
+    close: () =>
+      new Promise<void>((resolve) => {
+        sessions.stop();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,101 @@
+// Reward over HTTP: POST /reward scores rows exactly as `canvasgym score` does (same row function), and
+// POST /get_reward speaks OpenRLHF's remote reward-model protocol.
+import { scoreLine } from '../cli/score.ts';
+import { getRubric } from '../reward/presets.ts';
+import type { Rubric } from '../reward/rubric.ts';
+import { DiagramSpec } from '../tasks/spec.ts';
+import { checkBatch, HttpError, isObject, requireField } from './http.ts';
+
+export interface RowResult {
+  reward: number;
+  components: Record<string, number>;
+  errors: string[];
+}
+
+export function rubricByName(name: string): Rubric {
+  try {
+    return getRubric(name);
+  } catch (err) {
+    throw new HttpError(400, 'unknown_reward', (err as Error).message);
+  }
+}
+
+/** Scores `{prompt, completion, spec?}` rows in order; a bad row fails the request with its index, before any scoring. */
+export function scoreRows(rubric: Rubric, body: unknown, maxBatch: number): { results: RowResult[] } {
+  if (!Array.isArray(body)) {
+    if (isObject(body) && Array.isArray(body.rows)) throw new HttpError(400, 'invalid_body', 'request body must be the JSON array of rows itself, not {"rows": [...]}');
+    throw new HttpError(400, 'invalid_body', 'request body must be a JSON array of {"prompt", "completion", "spec"?} rows');
+  }
+  checkBatch(body.length, maxBatch, 'the rows array');
+  const scored = body.map((row, i) => {
+    // scoreLine is the `score` command's own row function: same validation, same reward, components and errors.
+    const { ok, row: out } = scoreLine(rubric, JSON.stringify(row), i);
+    if (!ok) throw new HttpError(400, 'invalid_row', `row ${i}: ${String(out.error).replace(/^line \d+: /, '')}`);
+    return { reward: out.reward as number, components: out.components as Record<string, number>, errors: out.errors as string[] };
+  });
+  return { results: scored };
+}
+
+// Chat templates whose last user turn is the request: canvasgym's own, ChatML (Qwen), Llama 3.
+const USER_TURNS = [
+  /<\|user\|>([\s\S]*?)<\|end\|>/g,
+  /<\|im_start\|>user\n([\s\S]*?)<\|im_end\|>/g,
+  /<\|start_header_id\|>user<\|end_header_id\|>\n\n([\s\S]*?)<\|eot_id\|>/g,
+];
+
+/** The user's request inside a rendered chat prompt (its last user turn), or the prompt itself when no template matches. */
+export function userRequest(prompt: string): string {
+  for (const re of USER_TURNS) {
+    const turns = [...prompt.matchAll(re)];
+    if (turns.length) return turns[turns.length - 1][1].trim();
+  }
+  return prompt;
+}
+
+function labelSpec(label: unknown, i: number): DiagramSpec | undefined {
+  if (label === undefined || label === null || label === '') return undefined;
+  let value = label;
+  if (typeof label === 'string') {
+    try {
+      value = JSON.parse(label);
+    } catch (err) {
+      throw new HttpError(400, 'invalid_field', `labels[${i}]: not a JSON DiagramSpec (${(err as Error).message}); send "" for none`);
+    }
+  }
+  const spec = DiagramSpec.safeParse(value);
+  if (!spec.success) {
+    const issue = spec.error.issues[0];
+    throw new HttpError(400, 'invalid_field', `labels[${i}]: invalid spec field "${issue.path.map(String).join('.')}": ${issue.message}`);
+  }
+  return spec.data;
+}
+
+/**
+ * OpenRLHF's remote reward protocol: `query` holds prompt + response as the trainer decoded them, `prompts` the prompt
+ * part, `labels` the dataset's label column (here a DiagramSpec as JSON, or "" for none). `rewards` drive the
+ * advantage and `scores` the dynamic filtering; both are the reward. `extra_logs` carries each component per sample.
+ */
+export function openRlhfReward(rubric: Rubric, body: Record<string, unknown>, maxBatch: number) {
+  const query = requireField(body, 'query', 'array') as unknown[];
+  checkBatch(query.length, maxBatch, 'query');
+  const prompts = body.prompts === undefined ? undefined : (requireField(body, 'prompts', 'array') as unknown[]);
+  const labels = body.labels === undefined ? undefined : (requireField(body, 'labels', 'array') as unknown[]);
+  for (const [name, list] of [['prompts', prompts], ['labels', labels]] as const) {
+    if (list && list.length !== query.length) throw new HttpError(400, 'length_mismatch', `${name} has ${list.length} items but query has ${query.length}: they go together one to one`);
+  }
+  query.forEach((q, i) => {
+    if (typeof q !== 'string') throw new HttpError(400, 'invalid_field', `query[${i}] must be a string`);
+    if (prompts && typeof prompts[i] !== 'string') throw new HttpError(400, 'invalid_field', `prompts[${i}] must be a string`);
+  });
+  const rewards: number[] = [];
+  const extra: Record<string, number[]> = {};
+  query.forEach((q, i) => {
+    const text = q as string;
+    const prompt = (prompts?.[i] as string | undefined) ?? '';
+    const completion = prompt && text.startsWith(prompt) ? text.slice(prompt.length) : text;
+    const score = rubric.score({ prompt: userRequest(prompt), completion, spec: labelSpec(labels?.[i], i) });
+    rewards.push(score.reward);
+    for (const [k, v] of Object.entries(score.components)) (extra[k] ??= []).push(v);
+  });
+  return { rewards, scores: rewards, extra_logs: extra };
+}
