@@ -4,8 +4,11 @@ import { registerSchema } from './schema.ts';
 import { registerServe } from './serve.ts';
 import { registerTeacher } from './teacher.ts';
 import { registerRender } from './render.ts';
-import { registerTasks } from './tasks.ts';
 import { registerSft } from './sft.ts';
+import { registerTasks } from './tasks.ts';
+import { registerGrpo } from './grpo.ts';
+import { registerEval } from './eval.ts';
+import { registerRun } from './run.ts';
 
 export function buildProgram(): Command {
   const program = new Command('canvasgym')
@@ -15,8 +18,11 @@ export function buildProgram(): Command {
   registerServe(program);
   registerTeacher(program);
   registerRender(program);
-  registerTasks(program);
   registerSft(program);
+  registerTasks(program);
+  registerGrpo(program);
+  registerEval(program);
+  registerRun(program);
   return program;
 }
 

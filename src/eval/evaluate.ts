@@ -3,6 +3,7 @@
 import { executeCompletion } from '../env/execute.ts';
 import type { Policy, SamplingOptions } from '../policy/policy.ts';
 import { conversationFor } from '../policy/prompt.ts';
+import { detectQuirks, QUIRK_NAMES, type QuirkReport } from '../policy/quirks.ts';
 import { getRubric } from '../reward/presets.ts';
 import type { Task } from '../tasks/spec.ts';
 import { bootstrapMean, histogram, passAtK, type Interval } from './stats.ts';
@@ -24,6 +25,8 @@ export interface Rollout {
   components: Record<string, number>;
   /** Every rubric's reward, `strong` included. */
   rewards: Record<string, number>;
+  /** The teacher quirks this completion shows (abbreviated labels, cramped spacing, overlaps, missing edges, prose): rates in [0, 1]. */
+  quirks: QuirkReport;
   /** Path of the rendered picture, relative to the eval directory, once written. */
   image?: string;
 }
@@ -47,6 +50,8 @@ export interface EvalMetrics {
   /** Mean of each `strong` component. */
   components: Record<string, Interval>;
   histogram: { edges: number[]; counts: number[] };
+  /** Mean rate of each teacher quirk over completions: what SFT copies and RL should make recede. */
+  quirks: Record<string, number>;
   by_kind: Record<string, GroupMetrics>;
   by_difficulty: Record<string, GroupMetrics>;
   /** pass@k for k = 1..samples (a pass: every action applied and strong reward >= pass_threshold). */
@@ -88,6 +93,7 @@ export function scoreRollout(task: Task, sample: number, completion: string, rub
     schema_valid: exec.parse.ok && schemaErrors === 0,
     renderer_accepts: exec.parse.ok && exec.errors.length === 0,
     errors: exec.errors,
+    quirks: detectQuirks(completion, exec.canvas, task.spec),
     reward: rewards.strong ?? rewards[rubrics[0]],
     components,
     rewards,
@@ -123,6 +129,7 @@ export function summarize(policy: string, tasks: Task[], rollouts: Rollout[], o:
     reward: Object.fromEntries(o.rubrics.map((name) => [name, bootstrapMean(rollouts.map((r) => r.rewards[name]))])),
     components: Object.fromEntries(componentNames.map((c) => [c, bootstrapMean(rollouts.map((r) => r.components[c]))])),
     histogram: histogram(rollouts.map((r) => r.reward), 10),
+    quirks: Object.fromEntries(QUIRK_NAMES.map((q) => [q, rollouts.length ? rollouts.reduce((a, r) => a + r.quirks[q], 0) / rollouts.length : 0])),
     by_kind: groupBy(rollouts, (r) => r.spec.kind ?? 'unknown'),
     by_difficulty: groupBy(rollouts, (r) => String(r.spec.difficulty ?? 'unknown')),
     pass_threshold: o.passThreshold,

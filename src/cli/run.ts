@@ -1,0 +1,43 @@
+// `canvasgym run` (what `npm start` runs): the whole pipeline under runs/<name>/, ending with the report's path.
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { StageProgress } from '../io/progress.ts';
+import { RUN_CONFIGS, RUN_PRESETS, RunConfigMismatch, runPipeline, STAGES, type RunPreset } from '../pipeline/run.ts';
+import { UsageError } from './main.ts';
+
+interface RunFlags {
+  name?: string;
+  preset: string;
+  fresh?: boolean;
+  runsDir: string;
+  progress: boolean;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('the main job: tasks -> scripted teacher with quirks -> SFT -> GRPO -> eval of teacher, SFT and GRPO on held-out tasks -> report.html')
+    .option('--name <name>', 'run directory name under --runs-dir (default: the preset name)')
+    .option('--preset <preset>', `${RUN_PRESETS.join(' | ')}: quick takes under 3 minutes, default under 15, full longer and better`, 'default')
+    .option('--fresh', 'start over instead of continuing the run directory')
+    .option('--runs-dir <dir>', 'where runs live', 'runs')
+    .option('--no-progress', 'plain log lines instead of progress bars')
+    .action(async (flags: RunFlags) => {
+      if (!(RUN_PRESETS as readonly string[]).includes(flags.preset)) throw new UsageError(`--preset must be ${RUN_PRESETS.join(', ')}, got ${JSON.stringify(flags.preset)}`);
+      const name = flags.name ?? flags.preset;
+      if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new UsageError(`--name may hold letters, digits, dots, dashes and underscores, got ${JSON.stringify(name)}`);
+      const dir = join(flags.runsDir, name);
+      const progress = new StageProgress(STAGES, { bars: flags.progress && Boolean(process.stderr.isTTY) });
+      try {
+        const r = await runPipeline({ dir, config: RUN_CONFIGS[flags.preset as RunPreset], fresh: flags.fresh, progress });
+        progress.stop();
+        const f = (v: number) => v.toFixed(3);
+        const lines = r.table.map(({ label, metrics: m }) => `  ${label.padEnd(8)} strong ${f(m.reward.strong.mean)} [${f(m.reward.strong.lo)}, ${f(m.reward.strong.hi)}]  valid ${f(m.renderer_accept_rate.mean)}`);
+        process.stdout.write(`${lines.join('\n')}\nfinished in ${(r.seconds / 60).toFixed(1)} min; report: ${r.report}\n`);
+      } catch (err) {
+        progress.stop();
+        if (err instanceof RunConfigMismatch) throw new UsageError(err.message);
+        throw err;
+      }
+    });
+}

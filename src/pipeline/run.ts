@@ -1,0 +1,290 @@
+// The main job: tasks -> scripted teacher (with quirks) -> SFT -> GRPO -> evaluation of teacher, SFT and GRPO on the
+// same held-out tasks -> report. Everything lives under one run directory; a finished stage is not redone on a rerun,
+// and an interrupted training stage resumes from its last checkpoint.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { evaluatePolicy, type EvalMetrics, type Rollout } from '../eval/evaluate.ts';
+import { differences } from '../eval/compare.ts';
+import { renderReport, type Curve } from '../eval/report.ts';
+import { readEvalDir, writeEvalDir } from '../eval/write.ts';
+import type { StageProgress } from '../io/progress.ts';
+import { policyFromSpec } from '../policy/registry.ts';
+import { runTeacher, type TeacherSummary } from '../policy/teacher.ts';
+import type { QuirkRates } from '../policy/quirks.ts';
+import { getRubric } from '../reward/presets.ts';
+import { generateTasks } from '../tasks/generate.ts';
+import type { Task } from '../tasks/spec.ts';
+import { runSft, sftConfig, type Preset as SftPreset, type SFTConfig } from '../train/sft.ts';
+import { grpoConfig, trainGrpo, type GRPOConfig } from '../train/grpo.ts';
+
+export const RUN_PRESETS = ['quick', 'default', 'full'] as const;
+export type RunPreset = (typeof RUN_PRESETS)[number];
+
+export interface RunConfig {
+  preset: RunPreset;
+  seed: number;
+  trainTasks: number;
+  heldoutTasks: number;
+  teacher: { attempts: number; minReward: number; quirks: QuirkRates };
+  sft: { preset: SftPreset } & Partial<SFTConfig>;
+  grpo: Partial<GRPOConfig>;
+  eval: { temperature: number; maxTokens: number };
+}
+
+/** The quirks the default teacher shows: what SFT copies and GRPO should make recede. */
+const TEACHER_QUIRKS: QuirkRates = { abbrev: 0.35, cramped: 0.2, overlap: 0.15, missing_edge: 0.1, prose: 0.1 };
+
+export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
+  quick: {
+    preset: 'quick',
+    seed: 0,
+    trainTasks: 120,
+    heldoutTasks: 16,
+    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
+    sft: { preset: 'tiny', max_steps: 30, eval_steps: 15, save_steps: 15 },
+    grpo: { max_steps: 2, num_generations: 4, generation_batch_size: 8, per_device_train_batch_size: 8, max_completion_length: 96, save_steps: 1, log_completions_steps: 1 },
+    eval: { temperature: 0.7, maxTokens: 96 },
+  },
+  default: {
+    preset: 'default',
+    seed: 0,
+    trainTasks: 1500,
+    heldoutTasks: 200,
+    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
+    sft: { preset: 'default' },
+    grpo: {},
+    eval: { temperature: 0.7, maxTokens: 384 },
+  },
+  full: {
+    preset: 'full',
+    seed: 0,
+    trainTasks: 4000,
+    heldoutTasks: 400,
+    teacher: { attempts: 2, minReward: 0.6, quirks: TEACHER_QUIRKS },
+    sft: { preset: 'large' },
+    grpo: { max_steps: 80 },
+    eval: { temperature: 0.7, maxTokens: 448 },
+  },
+};
+
+export const STAGES = ['tasks', 'teacher', 'sft', 'grpo', 'eval-teacher', 'eval-sft', 'eval-grpo', 'report'] as const;
+export type Stage = (typeof STAGES)[number];
+
+interface RunState {
+  config: RunConfig;
+  stages: Partial<Record<Stage, { seconds: number; summary: string }>>;
+}
+
+export class RunConfigMismatch extends Error {}
+
+export interface RunOptions {
+  dir: string;
+  config: RunConfig;
+  fresh?: boolean;
+  progress: StageProgress;
+}
+
+export interface RunResult {
+  dir: string;
+  report: string;
+  seconds: number;
+  /** Mean strong reward per policy, with its interval. */
+  table: { label: string; metrics: EvalMetrics }[];
+}
+
+const EVAL_LABELS: Record<'eval-teacher' | 'eval-sft' | 'eval-grpo', string> = { 'eval-teacher': 'teacher', 'eval-sft': 'SFT', 'eval-grpo': 'GRPO' };
+
+function readJsonl<T>(path: string): T[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+}
+
+const writeJsonl = (path: string, rows: unknown[]) => writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+function loadState(dir: string, config: RunConfig, fresh: boolean): RunState {
+  const file = join(dir, 'run.json');
+  if (fresh && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(file)) return { config, stages: {} };
+  const state = JSON.parse(readFileSync(file, 'utf8')) as RunState;
+  if (JSON.stringify(state.config) !== JSON.stringify(config)) {
+    throw new RunConfigMismatch(`${dir} holds a run with other settings (preset ${state.config.preset}); rerun with --fresh to start over, or pick another --name`);
+  }
+  return state;
+}
+
+const f3 = (v: number) => v.toFixed(3);
+
+export async function runPipeline(o: RunOptions): Promise<RunResult> {
+  const started = performance.now();
+  const { dir, config, progress } = o;
+  const state = loadState(dir, config, o.fresh ?? false);
+  const save = () => writeFileSync(join(dir, 'run.json'), JSON.stringify(state, null, 2) + '\n');
+  save();
+  const paths = {
+    train: join(dir, 'tasks', 'train.jsonl'),
+    heldout: join(dir, 'tasks', 'heldout.jsonl'),
+    teacher: join(dir, 'teacher'),
+    sft: join(dir, 'sft'),
+    grpo: join(dir, 'grpo'),
+    eval: (label: string) => join(dir, 'eval', label),
+    report: join(dir, 'report.html'),
+  };
+
+  const stage = async (name: Stage, total: number, work: () => Promise<string>) => {
+    const done = state.stages[name];
+    progress.start(name, total);
+    if (done) {
+      progress.finish(done.summary, { skipped: true });
+      return;
+    }
+    const t0 = performance.now();
+    const summary = await work();
+    state.stages[name] = { seconds: (performance.now() - t0) / 1000, summary };
+    save();
+    progress.finish(summary);
+  };
+
+  await stage('tasks', 2, async () => {
+    mkdirSync(join(dir, 'tasks'), { recursive: true });
+    writeJsonl(paths.train, generateTasks({ split: 'train', n: config.trainTasks, seed: config.seed }));
+    progress.update(1);
+    writeJsonl(paths.heldout, generateTasks({ split: 'heldout', n: config.heldoutTasks, seed: config.seed }));
+    return `${config.trainTasks} train and ${config.heldoutTasks} held-out tasks`;
+  });
+  const train = readJsonl<Task>(paths.train);
+  const heldout = readJsonl<Task>(paths.heldout);
+  const specs = new Map([...train, ...heldout].map((t) => [t.prompt, t.spec]));
+  const specFor = (prompt: string) => specs.get(prompt);
+
+  await stage('teacher', train.length * config.teacher.attempts, async () => {
+    const policy = await policyFromSpec('scripted', { specFor, quirks: config.teacher.quirks });
+    const summary: TeacherSummary = await runTeacher({
+      policy,
+      rubric: getRubric('strong'),
+      tasks: train,
+      outDir: paths.teacher,
+      config: { policy: 'scripted', attempts: config.teacher.attempts, minReward: config.teacher.minReward, seed: config.seed, temperature: 0, reward: 'strong', quirks: config.teacher.quirks as Record<string, number> },
+      onProgress: (p) => progress.update(p.done, `accepted ${p.accepted}`),
+    });
+    return `${summary.accepted} accepted, ${summary.rejected} rejected (mean strong reward ${f3(summary.reward.mean)})`;
+  });
+
+  let sftFinal = '';
+  await stage('sft', 1, async () => {
+    const cfg = sftConfig(config.sft.preset, paths.sft, { ...config.sft, seed: config.seed + 42 });
+    const r = await runSft({
+      config: cfg,
+      dataPath: join(paths.teacher, 'train.jsonl'),
+      resume: existsSync(paths.sft),
+      onProgress: (p) => {
+        progress.setTotal(p.maxSteps);
+        progress.update(p.step, p.log ? `loss ${p.log.loss.toFixed(3)}` : '');
+      },
+      onMessage: (line) => progress.log(`    ${line}`),
+    });
+    if (!r.finalDir) throw new Error('SFT stopped before it finished; rerun to resume it');
+    const ev = r.lastEval ? `, held-out valid ${f3(r.lastEval.eval_valid_rate)}, strong ${f3(r.lastEval.eval_reward)}` : '';
+    return `${r.steps} steps${ev}`;
+  });
+  sftFinal = join(paths.sft, 'final');
+
+  await stage('grpo', 1, async () => {
+    const cfg = grpoConfig({ output_dir: paths.grpo, init: sftFinal, seed: config.seed + 7, ...config.grpo });
+    const r = await trainGrpo(cfg, {
+      tasks: train,
+      resume: existsSync(join(paths.grpo, 'log.jsonl')),
+      onStep: (row, maxSteps) => {
+        progress.setTotal(maxSteps);
+        progress.update(row.step, `reward ${f3(row.reward_mean)} kl ${row.kl.toFixed(4)}`);
+      },
+      onMessage: (line) => progress.log(`    ${line}`),
+    });
+    if (!r.finalDir) throw new Error('GRPO stopped before it finished; rerun to resume it');
+    return `${r.steps} steps, last reward mean ${r.last ? f3(r.last.reward_mean) : 'n/a'}`;
+  });
+
+  const policies: Record<keyof typeof EVAL_LABELS, () => Promise<Awaited<ReturnType<typeof policyFromSpec>>>> = {
+    'eval-teacher': () => policyFromSpec('scripted', { specFor, quirks: config.teacher.quirks }),
+    'eval-sft': () => policyFromSpec(sftFinal),
+    'eval-grpo': () => policyFromSpec(join(paths.grpo, 'final')),
+  };
+  for (const name of ['eval-teacher', 'eval-sft', 'eval-grpo'] as const) {
+    await stage(name, heldout.length, async () => {
+      const policy = await policies[name]();
+      try {
+        const result = await evaluatePolicy(policy, heldout, {
+          sampling: { temperature: config.eval.temperature, maxTokens: config.eval.maxTokens, seed: config.seed },
+          onProgress: (done) => progress.update(done),
+        });
+        writeEvalDir(paths.eval(EVAL_LABELS[name]), result);
+        const m = result.metrics;
+        return `strong ${f3(m.reward.strong.mean)} [${f3(m.reward.strong.lo)}, ${f3(m.reward.strong.hi)}], valid ${f3(m.renderer_accept_rate.mean)}`;
+      } finally {
+        await policy.close?.();
+      }
+    });
+  }
+
+  const evals = Object.values(EVAL_LABELS).map((label) => ({ label, ...readEvalDir(paths.eval(label)) }));
+  await stage('report', 1, async () => {
+    writeFileSync(paths.report, buildReport(config, evals, paths));
+    writeFileSync(join(dir, 'summary.json'), JSON.stringify(summaryOf(evals), null, 2) + '\n');
+    return paths.report;
+  });
+  return { dir, report: paths.report, seconds: (performance.now() - started) / 1000, table: evals.map((e) => ({ label: e.label, metrics: e.metrics })) };
+}
+
+type LabeledEval = { label: string; metrics: EvalMetrics; rollouts: Rollout[] };
+
+function summaryOf(evals: LabeledEval[]) {
+  const by = Object.fromEntries(evals.map((e) => [e.label, e]));
+  const named = (e: LabeledEval) => ({ name: e.label, metrics: e.metrics, rollouts: e.rollouts });
+  return {
+    policies: Object.fromEntries(
+      evals.map((e) => [e.label, { strong: e.metrics.reward.strong, seed: e.metrics.reward.seed, renderer_accept_rate: e.metrics.renderer_accept_rate, quirks: e.metrics.quirks }]),
+    ),
+    differences: (
+      [
+        ['SFT', 'GRPO'],
+        ['teacher', 'GRPO'],
+        ['teacher', 'SFT'],
+      ] as const
+    ).flatMap(([base, other]) => differences(named(by[base]), named(by[other])).map((d) => ({ base, ...d }))),
+  };
+}
+
+function curvesOf(paths: { sft: string; grpo: string }): Curve[] {
+  type SftRow = { step: number; loss?: number; eval_loss?: number; eval_reward?: number; eval_valid_rate?: number };
+  type GrpoRow = { step: number; reward_mean: number; kl: number; valid_action_rate?: number };
+  const sft = readJsonl<SftRow>(join(paths.sft, 'log.jsonl'));
+  const grpo = readJsonl<GrpoRow>(join(paths.grpo, 'log.jsonl'));
+  const pts = <T>(rows: T[], x: (r: T) => number, y: (r: T) => number | undefined) =>
+    rows.filter((r) => Number.isFinite(y(r))).map((r) => ({ x: x(r), y: y(r)! }));
+  return [
+    { title: 'SFT loss per step', xLabel: 'step', series: [{ name: 'train loss', points: pts(sft, (r) => r.step, (r) => r.loss) }, { name: 'held-out loss', points: pts(sft, (r) => r.step, (r) => r.eval_loss) }] },
+    { title: 'SFT sampled evaluation', xLabel: 'step', series: [{ name: 'valid-action rate', points: pts(sft, (r) => r.step, (r) => r.eval_valid_rate) }, { name: 'strong reward', points: pts(sft, (r) => r.step, (r) => r.eval_reward) }] },
+    { title: 'GRPO reward per step', xLabel: 'step', series: [{ name: 'reward mean', points: pts(grpo, (r) => r.step, (r) => r.reward_mean) }, { name: 'valid-action rate', points: pts(grpo, (r) => r.step, (r) => r.valid_action_rate) }] },
+    { title: 'GRPO KL to the SFT reference', xLabel: 'step', series: [{ name: 'KL (k3)', points: pts(grpo, (r) => r.step, (r) => r.kl) }] },
+  ];
+}
+
+function buildReport(config: RunConfig, evals: LabeledEval[], paths: { sft: string; grpo: string }): string {
+  const by = Object.fromEntries(evals.map((e) => [e.label, e]));
+  const named = (e: LabeledEval) => ({ name: e.label, metrics: e.metrics, rollouts: e.rollouts });
+  const diff = (a: string, b: string) => {
+    const d = differences(named(by[a]), named(by[b])).find((x) => x.metric === 'strong')!;
+    return `${f3(d.diff.mean)} [${f3(d.diff.lo)}, ${f3(d.diff.hi)}]`;
+  };
+  const quirkNames = Object.keys(evals[0].metrics.quirks);
+  return renderReport({
+    title: `canvasgym run (${config.preset} preset)`,
+    subtitle: `${config.heldoutTasks} held-out tasks, sampled at temperature ${config.eval.temperature}. Strong reward GRPO - SFT: ${diff('SFT', 'GRPO')}; GRPO - teacher: ${diff('teacher', 'GRPO')} (paired 95% bootstrap intervals).`,
+    evals,
+    curves: curvesOf(paths),
+    extraRows: quirkNames.map((q) => ({ name: `quirk rate: ${q}`, values: evals.map((e) => e.metrics.quirks[q]) })),
+  });
+}

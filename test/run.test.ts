@@ -1,0 +1,68 @@
+// The main job end to end on the quick preset, through the real CLI, then its report in real headless Chromium.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+
+const runsDir = mkdtempSync(join(tmpdir(), 'canvasgym-run-'));
+const cli = (...args: string[]) => execFileSync('node', ['bin/canvasgym.js', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+describe('canvasgym run --preset quick', () => {
+  it('writes every artifact, names the report last, and does not redo finished stages', () => {
+    const out = cli('run', '--preset', 'quick', '--runs-dir', runsDir, '--name', 't', '--no-progress');
+    const dir = join(runsDir, 't');
+    expect(out.trim().split('\n').at(-1)).toBe(`finished in ${out.match(/finished in ([\d.]+) min/)![1]} min; report: ${join(dir, 'report.html')}`);
+    for (const f of ['run.json', 'tasks/train.jsonl', 'tasks/heldout.jsonl', 'teacher/train.jsonl', 'teacher/summary.json', 'sft/final/model.safetensors', 'sft/log.jsonl', 'grpo/final/model.safetensors', 'grpo/log.jsonl', 'eval/teacher/metrics.json', 'eval/SFT/rollouts.jsonl', 'eval/GRPO/metrics.json', 'summary.json', 'report.html']) {
+      expect(existsSync(join(dir, f)), f).toBe(true);
+    }
+    expect(readdirSync(join(dir, 'eval/teacher/images')).length).toBeGreaterThan(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(Object.keys(summary.policies)).toEqual(['teacher', 'SFT', 'GRPO']);
+    expect(summary.policies.teacher.strong.mean).toBeGreaterThan(0.8);
+    expect(summary.differences.map((d: { base: string; name: string }) => `${d.base}->${d.name}`)).toContain('SFT->GRPO');
+
+    const again = spawnSync('node', ['bin/canvasgym.js', 'run', '--preset', 'quick', '--runs-dir', runsDir, '--name', 't', '--no-progress'], { encoding: 'utf8' });
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(/report: /);
+    expect(again.stderr.match(/: already done/g) ?? []).toHaveLength(8);
+  });
+
+  it('refuses a rerun with other settings, and a bad preset, with a clear message', () => {
+    const run = (args: string[]) => {
+      try {
+        cli(...args);
+        return '';
+      } catch (e) {
+        const x = e as { status: number; stderr: string };
+        return `${x.status} ${x.stderr.trim()}`;
+      }
+    };
+    expect(run(['run', '--preset', 'full', '--runs-dir', runsDir, '--name', 't', '--no-progress'])).toMatch(/^2 canvasgym: .* holds a run with other settings \(preset quick\); rerun with --fresh/);
+    expect(run(['run', '--preset', 'huge'])).toBe('2 canvasgym: --preset must be quick, default, full, got "huge"');
+  });
+
+  it('the report opens in Chromium with its charts and diagrams drawn and no request leaving the file', async () => {
+    const file = join(runsDir, 't', 'report.html');
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(r.url()));
+      await page.goto(`file://${file}`);
+      const drawn = await page.evaluate(() => {
+        const size = (sel: string) => [...document.querySelectorAll(sel)].filter((e) => e.getBoundingClientRect().width > 50 && e.getBoundingClientRect().height > 50).length;
+        return { charts: size('svg.chart'), diagrams: size('svg.diagram'), paths: document.querySelectorAll('svg.chart path').length, bars: document.querySelectorAll('svg.chart rect').length };
+      });
+      expect(drawn.charts).toBe(5);
+      expect(drawn.diagrams).toBeGreaterThan(3);
+      expect(drawn.paths).toBeGreaterThan(2);
+      expect(drawn.bars).toBeGreaterThan(3);
+      expect(requests.filter((u) => !u.startsWith('file://') && !u.startsWith('data:'))).toEqual([]);
+      await page.screenshot({ path: join(runsDir, 'report.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  });
+});
