@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { startServer, type RunningServer } from '../src/server/app.ts';
+import { runScore } from '../src/cli/score.ts';
+import { responseJsonSchema } from '../src/env/actions.ts';
+import { getRubric } from '../src/reward/presets.ts';
+import { generateEditingTasks, solveEdit } from '../src/tasks/editing.ts';
+import { generateTasks } from '../src/tasks/generate.ts';
+
+let srv: RunningServer;
+const MAX_BODY = 64 * 1024;
+
+async function call(path: string, init: { method?: string; body?: unknown; raw?: string } = {}, base = srv.url) {
+  const body = init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
+  const res = await fetch(base + path, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), body, headers: body ? { 'content-type': 'application/json' } : {} });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+}
+
+const answer = (labels: string[]) =>
+  JSON.stringify({
+    actions: [
+      ...labels.map((text, i) => ({ type: 'create_shape', id: `n${i}`, shape: 'rectangle', x: 40 + 260 * i, y: 40, w: 200, h: 60, text })),
+      ...labels.slice(1).map((_, i) => ({ type: 'connect', from: `n${i}`, to: `n${i + 1}` })),
+    ],
+  });
+
+beforeAll(async () => {
+  srv = await startServer({ port: 0, maxBodyBytes: MAX_BODY, maxBatch: 50, maxSessions: 4, sessionTtlS: 0.4 });
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+describe('reward', () => {
+  const tasks = generateTasks({ split: 'train', n: 12, seed: 5 });
+  const rows = tasks.map((t, i) => ({
+    prompt: t.prompt,
+    completion: i % 4 === 3 ? 'no json here' : i % 4 === 2 ? answer(t.spec.entities.slice(0, 2)) : answer(t.spec.entities),
+    ...(i % 2 === 0 ? { spec: t.spec } : {}),
+  }));
+
+  it('POST /reward gives, per row and in order, what `canvasgym score` writes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'serve-'));
+    writeFileSync(join(dir, 'in.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    await runScore({ reward: 'strong', in: join(dir, 'in.jsonl'), out: join(dir, 'out.jsonl') });
+    const cli = readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const { status, json } = await call('/reward', { body: rows });
+    expect(status).toBe(200);
+    expect(json.results).toEqual(cli.map((r) => ({ reward: r.reward, components: r.components, errors: r.errors })));
+    expect(new Set(json.results.map((r: { reward: number }) => r.reward)).size).toBeGreaterThan(2);
+  });
+
+  it('takes another preset with ?reward=', async () => {
+    const { json } = await call('/reward?reward=seed', { body: rows.slice(0, 3) });
+    expect(json.results.map((r: { reward: number }) => r.reward)).toEqual(rows.slice(0, 3).map((r) => getRubric('seed').score(r).reward));
+  });
+
+  it("POST /get_reward speaks OpenRLHF's protocol: prompt stripped from the query, labels as specs", async () => {
+    const prompts = tasks.slice(0, 4).map((t) => `<|system|>Return JSON.<|end|><|user|>${t.prompt}<|end|><|assistant|>`);
+    const completions = tasks.slice(0, 4).map((t, i) => (i === 1 ? 'oops' : answer(t.spec.entities)));
+    const labels = tasks.slice(0, 4).map((t, i) => (i === 2 ? '' : JSON.stringify(t.spec)));
+    const { status, json } = await call('/get_reward', { body: { query: prompts.map((p, i) => p + completions[i]), prompts, labels } });
+    expect(status).toBe(200);
+    const expected = tasks.slice(0, 4).map((t, i) => getRubric('strong').score({ prompt: t.prompt, completion: completions[i], spec: i === 2 ? undefined : t.spec }));
+    expect(json.rewards).toEqual(expected.map((s) => s.reward));
+    expect(json.scores).toEqual(json.rewards);
+    expect(json.extra_logs.entities_present).toEqual(expected.map((s) => s.components.entities_present));
+    expect(json.rewards[1]).toBe(0);
+  });
+});
+
+describe('sessions', () => {
+  it('play an editing episode: reset, step, state, close', async () => {
+    const task = generateEditingTasks({ split: 'train', n: 1, seed: 4, edits: ['insert_between'] })[0];
+    const reset = await call('/reset', { body: { env: 'editing', task } });
+    expect(reset.status).toBe(200);
+    const id = reset.json.session_id;
+    expect(reset.json.observation.canvas).toEqual(task.start);
+    const obsSchema = z.fromJSONSchema((await call('/schema')).json.observation);
+    expect(obsSchema.safeParse(reset.json.observation).success).toBe(true);
+    const bad = await call('/step', { body: { session_id: id, action: '{"actions": [{"type": "delete_shape", "id": "ghost"}]}' } });
+    expect(bad.json).toMatchObject({ reward: 0, terminated: false, truncated: false, observation: { feedback: ['action 0: shape does not exist: ghost'] } });
+    const good = await call('/step', { body: { session_id: id, action: { actions: solveEdit(task) } } });
+    expect(good.json).toMatchObject({ terminated: true, info: { goal_met: true } });
+    expect(good.json.reward).toBeGreaterThan(0.7);
+    const state = await call(`/state?session_id=${id}`);
+    expect(state.json).toMatchObject({ session_id: id, env: 'editing', turn: 2, terminated: true });
+    expect(state.json.history.map((h: { turn: number }) => h.turn)).toEqual([1, 2]);
+    const over = await call('/step', { body: { session_id: id, action: '{"done": true}' } });
+    expect(over).toEqual({ status: 409, json: { error: expect.objectContaining({ code: 'episode_over', message: expect.stringMatching(/after the episode ended \(terminated\)/) }) } });
+    const again = await call('/reset', { body: { env: 'editing', session_id: id, seed: 1 } });
+    expect(again.json.session_id).toBe(id);
+    expect((await call('/close', { body: { session_id: id } })).json).toEqual({ session_id: id, closed: true });
+    const gone = await call('/step', { body: { session_id: id, action: '{}' } });
+    expect(gone.status).toBe(404);
+    expect(gone.json.error.message).toMatch(/was closed; POST \/reset/);
+  });
+
+  it('play a single-turn diagram episode with the server reward', async () => {
+    const r = await call('/reset', { body: { env: 'diagram', seed: 2 } });
+    const s = await call('/step', { body: { session_id: r.json.session_id, action: answer(r.json.info.spec.entities) } });
+    expect(s.json.terminated).toBe(true);
+    expect(s.json.reward).toBe(getRubric('strong').score({ prompt: r.json.observation.instruction, completion: answer(r.json.info.spec.entities), spec: r.json.info.spec }).reward);
+    await call('/close', { body: { session_id: r.json.session_id } });
+  });
+
+  it('expire after the idle time-to-live, and say so', async () => {
+    const r = await call('/reset', { body: { seed: 1 } });
+    await new Promise((done) => setTimeout(done, 700));
+    const late = await call('/step', { body: { session_id: r.json.session_id, action: '{"done": true}' } });
+    expect(late.status).toBe(404);
+    expect(late.json.error.message).toMatch(/expired after 0.4 s idle/);
+  });
+
+  it('are capped, and a freed slot can be used again', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await call('/reset', { body: { seed: i } })).json.session_id);
+    const over = await call('/reset', { body: { seed: 9 } });
+    expect(over.status).toBe(429);
+    expect(over.json.error.message).toMatch(/session cap reached: 4 open of 4/);
+    expect((await call('/health')).json.sessions).toEqual({ open: 4, max: 4 });
+    await call('/close', { body: { session_id: ids[0] } });
+    expect((await call('/reset', { body: { seed: 9 } })).status).toBe(200);
+    for (const id of ids.slice(1)) await call('/close', { body: { session_id: id } });
+  });
+});
+
+describe('schema and health', () => {
+  it('GET /schema publishes the action schemas and GET /health the limits', async () => {
+    const schema = (await call('/schema')).json;
+    expect(schema.action).toEqual(responseJsonSchema());
+    expect(z.fromJSONSchema(schema.editing_action).safeParse({ actions: [], done: true }).success).toBe(true);
+    expect(schema.system_prompts.editing).toMatch(/"done": true/);
+    const health = (await call('/health')).json;
+    expect(health).toMatchObject({ status: 'ok', reward: 'strong', limits: { max_body_bytes: MAX_BODY, max_batch: 50, max_sessions: 4, session_ttl_s: 0.4 } });
+  });
+});
+
+/** Each bad request, the status it must get and words its message must hold. The docs' table is printed from this. */
+const BAD: { what: string; path: string; method?: string; raw?: string; body?: unknown; status: number; message: RegExp }[] = [
+  { what: 'malformed JSON', path: '/reward', raw: '[{"prompt": "x",', status: 400, message: /request body is not valid JSON: / },
+  { what: 'empty body', path: '/reward', raw: '', method: 'POST', status: 400, message: /request body is empty/ },
+  { what: 'rows not an array', path: '/reward', body: { prompt: 'x', completion: 'y' }, status: 400, message: /must be a JSON array of \{"prompt", "completion", "spec"\?\} rows/ },
+  { what: 'rows wrapped in an object', path: '/reward', body: { rows: [] }, status: 400, message: /the JSON array of rows itself, not \{"rows": \[...\]\}/ },
+  { what: 'row missing a field', path: '/reward', body: [{ prompt: 'a', completion: '{}' }, { prompt: 'b' }], status: 400, message: /^row 1: missing field "completion"$/ },
+  { what: 'row field of the wrong type', path: '/reward', body: [{ prompt: 'a', completion: 7 }], status: 400, message: /^row 0: field "completion" must be a string$/ },
+  { what: 'row not an object', path: '/reward', body: ['just text'], status: 400, message: /^row 0: expected a JSON object/ },
+  { what: 'invalid spec', path: '/reward', body: [{ prompt: 'a', completion: '{}', spec: { entities: [], edges: [] } }], status: 400, message: /^row 0: invalid field "spec.entities": / },
+  { what: 'empty batch', path: '/reward', body: [], status: 400, message: /the rows array is empty/ },
+  { what: 'batch too large', path: '/reward', body: Array.from({ length: 51 }, () => ({ prompt: 'a', completion: '{}' })), status: 413, message: /the rows array has 51 rows; the limit is 50 per request \(--max-batch\)/ },
+  { what: 'body too large', path: '/reward', raw: JSON.stringify([{ prompt: 'x'.repeat(MAX_BODY), completion: '' }]), status: 413, message: /request body is \d+ bytes; the limit is 65536 bytes \(--max-body-bytes\)/ },
+  { what: 'unknown reward preset', path: '/reward?reward=best', body: [{ prompt: 'a', completion: '{}' }], status: 400, message: /unknown reward preset "best": valid names are seed, strong/ },
+  { what: 'get_reward without query', path: '/get_reward', body: { prompts: ['a'] }, status: 400, message: /missing field "query"/ },
+  { what: 'get_reward lengths differ', path: '/get_reward', body: { query: ['a', 'b'], prompts: ['a'] }, status: 400, message: /prompts has 1 items but query has 2/ },
+  { what: 'get_reward label not a spec', path: '/get_reward', body: { query: ['a'], labels: ['{"entities": 3}'] }, status: 400, message: /labels\[0\]: invalid spec field "entities"/ },
+  { what: 'unknown environment', path: '/reset', body: { env: 'chess' }, status: 400, message: /env must be one of diagram, editing, got "chess"/ },
+  { what: 'bad seed', path: '/reset', body: { seed: 'one' }, status: 400, message: /field "seed" must be an integer, got "one"/ },
+  { what: 'unknown option', path: '/reset', body: { seed: 1, options: { turns: 3 } }, status: 400, message: /unknown option "turns": known are split, max_turns, edits/ },
+  { what: 'invalid task', path: '/reset', body: { task: { instruction: 'x' } }, status: 400, message: /task is not an editing task .*: id: / },
+  { what: 'step without session_id', path: '/step', body: { action: '{}' }, status: 400, message: /missing field "session_id"/ },
+  { what: 'unknown session', path: '/step', body: { session_id: 'nope', action: '{}' }, status: 404, message: /unknown session "nope": no session with this id was opened here/ },
+  { what: 'state without session_id', path: '/state', status: 400, message: /missing query parameter "session_id"/ },
+  { what: 'unknown route', path: '/rewards', body: [], status: 404, message: /no route POST \/rewards; routes: / },
+  { what: 'wrong method', path: '/reward', method: 'GET', status: 405, message: /\/reward takes POST, not GET/ },
+  { what: 'chat without --policy', path: '/v1/chat/completions', body: { model: 'x', messages: [] }, status: 404, message: /start the server with --policy CKPT/ },
+];
+
+describe('bad input', () => {
+  it.each(BAD)('$what: $status', async (c) => {
+    const { status, json } = await call(c.path, { method: c.method, body: c.body, raw: c.raw });
+    expect(status).toBe(c.status);
+    expect(json.error.message).toMatch(c.message);
+    expect(json.error.type).toBe('invalid_request_error');
+    if (process.env.CANVASGYM_PRINT_BAD_INPUT) {
+      const req = c.raw !== undefined ? c.raw : c.body === undefined ? '' : JSON.stringify(c.body);
+      const shown = req.length > 60 ? `${req.slice(0, 57)}...` : req;
+      process.stdout.write(`| ${c.what} | \`${c.method ?? (req ? 'POST' : 'GET')} ${c.path}\` ${shown ? `\`${shown.replace(/\|/g, '\\|')}\`` : ''} | ${status} | ${json.error.message.replace(/\|/g, '\\|')} |\n`);
+    }
+  });
+
+  it('a body that streams past the limit without a length header gets 413', async () => {
+    const url = new URL(srv.url);
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: '/reward', method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (r) => {
+        let text = '';
+        r.on('data', (d) => (text += d));
+        r.on('end', () => resolve({ status: r.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.write('['.padEnd(40 * 1024, ' '));
+      req.end(' '.repeat(40 * 1024) + ']');
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text).error.message).toMatch(/request body is over 65536 bytes/);
+  });
+
+  it('keeps serving after every bad request', async () => {
+    expect((await call('/health')).json.status).toBe('ok');
+  });
+});
