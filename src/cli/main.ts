@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerSchema } from './schema.ts';
 import { registerServe } from './serve.ts';
 import { registerTeacher } from './teacher.ts';
+import { registerScore } from './score.ts';
 import { registerRender } from './render.ts';
 import { registerSft } from './sft.ts';
 import { registerTasks } from './tasks.ts';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerSchema(program);
   registerServe(program);
   registerTeacher(program);
+  registerScore(program);
   registerRender(program);
   registerSft(program);
   registerTasks(program);

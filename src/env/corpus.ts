@@ -283,12 +283,6 @@ const isAction = (a: unknown): a is Action => typeof a === 'object' && a !== nul
 const creates = (actions: Action[]) => actions.filter((a) => isAction(a) && a.type === 'create_shape');
 const connects = (actions: Action[]) => actions.filter((a) => isAction(a) && a.type === 'connect');
 
-const nested = (depth: number, leaf: JsonLike): JsonLike => {
-  let v = leaf;
-  for (let i = 0; i < depth; i++) v = [v];
-  return v;
-};
-
 const TEXT_VALUES: JsonLike[] = [
   null, true, false, 42, -7, 0, { raw: '-0' }, { raw: '1.0' }, 1.5, { raw: '1e-05' }, { raw: '1E-7' }, { raw: '0.0001' },
   { raw: '1e16' }, { raw: '1e400' }, { raw: '12345678901234567890123' }, { raw: '123456789.125' }, { raw: 'NaN' },
@@ -391,7 +385,10 @@ const MUTATIONS: Record<string, Mutation> = {
     a[key] = { raw: '9'.repeat(digits) };
   },
   deep_nesting: (rng, actions) => {
-    rng.pick(creates(actions))[rng.pick(['text', 'meta'])] = nested(rng.pick([3, 50, 985, 1200]), rng.pick<JsonLike>(['deep', 1]));
+    // Written compactly: pretty-printing would indent each level and make a megabyte of spaces.
+    const depth = rng.pick([3, 50, 985, 1200]);
+    const leaf = rng.pick(['"deep"', '1']);
+    rng.pick(creates(actions))[rng.pick(['text', 'meta'])] = { raw: '['.repeat(depth) + leaf + ']'.repeat(depth) };
   },
   duplicate_keys: (rng, actions) => {
     const a = rng.pick(creates(actions));

@@ -32,14 +32,15 @@ export const PY_MAX_NESTING = 990;
 const isWs = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
-class DecodeError extends Error {
+// The throwables below are not Errors on purpose: they are control flow (Python's raise), thrown for every bad
+// completion or refused action, and building a stack trace for each would cost more than the parse itself.
+
+class DecodeError {
   constructor(
     readonly type: PyErrorType,
     readonly msg: string,
     readonly pos: number,
-  ) {
-    super(msg);
-  }
+  ) {}
 }
 
 /** Python reports positions in code points, JavaScript indexes UTF-16 units. */
@@ -390,13 +391,15 @@ function pyTypeName(v: unknown): string {
 }
 
 /** Raised inside the port exactly where the Python raises; caught where the Python catches. */
-class PyException extends Error {}
+class PyException {
+  constructor(readonly message: string) {}
+}
 
 /**
  * Thrown by the fast path when JSON.parse lost a distinction Python keeps (int vs float in a non-string text, a
  * non-finite number or a top-level number); the caller redoes the completion with pyJsonLoads.
  */
-class NeedsExactTypes extends Error {}
+class NeedsExactTypes {}
 
 interface Mode {
   exact: boolean;
@@ -466,41 +469,65 @@ function applyAction(canvas: SeedCanvas, action: Dict, mode: Mode): void {
   else throw new PyException(`unknown action type: ${type}`);
 }
 
-/** A run of more digits than Python will turn into an int (inside a string too: then the slow path just agrees). */
-const LONG_DIGIT_RUN = new RegExp(`\\d{${PY_INT_MAX_STR_DIGITS + 1}}`);
-
-/** Could this text nest deeper than Python allows? Cheap over-approximation: count the openers. */
-function mayNestTooDeep(s: string): boolean {
-  if (s.length < 2 * PY_MAX_NESTING) return false;
+/**
+ * Could JSON.parse accept what Python refuses? A run of more digits than Python turns into an int (inside a string too:
+ * the exact reader then simply agrees), or more openers than Python's nesting limit. One linear pass, long texts only.
+ */
+function mayExceedPythonLimits(s: string): boolean {
+  if (s.length <= PY_INT_MAX_STR_DIGITS && s.length < 2 * PY_MAX_NESTING) return false;
+  let run = 0;
   let openers = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c === 0x7b || c === 0x5b) openers++;
+    if (c >= 0x30 && c <= 0x39) {
+      if (++run > PY_INT_MAX_STR_DIGITS) return true;
+      continue;
+    }
+    run = 0;
+    if ((c === 0x7b || c === 0x5b) && ++openers > PY_MAX_NESTING) return true;
   }
-  return openers > PY_MAX_NESTING;
+  return false;
 }
 
-/** json.loads, through JSON.parse where that gives the same answer. */
-function loads(s: string, mode: Mode): PyLoadResult | { ok: true; value: unknown } {
-  if (!mode.exact && !(s.length > PY_INT_MAX_STR_DIGITS && LONG_DIGIT_RUN.test(s)) && !mayNestTooDeep(s)) {
+type Loaded = { ok: true; value: unknown } | { ok: false; error: PyError };
+
+/** A JSONDecodeError whose text nobody will read: parse_actions drops the whole-text error for the span step. */
+const DECODE_FAILED: Loaded = { ok: false, error: { type: 'JSONDecodeError', message: '' } };
+
+/** What JSON.parse can start a value with after JSON whitespace; anything else fails in Python too ("Expecting value"). */
+const JSON_VALUE_START = /^[ \t\n\r]*[-{["0-9tfn]/;
+
+/**
+ * json.loads through JSON.parse where that gives the same answer. Within Python's limits JSON.parse accepts exactly
+ * what Python accepts minus NaN/Infinity, so a text without those that JSON.parse refuses is refused by Python too,
+ * and the exact reader runs only for them, for Python's message when it will be shown, or for `exact` mode.
+ * A failing JSON.parse costs about a full parse in V8, so `tryNative: false` skips it where failure is likely.
+ */
+function loads(s: string, mode: Mode, opts: { message: boolean; tryNative: boolean }): Loaded {
+  if (mode.exact || !opts.tryNative || mayExceedPythonLimits(s)) return pyJsonLoads(s);
+  if (JSON_VALUE_START.test(s)) {
     try {
       return { ok: true, value: JSON.parse(s) };
     } catch {
-      // Python accepts more (NaN, Infinity): ask the exact reader.
+      // Refused by JSON; maybe not by Python.
     }
   }
-  return pyJsonLoads(s);
+  const pythonOnly = s.includes('NaN') || s.includes('Infinity');
+  return pythonOnly || opts.message ? pyJsonLoads(s) : DECODE_FAILED;
 }
 
 /** parse_actions: whole text, else the first `{` to the last `}` (no fenced-block step). */
 function parseActions(text: string, mode: Mode): Dict[] {
-  let data = loads(text, mode);
+  let data = loads(text, mode, { message: false, tryNative: true });
   if (!data.ok) {
     if (data.error.type !== 'JSONDecodeError') throw new PyException(data.error.message);
     const start = text.indexOf('{');
     const end = text.lastIndexOf('}');
     if (start === -1 || end === -1 || end <= start) throw new PyException('model output does not contain JSON');
-    data = loads(text.slice(start, end + 1), mode);
+    // When the text itself began with this brace, JSON.parse already read it and failed: likely truncated or broken,
+    // so go straight to the exact reader (a speed choice only; both paths give Python's answer).
+    const begunHere = text.length - text.trimStart().length === start;
+    data = loads(text.slice(start, end + 1), mode, { message: true, tryNative: !begunHere });
     if (!data.ok) throw new PyException(data.error.message);
   }
   const value = data.value;

@@ -8,8 +8,12 @@ interface SeedContext extends SeedValidation {
 }
 
 /** `re.findall(r"[a-zA-Z][a-zA-Z0-9_-]+", text.lower())` into a set. */
+const WORD = /[a-zA-Z][a-zA-Z0-9_-]+/g;
+
 function words(text: string, into: Set<string> = new Set()): Set<string> {
-  for (const m of text.toLowerCase().matchAll(/[a-zA-Z][a-zA-Z0-9_-]+/g)) into.add(m[0]);
+  const lower = text.toLowerCase();
+  WORD.lastIndex = 0;
+  for (let m = WORD.exec(lower); m !== null; m = WORD.exec(lower)) into.add(m[0]);
   return into;
 }
 

@@ -1,0 +1,106 @@
+// `canvasgym score`: scores JSONL rows {prompt, completion, spec?} with a reward preset, streaming, one row out per
+// row in and in order. A bad line becomes an error row naming its line number; the run goes on.
+import { existsSync, statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { JsonlWriter, readLines } from '../io/jsonl.ts';
+import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
+import type { Rubric, ScoreInput } from '../reward/rubric.ts';
+import { DiagramSpec } from '../tasks/spec.ts';
+import { UsageError } from './main.ts';
+
+interface ScoreFlags {
+  reward: string;
+  in?: string;
+  out?: string;
+}
+
+type Row = Record<string, unknown>;
+
+/** The row to write for one input line: the input fields plus the score, or an `error` naming the line. */
+export function scoreLine(rubric: Rubric, text: string, lineNumber: number): { ok: boolean; row: Row } {
+  const fail = (why: string, input: Row = {}) => ({ ok: false, row: { ...input, line: lineNumber, error: `line ${lineNumber}: ${why}` } });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return fail(`not valid JSON (${(err as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('expected a JSON object {"prompt", "completion", "spec"?}');
+  const row = value as Row;
+  for (const field of ['prompt', 'completion']) {
+    if (!(field in row)) return fail(`missing field "${field}"`, row);
+    if (typeof row[field] !== 'string') return fail(`field "${field}" must be a string`, row);
+  }
+  const input: ScoreInput = { prompt: row.prompt as string, completion: row.completion as string };
+  if (row.spec !== undefined) {
+    const spec = DiagramSpec.safeParse(row.spec);
+    if (!spec.success) {
+      const issue = spec.error.issues[0];
+      return fail(`invalid field "spec.${issue.path.map(String).join('.')}": ${issue.message}`, row);
+    }
+    input.spec = spec.data;
+  }
+  try {
+    const { reward, components, errors } = rubric.score(input);
+    return { ok: true, row: { ...row, reward, components, errors } };
+  } catch (err) {
+    return fail(`scoring failed: ${(err as Error).message}`, row);
+  }
+}
+
+export async function runScore(flags: ScoreFlags): Promise<{ rows: number; failed: number }> {
+  let rubric: Rubric;
+  try {
+    rubric = getRubric(flags.reward);
+  } catch (err) {
+    throw new UsageError(`--reward: ${(err as Error).message}`);
+  }
+  if (flags.in !== undefined && flags.in !== '-') {
+    if (!existsSync(flags.in)) throw new UsageError(`--in: no such file: ${flags.in}`);
+    if (!statSync(flags.in).isFile()) throw new UsageError(`--in: not a file: ${flags.in}`);
+  }
+  let out: JsonlWriter;
+  try {
+    out = JsonlWriter.open(flags.out);
+  } catch (err) {
+    throw new UsageError(`--out: cannot write ${flags.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let rows = 0;
+  let failed = 0;
+  try {
+    for await (const { lineNumber, text } of readLines(flags.in)) {
+      if (text.trim() === '') continue;
+      const { ok, row } = scoreLine(rubric, text, lineNumber);
+      rows++;
+      if (!ok) failed++;
+      await out.write(row);
+    }
+  } finally {
+    out.close();
+  }
+  return { rows, failed };
+}
+
+export function registerScore(program: Command): void {
+  program
+    .command('score')
+    .description(
+      'score JSONL rows {"prompt", "completion", "spec"?} with a reward preset; writes each row back with reward, components and errors',
+    )
+    .requiredOption('--reward <preset>', `reward preset: ${RUBRIC_NAMES.join(' | ')}`)
+    .option('--in <file>', 'input JSONL (default: stdin); blank lines are skipped')
+    .option('--out <file>', 'output JSONL, one row per input row in order, written row by row (default: stdout)')
+    .addHelpText(
+      'after',
+      '\nA line that is not a JSON object with string "prompt" and "completion" (or has an invalid "spec") gives an output\n' +
+        'row with "line" and "error" naming the line number; scoring goes on and the exit code stays 0.',
+    )
+    .action(async (flags: ScoreFlags) => {
+      const started = Date.now();
+      const { rows, failed } = await runScore(flags);
+      const secs = (Date.now() - started) / 1000;
+      const where = flags.out ?? 'stdout';
+      process.stderr.write(`canvasgym score: ${rows} row${rows === 1 ? '' : 's'} scored with ${flags.reward} in ${secs.toFixed(1)}s` +
+        `${failed ? `, ${failed} with errors` : ''} -> ${where}\n`);
+    });
+}
