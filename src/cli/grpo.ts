@@ -51,7 +51,7 @@ function num(flag: string, value: string | undefined, o: { integer?: boolean; mi
   const bad =
     value.trim() === '' || !Number.isFinite(n) || (o.integer && !Number.isInteger(n)) || (o.positive && n <= 0) || (o.min !== undefined && n < o.min);
   if (bad) {
-    const want = `${o.positive ? 'a positive' : o.min !== undefined ? `a ${o.min === 0 ? 'non-negative' : `>= ${o.min}`}` : 'a'} ${o.integer ? 'integer' : 'number'}`;
+    const want = `${o.integer ? 'an integer' : 'a number'}${o.positive ? ' > 0' : o.min !== undefined ? ` >= ${o.min}` : ''}`;
     throw new UsageError(`${flag} must be ${want}, got ${JSON.stringify(value)}`);
   }
   return n;
