@@ -106,6 +106,7 @@ async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
           reward = p.eval.eval_reward.toFixed(3);
         }
         if (!flags.progress) {
+          if (p.log && p.step % config.logging_steps === 0) say(JSON.stringify(p.log));
           if (p.eval) say(JSON.stringify(p.eval));
           return;
         }

@@ -38,7 +38,8 @@ export interface SFTConfig {
   adam_beta2: number;
   adam_epsilon: number;
   max_grad_norm: number;
-  /** Longer conversations are truncated (their end is lost), as TRL does. */
+  /** Longer conversations are truncated (their end is lost), as TRL does. The model's context is the preset's, widened
+   *  (in steps of 64) up to max_length when the longest training conversation needs it. */
   max_length: number;
   /** Padded tokens per batch (rows x longest row): the batch size is set by a token budget, not a row count. */
   tokens_per_batch: number;
@@ -49,8 +50,13 @@ export interface SFTConfig {
   eval_steps: number;
   /** Held-out prompts sampled at each evaluation. */
   eval_samples: number;
+  /** Held-out prompts sampled at the last evaluation, for the final figures. */
+  final_eval_samples: number;
+  /** Held-out conversations the held-out loss is taken over. */
+  eval_loss_rows: number;
   eval_temperature: number;
   save_steps: number;
+  /** Steps between printed lines when there is no progress bar (log.jsonl has every step). */
   logging_steps: number;
   seed: number;
   /** Worker threads of the model's kernels. */
@@ -62,8 +68,9 @@ type PresetDefaults = Omit<SFTConfig, 'output_dir' | 'preset' | 'threads'>;
 const COMMON: PresetDefaults = {
   vocab_size: 2048,
   learning_rate: 2e-3,
-  num_train_epochs: 3,
-  max_steps: 0,
+  num_train_epochs: 1,
+  // About 8 minutes of this machine's 2 cores for the default model; --epochs or --steps for more.
+  max_steps: 400,
   warmup_ratio: 0.05,
   min_lr_rate: 0.1,
   weight_decay: 0.1,
@@ -71,20 +78,22 @@ const COMMON: PresetDefaults = {
   adam_beta2: 0.95,
   adam_epsilon: 1e-8,
   max_grad_norm: 1.0,
-  max_length: 512,
-  tokens_per_batch: 8192,
+  max_length: 1024,
+  tokens_per_batch: 4096,
   completion_only_loss: true,
   eval_fraction: 0.05,
-  eval_steps: 100,
+  eval_steps: 50,
   eval_samples: 32,
+  final_eval_samples: 128,
+  eval_loss_rows: 64,
   eval_temperature: 0.7,
-  save_steps: 200,
+  save_steps: 100,
   logging_steps: 10,
   seed: 42,
 };
 
 export const PRESET_DEFAULTS: Record<Preset, PresetDefaults> = {
-  tiny: { ...COMMON, vocab_size: 512, learning_rate: 1e-2, max_steps: 12, tokens_per_batch: 2048, eval_steps: 6, eval_samples: 4, save_steps: 6, logging_steps: 1 },
+  tiny: { ...COMMON, vocab_size: 512, learning_rate: 1e-2, max_steps: 12, tokens_per_batch: 2048, eval_steps: 6, eval_samples: 4, final_eval_samples: 4, eval_loss_rows: 8, save_steps: 6, logging_steps: 1 },
   default: COMMON,
   large: { ...COMMON, learning_rate: 1e-3 },
 };
@@ -402,9 +411,12 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
     }
     say(`resuming from ${resumeFrom} at step ${state.globalStep}`);
   } else {
-    const corpus = new Set(train.flatMap((r) => r.messages.map((m) => m.content)));
-    tok = trainTokenizer(corpus, { vocabSize: cfg.vocab_size });
-    const gptConfig: GPTConfig = { ...presetConfig(cfg.preset, tok.vocabSize), vocabSize: tok.vocabSize };
+    // Every occurrence counts, so that the system prompt, repeated in every row, gets tokens of its own.
+    tok = trainTokenizer(train.flatMap((r) => r.messages.map((m) => m.content)), { vocabSize: cfg.vocab_size });
+    const preset = presetConfig(cfg.preset, tok.vocabSize);
+    const longest = Math.max(...train.map((r) => renderChat(tok, r.messages).ids.length));
+    const nCtx = Math.max(preset.nCtx, Math.min(cfg.max_length, Math.ceil(longest / 64) * 64));
+    const gptConfig: GPTConfig = { ...preset, nCtx };
     model = await GPT.create(gptConfig, { seed: cfg.seed, threads: cfg.threads });
     state = { globalStep: 0, epoch: 0, batchInEpoch: 0, maxSteps: 0, seed: cfg.seed, args: {} };
     writeFileSync(logPath, '');
@@ -413,7 +425,9 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
   try {
     const maxLength = Math.min(cfg.max_length, model.config.nCtx);
     const { examples, truncated, dropped } = encodeRows(tok, train, maxLength);
-    const heldOutExamples = encodeRows(tok, heldOut, maxLength).examples;
+    // One conversation per held-out prompt (the teacher may answer a prompt several times), in a fixed order.
+    const heldOutOnce = [...new Map(heldOut.map((r) => [userPrompt(r.messages), r])).values()];
+    const heldOutExamples = encodeRows(tok, heldOutOnce.slice(0, cfg.eval_loss_rows), maxLength).examples;
     if (truncated) {
       say(`warning: ${truncated} of ${train.length} training conversations are longer than max_length=${maxLength} tokens and were truncated (${dropped} dropped: no completion token left)`);
     }
@@ -430,10 +444,10 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
     const schedule = { learningRate: cfg.learning_rate, totalSteps: maxSteps, warmupSteps: warmupSteps(maxSteps, cfg.warmup_ratio), minLrRate: cfg.min_lr_rate };
     const completionLengths = train.map((r) => tok.encode(r.messages.at(-1)!.content).length + 1).sort((a, b) => a - b);
     const evalMaxNewTokens = Math.ceil(completionLengths[completionLengths.length - 1] * 1.25);
-    const evalRows = heldOut.slice(0, cfg.eval_samples);
+
     const meanTokens = examples.reduce((s, e) => s + e.ids.length, 0) / examples.length;
     say(
-      `data: ${train.length} training rows, ${heldOut.length} held out; vocabulary ${tok.vocabSize}; ` +
+      `data: ${train.length} training rows, ${heldOut.length} held out (${heldOutOnce.length} prompts); vocabulary ${tok.vocabSize}; ` +
         `${meanTokens.toFixed(0)} tokens per conversation, completion median ${completionLengths[completionLengths.length >> 1]} tokens; ` +
         `model ${describeModel(model)}; ${maxSteps} steps of about ${cfg.tokens_per_batch} padded tokens`,
     );
@@ -451,8 +465,9 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
 
     let lastEval: EvalLog | undefined;
     let lastCheckpoint: string | undefined;
-    const evaluate = async (step: number): Promise<EvalLog> => {
+    const evaluate = async (step: number, samples: number): Promise<EvalLog> => {
       const t0 = performance.now();
+      const evalRows = heldOutOnce.slice(0, samples);
       const eval_loss = heldOutExamples.length ? heldOutLoss(model, heldOutExamples, tok.endId, cfg.tokens_per_batch) : NaN;
       const sampled = evalRows.length
         ? await sampledEval(model, tok, evalRows, { temperature: cfg.eval_temperature, seed: hashSeed(cfg.seed, 'eval', step), maxNewTokens: evalMaxNewTokens })
@@ -499,7 +514,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       const step = state.globalStep;
       const last = step === maxSteps;
       let evalRow: EvalLog | undefined;
-      if (step % cfg.eval_steps === 0 || last) evalRow = lastEval = await evaluate(step);
+      if (step % cfg.eval_steps === 0 || last) evalRow = lastEval = await evaluate(step, last ? cfg.final_eval_samples : cfg.eval_samples);
       o.onProgress?.({ step, maxSteps, log, eval: evalRow });
       if (!last && (step % cfg.save_steps === 0 || o.signal?.aborted)) {
         lastCheckpoint = join(cfg.output_dir, `checkpoint-${step}`);
