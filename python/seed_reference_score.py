@@ -6,7 +6,7 @@ copied into this repository. Standard library only.
 Usage:
   python3 python/seed_reference_score.py < rows.jsonl > rewards.jsonl
   --errors  write {"reward": r, "errors": [...]} (the reference env.py's error strings) instead of a bare reward
-  --bench   read every row first, then time only the scoring loop; prints {"n", "seconds"} on stderr
+  --bench   read every row first, then time only the scoring loop; prints {"n", "seconds", "cpu_seconds"} on stderr
 """
 from __future__ import annotations
 
@@ -43,11 +43,11 @@ def main() -> None:
 
     if bench:
         rows = [json.loads(line) for line in sys.stdin if line.strip()]
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         out = [score(row) for row in rows]
-        seconds = time.perf_counter() - start
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
         sys.stdout.write("\n".join(out) + ("\n" if out else ""))
-        sys.stderr.write(json.dumps({"n": len(rows), "seconds": seconds}) + "\n")
+        sys.stderr.write(json.dumps({"n": len(rows), "seconds": seconds, "cpu_seconds": cpu_seconds}) + "\n")
         return
     for n, line in enumerate(sys.stdin, start=1):
         if not line.strip():

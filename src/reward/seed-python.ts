@@ -60,9 +60,12 @@ function codePointIndex(s: string, unit: number): number {
 /** json.JSONDecodeError's text: "msg: line L column C (char P)". */
 function decodeErrorMessage(doc: string, msg: string, unit: number): string {
   const pos = codePointIndex(doc, unit);
-  const before = doc.slice(0, unit);
-  const lineno = before.split('\n').length;
-  const lastNl = before.lastIndexOf('\n');
+  let lineno = 1;
+  let lastNl = -1;
+  for (let i = doc.indexOf('\n'); i !== -1 && i < unit; i = doc.indexOf('\n', i + 1)) {
+    lineno++;
+    lastNl = i;
+  }
   const colno = lastNl === -1 ? pos + 1 : pos - codePointIndex(doc, lastNl);
   return `${msg}: line ${lineno} column ${colno} (char ${pos})`;
 }
@@ -375,9 +378,9 @@ type Dict = Map<string, PyValue> | Record<string, unknown>;
 const isDict = (v: unknown): v is Dict =>
   v instanceof Map || (typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyInt));
 
+/** `d.get(key)`; undefined when absent (JSON never yields undefined, and no key read here lives on Object.prototype). */
 function dictGet(d: Dict, key: string): unknown {
-  if (d instanceof Map) return d.get(key);
-  return Object.hasOwn(d, key) ? d[key] : undefined;
+  return d instanceof Map ? d.get(key) : d[key];
 }
 
 function pyTypeName(v: unknown): string {
@@ -427,9 +430,8 @@ function requireNumber(obj: Dict, key: string, mode: Mode): number {
 
 /** `str(action.get("text", ""))`. */
 function textOf(action: Dict, mode: Mode): string {
-  const has = action instanceof Map ? action.has('text') : Object.hasOwn(action, 'text');
-  if (!has) return '';
   const v = dictGet(action, 'text');
+  if (v === undefined) return '';
   if (typeof v === 'string') return v;
   if (v === null) return 'None';
   if (typeof v === 'boolean') return v ? 'True' : 'False';
@@ -469,24 +471,22 @@ function applyAction(canvas: SeedCanvas, action: Dict, mode: Mode): void {
   else throw new PyException(`unknown action type: ${type}`);
 }
 
+/** A run of more digits than Python turns into an int; the lookbehind makes the regex try each run once. */
+const OVERLONG_DIGITS = new RegExp(`(?<![0-9])[0-9]{${PY_INT_MAX_STR_DIGITS + 1}}`);
+
+function countOf(s: string, ch: string): number {
+  let n = 0;
+  for (let i = s.indexOf(ch); i !== -1; i = s.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
 /**
- * Could JSON.parse accept what Python refuses? A run of more digits than Python turns into an int (inside a string too:
- * the exact reader then simply agrees), or more openers than Python's nesting limit. One linear pass, long texts only.
+ * Could JSON.parse accept what Python refuses? An overlong int literal (a digit run inside a string just sends the
+ * text to the exact reader, which agrees), or more openers than Python's nesting limit.
  */
 function mayExceedPythonLimits(s: string): boolean {
-  if (s.length <= PY_INT_MAX_STR_DIGITS && s.length < 2 * PY_MAX_NESTING) return false;
-  let run = 0;
-  let openers = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39) {
-      if (++run > PY_INT_MAX_STR_DIGITS) return true;
-      continue;
-    }
-    run = 0;
-    if ((c === 0x7b || c === 0x5b) && ++openers > PY_MAX_NESTING) return true;
-  }
-  return false;
+  if (s.length > PY_INT_MAX_STR_DIGITS && OVERLONG_DIGITS.test(s)) return true;
+  return s.length >= 2 * PY_MAX_NESTING && countOf(s, '[') + countOf(s, '{') > PY_MAX_NESTING;
 }
 
 type Loaded = { ok: true; value: unknown } | { ok: false; error: PyError };
