@@ -6,8 +6,11 @@ import type { Tokenizer } from '../model/tokenizer.ts';
 import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint } from '../model/checkpoint.ts';
 import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
+import { hashSeed } from './rng.ts';
 
 export const DEFAULT_TEMPERATURE = 0.7;
+/** Sequences sampled together at most. */
+export const MAX_SEQUENCES = 128;
 
 export class StudentPolicy implements Policy {
   private constructor(
@@ -36,7 +39,6 @@ export class StudentPolicy implements Policy {
     const nCtx = this.model.config.nCtx;
     const prompts = conversations.map((c) => renderGenerationPrompt(this.tokenizer, c));
     const fits = prompts.map((p) => p.length < nCtx);
-    const kept = prompts.filter((_, i) => fits[i]);
     const out: Completion[][] = prompts.map((p, i) =>
       fits[i] ? [] : Array.from({ length: n }, () => ({
         text: '',
@@ -46,28 +48,31 @@ export class StudentPolicy implements Policy {
         error: `prompt is ${p.length} tokens; the model's context is ${nCtx}`,
       })),
     );
-    if (kept.length === 0) return out;
-    // One budget for the whole batch: what the longest prompt leaves of the context.
-    const room = nCtx - Math.max(...kept.map((p) => p.length));
-    const samples = await generate(this.model, kept.map((p) => Int32Array.from(p)), {
-      n,
-      maxNewTokens: Math.min(opts.maxTokens ?? room, room),
-      temperature: opts.temperature ?? DEFAULT_TEMPERATURE,
-      topP: opts.topP,
-      topK: opts.topK,
-      seed: opts.seed ?? 0,
-      stopTokens: [this.tokenizer.endId],
-    });
     const keptIndex = prompts.map((_, i) => i).filter((i) => fits[i]);
-    for (const s of samples) {
-      const conv = keptIndex[s.promptIndex];
-      const body = s.finishReason === 'stop' ? s.tokens.subarray(0, s.tokens.length - 1) : s.tokens;
-      out[conv].push({
-        text: this.tokenizer.decode(body, { skipSpecial: true }),
-        finishReason: s.finishReason,
-        promptTokens: prompts[conv].length,
-        completionTokens: s.tokens.length,
+    // Chunks bound the KV cache (sequences x context x layers); each chunk's seed is derived from its first conversation.
+    const perChunk = Math.max(1, Math.floor(MAX_SEQUENCES / n));
+    for (let c = 0; c < keptIndex.length; c += perChunk) {
+      const chunk = keptIndex.slice(c, c + perChunk);
+      const samples = await generate(this.model, chunk.map((i) => Int32Array.from(prompts[i])), {
+        n,
+        // The sampler also stops each sequence at the end of the context.
+        maxNewTokens: opts.maxTokens ?? nCtx,
+        temperature: opts.temperature ?? DEFAULT_TEMPERATURE,
+        topP: opts.topP,
+        topK: opts.topK,
+        seed: c === 0 ? (opts.seed ?? 0) : hashSeed(opts.seed ?? 0, c),
+        stopTokens: [this.tokenizer.endId],
       });
+      for (const s of samples) {
+        const conv = chunk[s.promptIndex];
+        const body = s.finishReason === 'stop' ? s.tokens.subarray(0, s.tokens.length - 1) : s.tokens;
+        out[conv].push({
+          text: this.tokenizer.decode(body, { skipSpecial: true }),
+          finishReason: s.finishReason,
+          promptTokens: prompts[conv].length,
+          completionTokens: s.tokens.length,
+        });
+      }
     }
     return out;
   }
