@@ -49,26 +49,23 @@ const elk = new ElkBundled.default();
 
 /** One layered layout in the given direction. */
 export async function layeredLayout(nodes: NodeBox[], edges: EdgeRef[], opts: LayoutOptions): Promise<PlacedNode[]> {
+  // Arrow labels sit at the middle of straight arrows, between layers: widen that gap for them rather than hand the
+  // labels to ELK, which would give them a layer of their own and bend the arrows around it.
+  const label = Math.max(0, ...edges.map((e) => (opts.direction === 'RIGHT' ? (e.labelW ?? 0) : (e.labelH ?? 0))));
+  const layerGap = Math.max(opts.layerGap, label > 0 ? label + 40 : 0);
   const graph: ElkNode = {
     id: 'root',
     layoutOptions: {
       'elk.algorithm': 'layered',
       'elk.direction': opts.direction,
       'elk.spacing.nodeNode': String(opts.nodeGap),
-      'elk.layered.spacing.nodeNodeBetweenLayers': String(opts.layerGap),
-      'elk.spacing.edgeLabel': '4',
+      'elk.layered.spacing.nodeNodeBetweenLayers': String(layerGap),
       'elk.layered.nodePlacement.strategy': opts.placement ?? 'BRANDES_KOEPF',
       'elk.layered.cycleBreaking.strategy': 'DEPTH_FIRST',
-      'elk.edgeLabels.inline': 'false',
       'elk.padding': '[top=0,left=0,bottom=0,right=0]',
     },
     children: nodes.map((n) => ({ id: n.id, width: n.w, height: n.h })),
-    edges: edges.map((e, i) => ({
-      id: `e${i}`,
-      sources: [e.from],
-      targets: [e.to],
-      ...(e.label ? { labels: [{ text: e.label, width: e.labelW ?? 0, height: e.labelH ?? 0 }] } : {}),
-    })),
+    edges: edges.map((e, i) => ({ id: `e${i}`, sources: [e.from], targets: [e.to] })),
   };
   const out = await elk.layout(graph);
   const pos = new Map((out.children ?? []).map((c) => [c.id, c]));

@@ -139,6 +139,13 @@ function hasCycle(ids: string[], edges: EdgeRef[]): boolean {
   return ids.some((id) => !state.has(id) && visit(id));
 }
 
+/** Longer than a screen (1600) and over 3:1 either way; a short chain in a row is fine. */
+function lopsided(nodes: PlacedNode[]): boolean {
+  const w = Math.max(...nodes.map((n) => n.x + n.w)) - Math.min(...nodes.map((n) => n.x));
+  const h = Math.max(...nodes.map((n) => n.y + n.h)) - Math.min(...nodes.map((n) => n.y));
+  return Math.max(w, h) > 1600 && Math.max(w / h, h / w) > 3;
+}
+
 /** Total centre-to-centre length of the arrows. */
 function arrowLength(nodes: PlacedNode[], edges: EdgeRef[]): number {
   const byId = new Map(nodes.map((n) => [n.id, n]));
@@ -160,7 +167,8 @@ function layoutScore(nodes: PlacedNode[], edges: EdgeRef[]): number {
 /**
  * Tries ELK's node placements in the kind's direction; only when none of them is clean, the other direction and,
  * for graphs with a loop, a circle. Each candidate is nudged, then compared on the reward's layout measure, then
- * on the direction, then on arrow length (parents centred over their children).
+ * on shape (a drawing over 3:1 reads badly: ten fan-in sources in one row), then on the direction, then on arrow
+ * length (parents centred over their children).
  */
 async function bestLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Direction, nodeGap: number, layerGap: number, polish: boolean): Promise<PlacedNode[]> {
   const score = (n: PlacedNode[]) => layoutScore(n, edges);
@@ -168,15 +176,15 @@ async function bestLayout(nodes: NodeBox[], edges: EdgeRef[], direction: Directi
   let bestCost = Infinity;
   const consider = (raw: PlacedNode[], dir: Direction) => {
     const c = polish ? nudge(raw, score, { direction: dir, step: Math.round(nodeGap / 2 + 20), margin: MARGIN }) : raw;
-    const cost = Math.round((1 - score(c)) * 1e4) * 1e9 + (dir === direction ? 0 : 1e8) + arrowLength(c, edges);
+    const cost = Math.round((1 - score(c)) * 1e4) * 1e10 + (dir === direction ? 0 : 1e8) + (lopsided(c) ? 2e8 : 0) + arrowLength(c, edges);
     if (cost < bestCost) [best, bestCost] = [c, cost];
   };
   const layered = async (dir: Direction) => {
     for (const placement of NODE_PLACEMENTS) consider(await layeredLayout(nodes, edges, { direction: dir, placement, nodeGap, layerGap, margin: MARGIN }), dir);
   };
   await layered(direction);
-  // A clean candidate has no layout penalty term in its cost.
-  if (bestCost < 1e9) return best;
+  // Clean, in the kind's direction and not lopsided: nothing left to try for.
+  if (bestCost < 1e8) return best;
   await layered(direction === 'RIGHT' ? 'DOWN' : 'RIGHT');
   if (hasCycle(nodes.map((n) => n.id), edges)) {
     // A loop can read best as a ring; the circle follows the edges' order, which walks the loop.
