@@ -5,6 +5,7 @@
 //   npm run bench:model -- [--configs small,big] [--steps 5] [--threads 2] [--no-torch]
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { GPT, type GPTConfig } from '../src/model/gpt.ts';
@@ -21,6 +22,8 @@ const TORCH_SETTINGS = [{ threads: 1, blas: 1 }, { threads: 1, blas: 2 }, { thre
 
 interface Figures {
   train: number;
+  /** Training tokens per CPU-second of the process: independent of other load, comparable at 1 thread. */
+  trainCpu: number;
   sample: Record<number, number>;
   label: string;
 }
@@ -40,15 +43,19 @@ async function benchCanvasgym(cfg: GPTConfig, steps: number, threads: number): P
   try {
     const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
     const coef = new Float32Array(BATCH * SEQ).fill(-1 / (BATCH * SEQ));
-    const times: number[] = [];
+    const times: number[] = [], cpu: number[] = [];
     for (let step = 0; step < steps + 2; step++) {
-      const t0 = performance.now();
+      const t0 = performance.now(), c0 = process.cpuUsage();
       model.zeroGrad();
       model.forward(tokens, targets, BATCH, SEQ);
       model.backward(coef);
       model.clipGradNorm(1);
       model.adamwStep({ lr: 1e-4 });
-      if (step >= 2) times.push(performance.now() - t0);
+      if (step >= 2) {
+        times.push(performance.now() - t0);
+        const c = process.cpuUsage(c0);
+        cpu.push((c.user + c.system) / 1000);
+      }
     }
     const sample: Record<number, number> = {};
     for (const S of SAMPLE_SEQS) {
@@ -61,7 +68,7 @@ async function benchCanvasgym(cfg: GPTConfig, steps: number, threads: number): P
       }
       sample[S] = (S * NEW_TOKENS) / (best / 1000);
     }
-    return { train: (BATCH * SEQ) / (median(times) / 1000), sample, label: `${threads} thread${threads > 1 ? 's' : ''}` };
+    return { train: (BATCH * SEQ) / (median(times) / 1000), trainCpu: (BATCH * SEQ) / (median(cpu) / 1000), sample, label: `${threads} thread${threads > 1 ? 's' : ''}` };
   } finally {
     await model.dispose();
   }
@@ -77,14 +84,15 @@ function benchTorch(cfg: GPTConfig, steps: number): Figures | string {
       '--threads', `${s.threads}`, '--sample-seqs', SAMPLE_SEQS.join(','), '--prompt-len', `${PROMPT}`, '--new-tokens', `${NEW_TOKENS}`],
     { encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: `${s.blas}`, OMP_NUM_THREADS: `${s.blas}` } });
     if (res.status !== 0) return `python3 failed: ${(res.stderr || res.error?.message || '').trim().split('\n').pop()}`;
-    const out = JSON.parse(res.stdout) as { trainTokensPerSec: number; sampleTokensPerSec: Record<string, number> };
-    const fig = { train: out.trainTokensPerSec, sample: Object.fromEntries(SAMPLE_SEQS.map((n) => [n, out.sampleTokensPerSec[n]])), label: `${s.threads}x${s.blas}` };
-    console.log(`  pytorch ${fig.label} (intra-op x OpenBLAS threads): train ${fig.train.toFixed(0)} tok/s, sample ${SAMPLE_SEQS.map((n) => fig.sample[n].toFixed(0)).join(' / ')} tok/s`);
+    const out = JSON.parse(res.stdout) as { trainTokensPerSec: number; trainTokensPerCpuSec: number; sampleTokensPerSec: Record<string, number> };
+    const fig = { train: out.trainTokensPerSec, trainCpu: out.trainTokensPerCpuSec, sample: Object.fromEntries(SAMPLE_SEQS.map((n) => [n, out.sampleTokensPerSec[n]])), label: `${s.threads}x${s.blas}` };
+    console.log(`  pytorch ${fig.label} (intra-op x OpenBLAS threads): train ${fig.train.toFixed(0)} tok/s (${fig.trainCpu.toFixed(0)} per CPU-s), sample ${SAMPLE_SEQS.map((n) => fig.sample[n].toFixed(0)).join(' / ')} tok/s`);
     runs.push(fig);
   }
   const best = (f: (x: Figures) => number): Figures => runs.reduce((a, b) => (f(b) > f(a) ? b : a));
   return {
     train: best((x) => x.train).train,
+    trainCpu: runs[0].trainCpu,
     sample: Object.fromEntries(SAMPLE_SEQS.map((n) => [n, best((x) => x.sample[n]).sample[n]])),
     label: 'best of ' + runs.map((r) => r.label).join(', '),
   };
@@ -106,11 +114,13 @@ async function main(): Promise<void> {
   for (const name of values.configs.split(',')) {
     const cfg = CONFIGS[name];
     if (!cfg) throw new Error(`unknown config '${name}' (expected ${Object.keys(CONFIGS).join(', ')})`);
-    console.log(`${name}: ${JSON.stringify(cfg)}, batch ${BATCH}x${SEQ}`);
-    let ours: Figures | undefined;
+    // The cores are shared: a load average above the core count means every figure below is depressed.
+    console.log(`${name}: ${JSON.stringify(cfg)}, batch ${BATCH}x${SEQ} (load average ${loadavg()[0].toFixed(1)})`);
+    let ours: Figures | undefined, oneThread: Figures | undefined;
     for (const t of threadList) {
       const f = await benchCanvasgym(cfg, steps, t);
-      console.log(`  canvasgym ${f.label}: train ${f.train.toFixed(0)} tok/s, sample ${SAMPLE_SEQS.map((n) => f.sample[n].toFixed(0)).join(' / ')} tok/s`);
+      if (t === 1) oneThread = f;
+      console.log(`  canvasgym ${f.label}: train ${f.train.toFixed(0)} tok/s (${f.trainCpu.toFixed(0)} per CPU-s), sample ${SAMPLE_SEQS.map((n) => f.sample[n].toFixed(0)).join(' / ')} tok/s`);
       if (!ours || f.train > ours.train) ours = f;
     }
     const torch = values['no-torch'] ? 'skipped' : benchTorch(cfg, steps);
@@ -118,6 +128,9 @@ async function main(): Promise<void> {
     const t = typeof torch === 'string' ? undefined : torch;
     if (typeof torch === 'string') console.log(`  pytorch: ${torch}`);
     rows.push(`| ${name} | train | ${ours!.train.toFixed(0)} | ${t ? t.train.toFixed(0) : '-'} | ${ratio(ours!.train, t?.train)} |`);
+    if (oneThread && t) {
+      rows.push(`| ${name} | train per CPU-second, 1 thread | ${oneThread.trainCpu.toFixed(0)} | ${t.trainCpu.toFixed(0)} | ${ratio(oneThread.trainCpu, t.trainCpu)} |`);
+    }
     for (const n of SAMPLE_SEQS) {
       rows.push(`| ${name} | sample ${n} seqs | ${ours!.sample[n].toFixed(0)} | ${t ? t.sample[n].toFixed(0) : '-'} | ${ratio(ours!.sample[n], t?.sample[n])} |`);
     }
