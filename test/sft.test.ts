@@ -101,6 +101,9 @@ describe('sft training', () => {
     expect(evals.map((r) => r.step)).toEqual([8, 16]);
     expect(evals[1].eval_samples).toBeGreaterThan(0);
     expect(steps.at(-1).loss).toBeLessThan(steps[0].loss * 0.7);
+    const samples = readFileSync(join(out, 'eval_samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(samples.filter((x) => x.step === 16)).toHaveLength(evals[1].eval_samples);
+    expect(samples.filter((x) => x.step === 16 && x.valid).length / evals[1].eval_samples).toBe(evals[1].eval_valid_rate);
     const student = await StudentPolicy.load(join(out, 'final'));
     const [[a], [b]] = await student.generate(
       [

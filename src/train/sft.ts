@@ -282,30 +282,42 @@ export function heldOutLoss(model: GPT, examples: Example[], padId: number, toke
   return count ? nll / count : NaN;
 }
 
+export interface EvalSample {
+  prompt: string;
+  completion: string;
+  finish_reason?: string;
+  parsed: boolean;
+  valid: boolean;
+  reward: number;
+  errors: string[];
+}
+
 /** Samples one completion per held-out prompt and scores it: valid = parsed and every action applied; reward = `strong`. */
 export async function sampledEval(
   model: GPT,
   tok: Tokenizer,
   rows: SftRow[],
   o: { temperature: number; seed: number; maxNewTokens: number },
-): Promise<Omit<EvalResult, 'eval_loss'> & { completions: string[] }> {
+): Promise<Omit<EvalResult, 'eval_loss'> & { samples: EvalSample[] }> {
   const rubric = getRubric('strong');
   const policy = StudentPolicy.of(model, tok);
   const conversations = rows.map((r) => r.messages.slice(0, -1));
   const out = await policy.generate(conversations, { n: 1, temperature: o.temperature, seed: o.seed, maxTokens: o.maxNewTokens });
-  let valid = 0;
-  let parsed = 0;
-  let reward = 0;
-  const completions: string[] = [];
-  out.forEach(([c], i) => {
-    completions.push(c.text);
+  const samples = out.map(([c], i): EvalSample => {
+    const prompt = userPrompt(conversations[i]);
     const run = executeCompletion(c.text);
-    if (run.parse.ok) parsed++;
-    if (run.parse.ok && run.errors.length === 0) valid++;
-    reward += rubric.score({ prompt: userPrompt(conversations[i]), completion: c.text, spec: rows[i].spec }).reward;
+    const score = rubric.score({ prompt, completion: c.text, spec: rows[i].spec });
+    return { prompt, completion: c.text, finish_reason: c.finishReason, parsed: run.parse.ok, valid: run.parse.ok && run.errors.length === 0, reward: score.reward, errors: run.errors };
   });
   const n = Math.max(1, rows.length);
-  return { eval_valid_rate: valid / n, eval_parse_rate: parsed / n, eval_reward: reward / n, eval_samples: rows.length, completions };
+  const count = (f: (s: EvalSample) => boolean) => samples.filter(f).length;
+  return {
+    eval_valid_rate: count((s) => s.valid) / n,
+    eval_parse_rate: count((s) => s.parsed) / n,
+    eval_reward: samples.reduce((t, s) => t + s.reward, 0) / n,
+    eval_samples: rows.length,
+    samples,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -385,6 +397,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
   if (train.length === 0) throw new SftInputError(`${o.dataPath}: every row is held out; lower eval_fraction`);
   mkdirSync(cfg.output_dir, { recursive: true });
   const logPath = join(cfg.output_dir, 'log.jsonl');
+  const samplesPath = join(cfg.output_dir, 'eval_samples.jsonl');
 
   let model: GPT;
   let tok: Tokenizer;
@@ -405,10 +418,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
     }
     elapsedBefore = Number(state.args.elapsed ?? 0);
     // Rows logged after the checkpoint belong to the part of the run that is repeated now.
-    if (existsSync(logPath)) {
-      const kept = readFileSync(logPath, 'utf8').split('\n').filter((l) => l && JSON.parse(l).step <= state.globalStep);
-      writeFileSync(logPath, kept.map((l) => l + '\n').join(''));
-    }
+    for (const path of [logPath, samplesPath]) keepRowsUpTo(path, state.globalStep);
     say(`resuming from ${resumeFrom} at step ${state.globalStep}`);
   } else {
     // Every occurrence counts, so that the system prompt, repeated in every row, gets tokens of its own.
@@ -420,6 +430,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
     model = await GPT.create(gptConfig, { seed: cfg.seed, threads: cfg.threads });
     state = { globalStep: 0, epoch: 0, batchInEpoch: 0, maxSteps: 0, seed: cfg.seed, args: {} };
     writeFileSync(logPath, '');
+    writeFileSync(samplesPath, '');
   }
 
   try {
@@ -472,6 +483,9 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       const sampled = evalRows.length
         ? await sampledEval(model, tok, evalRows, { temperature: cfg.eval_temperature, seed: hashSeed(cfg.seed, 'eval', step), maxNewTokens: evalMaxNewTokens })
         : { eval_valid_rate: NaN, eval_parse_rate: NaN, eval_reward: NaN, eval_samples: 0 };
+      if ('samples' in sampled) {
+        appendFileSync(samplesPath, sampled.samples.map((x) => JSON.stringify({ step, ...x }) + '\n').join(''));
+      }
       const row: EvalLog = {
         step,
         eval_loss,
@@ -562,6 +576,12 @@ export function trainStep(model: GPT, b: Batch, cfg: SFTConfig, lr: number): { l
   const gradNorm = model.clipGradNorm(cfg.max_grad_norm);
   model.adamwStep({ lr, beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_epsilon, weightDecay: cfg.weight_decay });
   return { loss: nll / b.numTargets, gradNorm, lr };
+}
+
+function keepRowsUpTo(path: string, step: number): void {
+  if (!existsSync(path)) return;
+  const kept = readFileSync(path, 'utf8').split('\n').filter((l) => l && JSON.parse(l).step <= step);
+  writeFileSync(path, kept.map((l) => l + '\n').join(''));
 }
 
 export function describeModel(model: GPT): string {
