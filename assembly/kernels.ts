@@ -334,28 +334,28 @@ const GELU_A: f32 = 0.044715;
   return f32x4.sub(f32x4.splat(1), f32x4.div(f32x4.splat(2), f32x4.add(e, f32x4.splat(1))));
 }
 
-/** y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) over floats [4lo, 4hi). */
-export function gelu(x: usize, y: usize, lo: i32, hi: i32, scratch: usize): void {
-  const k = f32x4.splat(GELU_K), a = f32x4.splat(GELU_A), half = f32x4.splat(0.5), one = f32x4.splat(1);
-  for (let i = lo * 4; i < hi * 4; i += 4) {
-    const v = v128.load(at(x, i));
-    const u = f32x4.mul(k, f32x4.add(v, f32x4.mul(a, f32x4.mul(v, f32x4.mul(v, v)))));
-    v128.store(at(y, i), f32x4.mul(f32x4.mul(half, v), f32x4.add(one, vtanh(u))));
-  }
-}
-
-/** dx = dy * gelu'(x) over floats [4lo, 4hi). */
-export function geluBackward(x: usize, dy: usize, dx: usize, lo: i32, hi: i32, scratch: usize): void {
+/** y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) over floats [4lo, 4hi). With keepGrad, x is overwritten by
+ *  gelu'(x), so that backward is one multiply instead of a second tanh. */
+export function gelu(x: usize, y: usize, keepGrad: i32, lo: i32, hi: i32, scratch: usize): void {
   const k = f32x4.splat(GELU_K), a = f32x4.splat(GELU_A), a3 = f32x4.splat(3 * GELU_A), half = f32x4.splat(0.5), one = f32x4.splat(1);
   for (let i = lo * 4; i < hi * 4; i += 4) {
     const v = v128.load(at(x, i));
     const v2 = f32x4.mul(v, v);
     const t = vtanh(f32x4.mul(k, f32x4.add(v, f32x4.mul(a, f32x4.mul(v, v2)))));
-    const du = f32x4.mul(k, f32x4.add(one, f32x4.mul(a3, v2)));
-    const sech2 = f32x4.sub(one, f32x4.mul(t, t));
-    const g = f32x4.add(f32x4.mul(half, f32x4.add(one, t)), f32x4.mul(f32x4.mul(half, v), f32x4.mul(sech2, du)));
-    v128.store(at(dx, i), f32x4.mul(v128.load(at(dy, i)), g));
+    const hv = f32x4.mul(half, v);
+    v128.store(at(y, i), f32x4.add(hv, f32x4.mul(hv, t)));
+    if (keepGrad) {
+      // d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2)
+      const du = f32x4.mul(k, f32x4.add(one, f32x4.mul(a3, v2)));
+      const sech2 = f32x4.sub(one, f32x4.mul(t, t));
+      v128.store(at(x, i), f32x4.add(f32x4.mul(half, f32x4.add(one, t)), f32x4.mul(hv, f32x4.mul(sech2, du))));
+    }
   }
+}
+
+/** z = x * y over floats [4lo, 4hi). */
+export function mul(x: usize, y: usize, z: usize, lo: i32, hi: i32, scratch: usize): void {
+  for (let i = lo * 4; i < hi * 4; i += 4) v128.store(at(z, i), f32x4.mul(v128.load(at(x, i)), v128.load(at(y, i))));
 }
 
 /** Softmax of each logits row in place (probabilities), log p(target) (0 where target < 0) and, if asked, the entropy. */
@@ -420,7 +420,7 @@ const RB: i32 = 32;
 
 /** Floats of per-thread scratch the attention kernels need. */
 export function attnScratchFloats(T: i32, hs: i32): i32 {
-  return 2 * hs * T + 4 * T * T + GEMM_SCRATCH_FLOATS + 64;
+  return 6 * hs * T + 2 * T * T + GEMM_SCRATCH_FLOATS + 64;
 }
 
 // Scores of query rows [r0, r1) against keys [0, r1) -> S (ld T), softmax with the causal mask applied; returns nothing,
@@ -477,19 +477,6 @@ function transposeBlock(src: usize, lds: i32, dst: usize, ldd: i32, rows: i32, c
   }
 }
 
-// dst[j, t] = src[t, j] for t >= j, 0 otherwise (T x T, lower triangle of src).
-function transposeLower(src: usize, dst: usize, T: i32): void {
-  for (let j0 = 0; j0 < T; j0 += 16) {
-    const j1 = min(T, j0 + 16);
-    for (let t0 = 0; t0 < T; t0 += 16) {
-      const t1 = min(T, t0 + 16);
-      for (let j = j0; j < j1; j++) {
-        for (let t = t0; t < t1; t++) store<f32>(at(dst, j * T + t), t >= j ? load<f32>(at(src, t * T + j)) : 0);
-      }
-    }
-  }
-}
-
 export function attnForward(qkv: usize, out: usize, lse: usize, T: i32, C: i32, nh: i32, lo: i32, hi: i32, scratch: usize): void {
   const hs = C / nh, ld = 3 * C;
   const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
@@ -515,8 +502,8 @@ export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, dq
                              lo: i32, hi: i32, scratch: usize): void {
   const hs = C / nh, ld = 3 * C;
   const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
-  const KT = scratch, VT = at(KT, hs * T), P = at(VT, hs * T), dS = at(P, T * T), PT = at(dS, T * T), dST = at(PT, T * T);
-  const gs = at(dST, T * T);
+  const KT = scratch, VT = at(KT, hs * T), QT = at(VT, hs * T), dOT = at(QT, hs * T), dKT = at(dOT, hs * T), dVT = at(dKT, hs * T);
+  const P = at(dVT, hs * T), dS = at(P, T * T), gs = at(dS, T * T);
   const sv = f32x4.splat(scale);
   for (let bh = lo; bh < hi; bh++) {
     const b = bh / nh, h = bh % nh;
@@ -550,14 +537,17 @@ export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, dq
       // dQ[r0:r1] = dS[r0:r1, 0:r1] @ K[0:r1]
       gemmBlock(at(dS, r0 * T), T, K, ld, at(dQ, r0 * ld), ld, 0, r1, false, 0, r1 - r0, 0, hs, gs);
     }
-    transposeLower(P, PT, T);
-    transposeLower(dS, dST, T);
+    // dV^T = dO^T P and dK^T = Q^T dS, by key blocks j0..j1 summing over queries t >= j0. The blocks match the query
+    // row blocks above, so every entry read was written (zeros above the diagonal).
+    transposeBlock(dO, C, dOT, T, T, hs);
+    transposeBlock(Q, ld, QT, T, T, hs);
     for (let j0 = 0; j0 < T; j0 += RB) {
       const j1 = min(T, j0 + RB);
-      // dV[j] = sum_{t >= j} P[t, j] dO[t]; dK[j] = sum_{t >= j} dS[t, j] Q[t]
-      gemmBlock(at(PT, j0 * T + j0), T, at(dO, j0 * C), C, at(dV, j0 * ld), ld, 0, T - j0, false, 0, j1 - j0, 0, hs, gs);
-      gemmBlock(at(dST, j0 * T + j0), T, at(Q, j0 * ld), ld, at(dK, j0 * ld), ld, 0, T - j0, false, 0, j1 - j0, 0, hs, gs);
+      gemmBlock(at(dOT, j0), T, at(P, j0 * T + j0), T, at(dVT, j0), T, 0, T - j0, false, 0, hs, 0, j1 - j0, gs);
+      gemmBlock(at(QT, j0), T, at(dS, j0 * T + j0), T, at(dKT, j0), T, 0, T - j0, false, 0, hs, 0, j1 - j0, gs);
     }
+    transposeBlock(dVT, T, dV, ld, hs, T);
+    transposeBlock(dKT, T, dK, ld, hs, T);
   }
 }
 
@@ -687,7 +677,7 @@ export function decodeRows(desc: usize, lo: i32, hi: i32, scratch: usize): void 
     // x += gelu(ln_2(x) @ c_fc) @ c_proj
     layerNorm(x, ln2w, ln2b, ln, 0, 0, C, lo, hi, scratch);
     gemmBlock(ln, C, fcW, 4 * C, fc, 4 * C, fcB, C, false, lo, hi, 0, 4 * C, scratch);
-    gelu(at(fc, lo * 4 * C), at(fc, lo * 4 * C), 0, (hi - lo) * C, scratch);
+    gelu(at(fc, lo * 4 * C), at(fc, lo * 4 * C), 0, 0, (hi - lo) * C, scratch);
     gemmBlock(fc, 4 * C, fc2W, C, x, C, fc2B, 4 * C, true, lo, hi, 0, C, scratch);
   }
   // logits = ln_f(x) @ wte^T

@@ -67,7 +67,7 @@ interface LayerActs {
   atty: number; // (BT, C) attention output before the projection
   res1: number; // (BT, C) residual stream after attention
   ln2: number; ln2Mean: number; ln2Rstd: number; // (BT, C), (BT), (BT)
-  fc: number; // (BT, 4C) before GELU
+  fc: number; // (BT, 4C) before GELU, then GELU's derivative there (for backward)
   fcg: number; // (BT, 4C) after GELU
   res2: number; // (BT, C) residual stream after the MLP (the block's output)
 }
@@ -309,7 +309,7 @@ export class GPT {
       // MLP: fcg (BT, 4C) = gelu(ln_2(res1) @ c_fc); res2 (BT, C) = res1 + fcg @ c_proj
       this.layerNorm(L.res1, P + w.ln2w, P + w.ln2b, L.ln2, L.ln2Mean, L.ln2Rstd, rows);
       this.matmul(L.ln2, P + w.fcW, P + w.fcB, L.fc, rows, C, 4 * C);
-      this.run('gelu', [L.fc, L.fcg], rows * C, 1, 32);
+      this.run('gelu', [L.fc, L.fcg, 1], rows * C, 1, 32);
       this.e.f32(L.res2, rows * C).set(this.e.f32(L.res1, rows * C));
       this.matmul(L.fcg, P + w.fc2W, P + w.fc2B, L.res2, rows, 4 * C, C, true);
       x = L.res2;
@@ -370,7 +370,7 @@ export class GPT {
       const x = l > 0 ? a.layers[l - 1].res2 : a.x0;
       // MLP backward: res2 = res1 + gelu(ln_2(res1) @ c_fc) @ c_proj
       this.matmulBackward(L.fcg, P + w.fc2W, G + w.fc2W, a.dres, a.dfcg, rows, 4 * C, C);
-      this.run('geluBackward', [L.fc, a.dfcg, a.dfc], rows * C, 1, 32);
+      this.run('mul', [L.fc, a.dfcg, a.dfc], rows * C, 1, 4);
       this.matmulBackward(L.ln2, P + w.fcW, G + w.fcW, a.dfc, a.dln, rows, C, 4 * C);
       this.layerNormBackward(L.res1, P + w.ln2w, L.ln2Mean, L.ln2Rstd, a.dln, a.dres, G + w.ln2w, G + w.ln2b, rows);
       // attention backward: res1 = x + attn(ln_1(x)) @ c_proj

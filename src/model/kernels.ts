@@ -25,7 +25,7 @@ export const SPIN_LIMIT = 20_000;
 /** Names of the kernels the pool can run: the worker resolves an op index to the same export. */
 export const KERNEL_NAMES = [
   'gemmRows', 'gemmCols', 'transpose', 'embed', 'embedBackward', 'layerNorm', 'layerNormBackward',
-  'layerNormParamsBackward', 'gelu', 'geluBackward', 'softmaxRows', 'softmaxRowsBackward', 'attnForward', 'attnBackward',
+  'layerNormParamsBackward', 'gelu', 'mul', 'softmaxRows', 'softmaxRowsBackward', 'attnForward', 'attnBackward',
   'decodeRows', 'scale', 'adamw',
 ] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
