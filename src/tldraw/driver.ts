@@ -64,8 +64,25 @@ class Slot {
     await this.open();
   }
 
-  apply(diagrams: PageDiagram[], opts: BatchOptions): Promise<PageResult[]> {
-    return this.page.evaluate(([d, o]) => window.canvasgym!.applyBatch(d, o), [diagrams, opts] as const);
+  /**
+   * One page call. Resolves or rejects promptly even when the renderer dies mid-call (an evaluate sent to a crashing
+   * page can otherwise wait a long time), and gives up after `timeoutMs`.
+   */
+  async apply(diagrams: PageDiagram[], opts: BatchOptions, timeoutMs: number): Promise<PageResult[]> {
+    const page = this.page;
+    let fail!: (err: Error) => void;
+    const failed = new Promise<never>((_, reject) => (fail = reject));
+    const onCrash = () => fail(new Error('the validator page crashed'));
+    const timer = setTimeout(() => fail(new Error(`the validator page did not answer within ${timeoutMs} ms`)), timeoutMs);
+    page.once('crash', onCrash).once('close', onCrash);
+    const call = page.evaluate(([d, o]) => window.canvasgym!.applyBatch(d, o), [diagrams, opts] as const);
+    call.catch(() => undefined); // it may settle after the race is lost, when the page is replaced
+    try {
+      return await Promise.race([call, failed]);
+    } finally {
+      clearTimeout(timer);
+      page.off('crash', onCrash).off('close', onCrash);
+    }
   }
 }
 
@@ -130,6 +147,11 @@ export class TldrawDriver {
     return this.slots.reduce((n, s) => n + s.restarts, 0);
   }
 
+  /** Generous: a healthy call takes well under 1 s per diagram even with export on a loaded machine. */
+  private callTimeoutMs(diagrams: number, opts: BatchOptions): number {
+    return 30_000 + diagrams * (opts.png ? 3_000 : 1_000);
+  }
+
   private checkRequests(): void {
     if (this.problems.length > 0) {
       const p = this.problems[0];
@@ -157,7 +179,7 @@ export class TldrawDriver {
       for (let batch = queue.shift(); batch; batch = queue.shift()) {
         let out: PageResult[];
         try {
-          out = await slot.apply(batch.map((i) => diagrams[i]), batchOpts);
+          out = await slot.apply(batch.map((i) => diagrams[i]), batchOpts, this.callTimeoutMs(batch.length, batchOpts));
         } catch (err) {
           if (this.closed) throw err;
           // The renderer died (or the page broke): charge the batch's first diagram and try again on a fresh page.
