@@ -424,7 +424,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
     // Every occurrence counts, so that the system prompt, repeated in every row, gets tokens of its own.
     tok = trainTokenizer(train.flatMap((r) => r.messages.map((m) => m.content)), { vocabSize: cfg.vocab_size });
     const preset = presetConfig(cfg.preset, tok.vocabSize);
-    const longest = Math.max(...train.map((r) => renderChat(tok, r.messages).ids.length));
+    const longest = train.reduce((m, r) => Math.max(m, renderChat(tok, r.messages).ids.length), 0);
     const nCtx = Math.max(preset.nCtx, Math.min(cfg.max_length, Math.ceil(longest / 64) * 64));
     const gptConfig: GPTConfig = { ...preset, nCtx };
     model = await GPT.create(gptConfig, { seed: cfg.seed, threads: cfg.threads });
