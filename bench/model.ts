@@ -17,8 +17,9 @@ const CONFIGS: Record<string, GPTConfig> = {
 };
 const BATCH = 16, SEQ = 256, PROMPT = 16, NEW_TOKENS = 200, SAMPLE_SEQS = [8, 64];
 const PYTHON = '/usr/bin/python3';
-/** intra-op threads x OpenBLAS threads: the engine notes found 1 x 2 best for "2 threads" (2 x 2 oversubscribes). */
-const TORCH_SETTINGS = [{ threads: 1, blas: 1 }, { threads: 1, blas: 2 }, { threads: 2, blas: 1 }];
+/** intra-op threads x OpenBLAS threads. For 2 threads the engine notes found 1 x 2 best: 2 intra-op threads with a
+ *  multi-threaded OpenBLAS oversubscribe the 2 cores (3-10x slower). */
+const TORCH_SETTINGS = [{ threads: 1, blas: 1 }, { threads: 1, blas: 2 }];
 
 interface Figures {
   train: number;

@@ -15,12 +15,45 @@ const RESERVED_BYTES = 1 << 20;
 /** Kernels may read (never write) a few floats past the end of a tensor: keep slack after every allocation. */
 const SLACK_BYTES = 64;
 
-/** Protocol between the pool and a worker (Int32 slots of the control buffer). */
-export const CTRL = { seq: 0, done: 1, op: 2, quit: 3, failed: 4 } as const;
-/** Float64 argument slots per worker. */
+/** Protocol between the pool and its workers: Int32 slots of the control buffer. */
+export const CTRL = { seq: 0, completed: 1, op: 2, quit: 3, failed: 4, next: 5, chunks: 6, total: 7, align: 8, nargs: 9 } as const;
+const CTRL_SLOTS = 16;
+/** Float64 slots for a kernel call's arguments. */
 export const ARG_SLOTS = 24;
 /** How long a thread polls for new work before it sleeps on a futex (loop iterations). */
 export const SPIN_LIMIT = 20_000;
+/** Chunks per thread in one call: threads claim chunks until none are left, so a thread that the OS has descheduled
+ *  (the cores are shared) delays a call by one chunk at most instead of by its whole share. */
+const CHUNKS_PER_THREAD = 4;
+
+/** Start of chunk c of [0, total) cut into n chunks whose boundaries are multiples of align. */
+function chunkStart(total: number, n: number, align: number, c: number): number {
+  return c >= n ? total : Math.round((total * c) / n / align) * align;
+}
+
+/**
+ * Claims and runs chunks of call `gen` until none are left. The claim counter holds (gen << 16 | next chunk), so a
+ * thread that woke late for an earlier call, and may have read this call's arguments half-written, claims nothing.
+ */
+export function runChunks(ctrl: Int32Array, args: Float64Array, fn: (...a: number[]) => unknown, gen: number, scratch: number): void {
+  const n = Atomics.load(ctrl, CTRL.chunks), total = Atomics.load(ctrl, CTRL.total), align = Atomics.load(ctrl, CTRL.align);
+  const a = Array.from(args.subarray(0, Atomics.load(ctrl, CTRL.nargs)));
+  for (;;) {
+    const v = Atomics.load(ctrl, CTRL.next);
+    if (v >>> 16 !== gen || (v & 0xffff) >= n) return;
+    if (Atomics.compareExchange(ctrl, CTRL.next, v, v + 1) !== v) continue;
+    const c = v & 0xffff;
+    try {
+      fn(...a, chunkStart(total, n, align, c), chunkStart(total, n, align, c + 1), scratch);
+    } catch (err) {
+      console.error(err);
+      Atomics.store(ctrl, CTRL.failed, 1);
+    } finally {
+      Atomics.add(ctrl, CTRL.completed, 1);
+      Atomics.notify(ctrl, CTRL.completed);
+    }
+  }
+}
 
 /** Names of the kernels the pool can run: the worker resolves an op index to the same export. */
 export const KERNEL_NAMES = [
@@ -88,9 +121,11 @@ export class Engine {
   private readonly workers: Worker[] = [];
   private readonly ctrl: Int32Array;
   private readonly args: Float64Array;
+  /** Scratch pointer of each thread (index 0: this one), read by the workers at each call. */
+  private readonly scratch: Float64Array;
+  private gen = 0;
   private readonly opIndex = new Map<KernelName, number>(KERNEL_NAMES.map((n, i) => [n, i]));
   private top = RESERVED_BYTES;
-  private scratchPtrs: number[] = [];
   private scratchFloats = 0;
   private disposed = false;
 
@@ -98,8 +133,9 @@ export class Engine {
     this.threads = threads;
     this.memory = new WebAssembly.Memory({ initial: RESERVED_BYTES / PAGE_BYTES + 1, maximum: MAX_PAGES, shared: true });
     this.k = bindExports(new WebAssembly.Instance(kernelModule(), { env: { memory: this.memory } }));
-    this.ctrl = new Int32Array(new SharedArrayBuffer(32));
-    this.args = new Float64Array(new SharedArrayBuffer(Math.max(1, threads - 1) * ARG_SLOTS * 8));
+    this.ctrl = new Int32Array(new SharedArrayBuffer(CTRL_SLOTS * 4));
+    this.args = new Float64Array(new SharedArrayBuffer(ARG_SLOTS * 8));
+    this.scratch = new Float64Array(new SharedArrayBuffer(threads * 8));
   }
 
   /** threads defaults to the machine's cores (at most 2 are used well by the models here). */
@@ -112,7 +148,7 @@ export class Engine {
     for (let i = 1; i < n; i++) {
       const worker = new Worker(workerBootstrap(), {
         eval: true,
-        workerData: { module, memory: engine.memory, ctrl: engine.ctrl.buffer, args: engine.args.buffer, index: i - 1 },
+        workerData: { module, memory: engine.memory, ctrl: engine.ctrl.buffer, args: engine.args.buffer, scratch: engine.scratch.buffer, index: i },
       });
       engine.workers.push(worker);
       started.push(new Promise((resolve, reject) => {
@@ -161,7 +197,7 @@ export class Engine {
   /** Makes sure every thread has at least n floats of private scratch. */
   ensureScratch(n: number): void {
     if (n <= this.scratchFloats) return;
-    this.scratchPtrs = Array.from({ length: this.threads }, () => this.alloc(n));
+    for (let t = 0; t < this.threads; t++) this.scratch[t] = this.alloc(n);
     this.scratchFloats = n;
   }
 
@@ -178,40 +214,34 @@ export class Engine {
     if (this.disposed) throw new Error('the model was disposed');
     if (total <= 0) return;
     const align = opts.align ?? 1;
-    const grain = opts.grain ?? 1;
+    const grain = Math.max(opts.grain ?? 1, align);
     const fn = this.k.fns[name];
-    const parts = Math.max(1, Math.min(this.threads, Math.floor(total / Math.max(grain, align))));
+    const parts = Math.max(1, Math.min(this.threads, Math.floor(total / grain)));
     if (parts === 1) {
-      fn(...args, 0, total, this.scratchPtrs[0]);
+      fn(...args, 0, total, this.scratch[0]);
       return;
     }
-    const bounds = [0];
-    for (let p = 1; p < parts; p++) bounds.push(Math.round((total * p) / parts / align) * align);
-    bounds.push(total);
-    const nWorkers = parts - 1;
-    for (let w = 0; w < nWorkers; w++) {
-      const row = w * ARG_SLOTS;
-      this.args[row] = args.length + 3;
-      for (let i = 0; i < args.length; i++) this.args[row + 1 + i] = args[i];
-      this.args[row + 1 + args.length] = bounds[w + 1];
-      this.args[row + 2 + args.length] = bounds[w + 2];
-      this.args[row + 3 + args.length] = this.scratchPtrs[w + 1];
-    }
-    // Workers past nWorkers see a zero-length part and only report done.
-    for (let w = nWorkers; w < this.workers.length; w++) this.args[w * ARG_SLOTS] = 0;
-    Atomics.store(this.ctrl, CTRL.op, this.opIndex.get(name)!);
-    Atomics.store(this.ctrl, CTRL.done, 0);
-    Atomics.add(this.ctrl, CTRL.seq, 1);
-    Atomics.notify(this.ctrl, CTRL.seq);
-    fn(...args, bounds[0], bounds[1], this.scratchPtrs[0]);
-    const want = this.workers.length;
+    const chunks = Math.min(parts * CHUNKS_PER_THREAD, Math.floor(total / Math.max(align, Math.ceil(grain / 2))), 0xffff);
+    this.gen = (this.gen + 1) & 0x7fff;
+    const ctrl = this.ctrl;
+    this.args.set(args);
+    Atomics.store(ctrl, CTRL.nargs, args.length);
+    Atomics.store(ctrl, CTRL.op, this.opIndex.get(name)!);
+    Atomics.store(ctrl, CTRL.chunks, chunks);
+    Atomics.store(ctrl, CTRL.total, total);
+    Atomics.store(ctrl, CTRL.align, align);
+    Atomics.store(ctrl, CTRL.completed, 0);
+    Atomics.store(ctrl, CTRL.next, this.gen << 16);
+    Atomics.store(ctrl, CTRL.seq, this.gen);
+    Atomics.notify(ctrl, CTRL.seq);
+    runChunks(ctrl, this.args, fn, this.gen, this.scratch[0]);
     let spins = 0;
     for (;;) {
-      const done = Atomics.load(this.ctrl, CTRL.done);
-      if (done >= want) break;
-      if (++spins > SPIN_LIMIT) Atomics.wait(this.ctrl, CTRL.done, done, 1);
+      const done = Atomics.load(ctrl, CTRL.completed);
+      if (done >= chunks) break;
+      if (++spins > SPIN_LIMIT) Atomics.wait(ctrl, CTRL.completed, done, 1);
     }
-    if (Atomics.load(this.ctrl, CTRL.failed)) throw new Error(`kernel ${name} failed in a worker thread (see its stderr)`);
+    if (Atomics.load(ctrl, CTRL.failed)) throw new Error(`kernel ${name} failed in a worker thread (see its stderr)`);
   }
 
   /** Stops the worker threads, so that the process can exit. */
@@ -219,7 +249,7 @@ export class Engine {
     if (this.disposed) return;
     this.disposed = true;
     Atomics.store(this.ctrl, CTRL.quit, 1);
-    Atomics.add(this.ctrl, CTRL.seq, 1);
+    Atomics.store(this.ctrl, CTRL.seq, -1);
     Atomics.notify(this.ctrl, CTRL.seq);
     await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
       w.once('exit', () => resolve());

@@ -1,13 +1,14 @@
-// A compute thread of the engine (see kernels.ts): instantiates the kernels on the shared memory, then waits for work
-// on the control buffer, runs its part of each kernel call and reports done.
+// A compute thread of the engine (see kernels.ts): instantiates the kernels on the shared memory, then waits for
+// kernel calls on the control buffer and claims chunks of each until none are left.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ARG_SLOTS, CTRL, KERNEL_NAMES, SPIN_LIMIT } from './kernels.ts';
+import { CTRL, KERNEL_NAMES, SPIN_LIMIT, runChunks } from './kernels.ts';
 
 interface Init {
   module: WebAssembly.Module;
   memory: WebAssembly.Memory;
   ctrl: SharedArrayBuffer;
   args: SharedArrayBuffer;
+  scratch: SharedArrayBuffer;
   index: number;
 }
 
@@ -16,7 +17,7 @@ const instance = new WebAssembly.Instance(init.module, { env: { memory: init.mem
 const fns = KERNEL_NAMES.map((n) => instance.exports[n] as (...a: number[]) => void);
 const ctrl = new Int32Array(init.ctrl);
 const args = new Float64Array(init.args);
-const row = init.index * ARG_SLOTS;
+const scratch = new Float64Array(init.scratch);
 
 let seen = Atomics.load(ctrl, CTRL.seq);
 parentPort!.postMessage('ready');
@@ -27,16 +28,6 @@ for (;;) {
   }
   seen = Atomics.load(ctrl, CTRL.seq);
   if (Atomics.load(ctrl, CTRL.quit)) break;
-  const n = args[row];
-  if (n > 0) {
-    try {
-      fns[Atomics.load(ctrl, CTRL.op)](...Array.from(args.subarray(row + 1, row + 1 + n)));
-    } catch (err) {
-      console.error(err);
-      Atomics.store(ctrl, CTRL.failed, 1);
-    }
-  }
-  Atomics.add(ctrl, CTRL.done, 1);
-  Atomics.notify(ctrl, CTRL.done);
+  runChunks(ctrl, args, fns[Atomics.load(ctrl, CTRL.op)], seen, scratch[init.index]);
 }
 parentPort!.close();
