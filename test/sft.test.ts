@@ -143,6 +143,7 @@ describe('sft training', () => {
     const evalLoss = (dir: string) => readLog(dir).filter((r) => 'eval_loss' in r).map((r) => [r.step, r.eval_loss, r.eval_reward]);
     expect(evalLoss(split)).toEqual(evalLoss(straight));
     await expect(runSft({ config: config(split, { learning_rate: 0.1 }), dataPath: data, resume: true })).rejects.toThrow(/--resume: learning_rate was/);
+    await expect(runSft({ config: config(split), dataPath: data })).rejects.toThrow(/already holds checkpoints .* --resume/);
   });
 
   it('canvasgym sft reports a bad data row as a usage error', () => {

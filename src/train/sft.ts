@@ -421,6 +421,9 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
     for (const path of [logPath, samplesPath]) keepRowsUpTo(path, state.globalStep);
     say(`resuming from ${resumeFrom} at step ${state.globalStep}`);
   } else {
+    if (latestCheckpoint(cfg.output_dir) || existsSync(join(cfg.output_dir, 'final'))) {
+      throw new SftInputError(`${cfg.output_dir} already holds checkpoints of a run: continue it with --resume, or choose another --out`);
+    }
     // Every occurrence counts, so that the system prompt, repeated in every row, gets tokens of its own.
     tok = trainTokenizer(train.flatMap((r) => r.messages.map((m) => m.content)), { vocabSize: cfg.vocab_size });
     const preset = presetConfig(cfg.preset, tok.vocabSize);
