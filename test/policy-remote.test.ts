@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAIPolicy } from '../src/policy/openai.ts';
 import { GeminiPolicy } from '../src/policy/gemini.ts';
 import { conversationFor, SYSTEM_PROMPT } from '../src/policy/prompt.ts';
-import { Limiter, RemoteError, portableResponseSchema } from '../src/policy/remote.ts';
+import { Limiter, REMOTE_DEFAULTS, RemoteError, portableResponseSchema, withDefaults } from '../src/policy/remote.ts';
 import { executeCompletion } from '../src/env/execute.ts';
 import { closedPort, type TestServer } from './helpers/http-server.ts';
 import { startOpenAIServer, type ChatRequest, type Fault } from './helpers/openai-server.ts';
@@ -220,5 +220,14 @@ describe('Limiter', () => {
       });
     await Promise.all(Array.from({ length: 7 }, task));
     expect(peak).toBe(2);
+  });
+});
+
+describe('remote options', () => {
+  it('keeps the defaults for options passed through as undefined (flags not given)', () => {
+    const o = withDefaults({ timeoutMs: undefined, maxRetries: undefined, concurrency: 2 });
+    expect(o.timeoutMs).toBe(REMOTE_DEFAULTS.timeoutMs);
+    expect(o.maxRetries).toBe(REMOTE_DEFAULTS.maxRetries);
+    expect(o.concurrency).toBe(2);
   });
 });

@@ -136,8 +136,14 @@ export class Limiter {
  * Runs `call` with a timeout (through the AbortSignal it receives) and retries transient failures with exponential
  * backoff, honouring Retry-After. Throws a RemoteError: at once for fatal causes, after the last retry otherwise.
  */
+/** The options over the defaults; a key set to undefined keeps its default (callers pass flags through as they come). */
+export function withDefaults(options: RemoteOptions): Required<RemoteOptions> {
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  return { ...REMOTE_DEFAULTS, ...given } as Required<RemoteOptions>;
+}
+
 export async function callWithRetries<T>(call: (signal: AbortSignal) => Promise<T>, at: Endpoint, options: RemoteOptions = {}): Promise<T> {
-  const o = { ...REMOTE_DEFAULTS, ...options };
+  const o = withDefaults(options);
   for (let attempt = 0; ; attempt++) {
     const controller = new AbortController();
     let timedOut = false;
