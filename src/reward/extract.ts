@@ -1,73 +1,116 @@
 // A task spec recovered from the prompt alone, for rows that carry none: which entities it names and which directed
-// edges it asks for. Rule-based, for the phrasings diagram requests use: "A -> B -> C", "from A to B (to C)",
-// "first A, then B", "A connects to B", "with A, B and C", "pipeline: A, B, C" and bullet lists.
-// A list becomes a chain only when the prompt says it is a sequence (pipeline, flow, steps, ...).
+// edges it asks for. Rule-based, over the structures diagram requests are written in: arrow chains ("A -> B -> C"),
+// paths ("from A to B to C"), relations ("A sends to B and C", "A, B all feed into C", "A calls B"), sequences
+// ("first A, then B"), lists ("pipeline: A, B, C", bullets, numbered steps), nested bullets (a tree), layers
+// ("each tier connects to the next"), decisions ("if yes, go to A; if no, go to B") and label requests (which name
+// an edge but not an entity). A list becomes a chain only when the prompt says it is a sequence (pipeline, flow, ...).
 import type { DiagramSpec } from '../tasks/spec.ts';
 import { normalizeLabel } from './labels.ts';
+import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
+import {
+  cleanEntity,
+  isLabelOnly,
+  protectQuotes,
+  removeParens,
+  restoreQuotes,
+  segment,
+  splitList,
+  splitSentences,
+  stripLabelRequest,
+  type BulletBlock,
+} from './extract-text.ts';
 
-const ARROW = /\s*(?:-+>|→|=+>|⟶|➔)\s*/;
-const HAS_ARROW = /-+>|→|=+>|⟶|➔/;
-const SENTENCE_SPLIT = /(?<=[.!?])\s+(?=[A-Z0-9"'(])|\n+|;\s*/;
-const BULLET = /^\s*(?:[-*•]|\d+[.)])\s+(.+?)\s*$/;
-const LIST_SPLIT = /\s*,\s*(?:and\s+|or\s+|then\s+)?|\s+(?:and|or|&)\s+/i;
+export { cleanEntity } from './extract-text.ts';
+
+const ARROW = /\s*(?:-+>|→|=+>|⟶|➔)\s*|\s+>\s+/;
+const HAS_ARROW = /-+>|→|=+>|⟶|➔|\s>\s/;
 const THEN_SPLIT = /\s*,?\s*(?:and\s+)?(?:then|finally|next|afterwards|after that)\s+|\s*,\s*/i;
+const CHAIN_SPLIT = new RegExp(`${ARROW.source}|${THEN_SPLIT.source}`, 'i');
 const HAS_THEN = /\bthen\b/i;
-const FIRST_LEAD = /^.*?\b(?:first|start(?:ing)? with|begin(?:ning)? with)\s+/i;
+const FIRST_LEAD = /^.*?\b(?:first|start(?:s|ing)? (?:with|at)|begin(?:s|ning)? (?:with|at))\s+/i;
+/** "it goes A, then B": the subject and verb before a sequence. */
+const SEQUENCE_LEAD = /^(?:it|this|they|which)\s+(?:goes|go|runs|run|moves|flows|is|are|passes)\s+(?:(?:through|via)\s+)?/i;
 const LIST_LEAD = /^.*\b(?:with|including|includes|containing|contains|showing|featuring|of|between|among)\s+/i;
+/** A class noun before the members it introduces: "with states A, B and C". */
+const CLASS_NOUN = /^(?:the\s+)?(?:following\s+)?(?:states|steps|stages|nodes|components|parts|items|boxes|phases|elements|services)\s+(?=\S)/i;
 const LIST_TAIL = /\s+(?:where|which|that|so that|connected|linked|wired|arranged|laid out)\b.*$/i;
 const FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/gi;
 const THROUGH_TO = /^(.+?)\s+(?:to|into)\s+(.+)$/i;
 const CHAIN_MORE = /^\s*,?\s*(?:and\s+)?(?:then\s+)?(?:on\s+)?(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/i;
-const LINK_VERBS =
-  'connects?|leads?|points?|goes|go|talks?|sends?|flows?|feeds?|writes?|routes?|forwards?|passes|pass|links?|hands? off|publishes|publish|pushes|push|returns?';
-const CALL_VERBS = 'calls|queries|triggers|invokes|notifies|updates';
-const RELATION = new RegExp(`^(.+?)\\s+(?:${LINK_VERBS})\\s+(?:\\w+\\s+)?(?:to|into)\\s+(.+?)\\s*$`, 'i');
-const CALLS = new RegExp(`^(.+?)\\s+(?:${CALL_VERBS})\\s+(.+?)\\s*$`, 'i');
+const VIA_NEXT = /^(?:through|via)\b/i;
+const FROM_THEN_TO = /\bfrom\b.+\bto\b/i;
+/** "arrows into X from A, B": the sources follow the target. */
+const INTO_FROM = /\b(?:arrows?|edges?|lines?|links?|connections?|inputs?)\s+(?:in)?to\s+(.+?)\s+from\s+(.+)$/i;
+/** "it starts at A, goes through B and C, and ends at D". */
+const STARTS_ENDS =
+  /\bstarts?\s+(?:at|with|from|in)\s+(.+?)(?:,\s*|\s+and\s+)+(?:(?:then\s+)?(?:goes|passes|runs|moves)\s+(?:through|via)\s+(.+?)(?:,\s*|\s+and\s+)+)?(?:then\s+)?ends?\s+(?:at|with|in)\s+(.+)$/i;
+/** "under A: B, C" (a hierarchy). */
+const UNDER = /^(?:and\s+)?(?:under|below|beneath)\s+(.+?)\s*:\s*(.+)$/i;
+/** "Connections: A to B, B to C" (an edge list). */
+const EDGE_LIST = /\b(?:connections?|edges?|links?|arrows?|wiring)\s*:\s*(.+)$/i;
+const EDGE_ITEM = /^(.+?)\s+(?:to|into|-+>|→)\s+(.+)$/i;
+const EDGE_LIST_LEAD = /\b(?:connections?|edges?|links?|arrows?|wiring)\b/i;
+/** A list's lead that leaves its verb or preposition waiting for the list: "... an arrow to each of:". */
+const DANGLING_LEAD = /\b(?:to|into|from|of|at|on|onto|towards?|by)\s*:\s*$/i;
+
+// Verbs of a relation: "A <verb> [up to two words] <preposition> B" ("sends data to", "fans out to", "has an arrow to").
+const LINK_STEMS = [
+  'connect', 'lead', 'led', 'point', 'go', 'goes', 'went', 'talk', 'send', 'sent', 'flow', 'feed', 'fed', 'write', 'wrote',
+  'route', 'forward', 'pass', 'link', 'hand', 'publish', 'push', 'return', 'fan', 'fann', 'branch', 'split', 'splitt',
+  'converge', 'converg', 'loop', 'stream', 'move', 'deliver', 'report', 'output', 'emit', 'emitt', 'pipe', 'transition',
+  'escalate', 'escalat', 'respond', 'redirect', 'arrow', 'has', 'have', 'hav', 'upload', 'sync', 'transfer', 'proceed',
+  'continue', 'continu', 'drain', 'cascade', 'cascad', 'ship', 'shipp', 'post', 'submit', 'submitt', 'map', 'mapp',
+];
+const LINK_VERB = `(?:${LINK_STEMS.join('|')})(?:s|es|ed|d|ing)?`;
+const PREPOSITION = '(?:to|into|onto|on|at|towards?)';
+const LINK = new RegExp(`\\b${LINK_VERB}((?:\\s+[\\w-]+){0,2}?)\\s+${PREPOSITION}\\s+`, 'gi');
+/** Transitive verbs, third person only so an imperative ("Create a ...") is never read as a relation. */
+const CALL_VERB = '(?:calls|queries|triggers|invokes|notifies|updates|feeds|reaches|has|have|spawns|produces|generates|emits|polls|fetches|consumes|uses|owns|manages|supervises|serves|drives|becomes|precedes|starts|launches|schedules)';
+const CALL = new RegExp(`\\b${CALL_VERB}\\s+`, 'gi');
 /** Splits "A writes to B and C publishes to D" before the second subject, but not "A connects to B and C". */
 const CLAUSE_SPLIT = new RegExp(
-  `;\\s*|(?:,\\s*|\\s+(?:and|while|but)\\s+)(?=(?:the\\s+)?[\\w-]+(?:\\s+[\\w-]+){0,3}\\s+(?:also\\s+)?(?:${LINK_VERBS}|${CALL_VERBS})\\b)`,
+  `;\\s*|(?:,\\s*|\\s+(?:and|while|but)\\s+)(?=(?:the\\s+)?[\\w-]+(?:\\s+[\\w-]+){0,3}\\s+(?:also\\s+)?(?:all\\s+|each\\s+|both\\s+)?(?:${LINK_VERB}|${CALL_VERB})\\b)`,
   'i',
 );
 /** Words before a relation's subject: "Draw a system where the scheduler triggers ..." */
-const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with)\s+/i;
-const ALSO = /\s+also$/i;
-const SEQUENCE_CUE = /\b(?:pipelines?|flows?|process(?:es)?|sequences?|steps?|stages?|chains?|workflows?|funnels?|lifecycles?|journeys?|then|in order|paths?|procedures?)\b/i;
-const LEAD_WORDS = /^(?:(?:and|or|then|finally|next|also|to|into|with|draw|show|make|create|sketch|render|illustrate|depict|visualize|a|an|the|some|one|each|every|our|my|their|its|your)\s+)+/i;
-const TRAIL_WORDS = /(?:\s+(?:too|also|as well|as needed|each|both|respectively|step|stage|phase|box|node))+$/i;
-const TRAIL_PUNCT = /[\s.,;:!?"'`*_)\]]+$/;
-const LEAD_PUNCT = /^[\s"'`*_([]+/;
-const PARENS = /\s*\([^)]*\)/g;
-const CLAUSE_BEFORE_ARROW = /\s*,\s*(?=[^,]*(?:-+>|→|=+>))/;
-const VIA_NEXT = /^(?:through|via)\b/i;
-const FROM_THEN_TO = /\bfrom\b.+\bto\b/i;
-const NUMBERED = /^\s*\d/;
-const MAX_ENTITY_WORDS = 6;
+const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with|showing|shows|how|whose|when)\s+/i;
+const ALSO = /\s+(?:also|all|each|both)$/i;
+/** Subjects that are the drawing itself, not an entity in it. */
+const NOT_SUBJECT = /^(?:it|this|that|they|there|diagram|chart|flowchart|graph|picture|drawing|figure|sketch|image|canvas|you|we|i)$/i;
+const SEQUENCE_CUE =
+  /\b(?:pipelines?|flows?|process(?:es)?|sequences?|steps?|stages?|chains?|workflows?|funnels?|lifecycles?|journeys?|then|in order|paths?|procedures?|cycles?|loops?|circular)\b/i;
+/** Adjacent groups joined all to all: "every component in a layer connects to every component in the layer below". */
+const TIER_CUE = /\b(?:each|every|all)\b[^.!?\n]*\b(?:next|below|beneath|lower|underneath|down)\b/i;
+const TIER_WORD = /\b(?:tiers?|layers?|levels?)\b/i;
+const TIER_LINE = /^(?:the\s+)?[\w/&' -]{1,40}?\s+(?:layer|tier|level)\s*:\s*(.+)$/i;
+const TIER_LIST = /\b(?:tiers|layers|levels)\b[^:]*:\s*(.+)$/i;
+const TIER_ITEM = /^[^:]{1,40}:\s*(.+)$/;
+const TIER_GROUPS = /\s*,?\s*(?:and\s+)?then\s+|\s*;\s*/i;
 
 interface Found {
   entities: string[];
   edges: [string, string][];
 }
 
-/** Trims a phrase to the entity it names, or '' when it is not a plausible name. */
-export function cleanEntity(phrase: string): string {
-  let s = phrase.replace(PARENS, '');
-  const colon = s.lastIndexOf(':');
-  if (colon !== -1) s = s.slice(colon + 1);
-  s = s.replace(LEAD_PUNCT, '').replace(TRAIL_PUNCT, '');
-  s = s.replace(LEAD_WORDS, '').replace(TRAIL_PUNCT, '').replace(TRAIL_WORDS, '');
-  const words = s.split(' ').filter(Boolean);
-  if (words.length === 0 || words.length > MAX_ENTITY_WORDS) return '';
-  return words.join(' ');
+interface State {
+  found: Found;
+  /** Lists of entities that become a chain when the prompt is a sequence. */
+  listed: string[][];
+  tiers: string[][] | undefined;
+  /** The decision's node when the prompt has branches for both answers; '' while it is still to be found. */
+  decision: string | undefined;
+  branchNodes: Set<string>;
 }
 
-function splitList(text: string): string[] {
-  return text.split(LIST_SPLIT).map(cleanEntity).filter(Boolean);
-}
+const addChain = (out: Found, names: string[]) => {
+  for (let i = 0; i + 1 < names.length; i++) out.edges.push([names[i], names[i + 1]]);
+  out.entities.push(...names);
+};
 
 /** "A -> B -> C" chains; a chain breaks at a sentence or clause boundary between two arrows. */
 function arrowChains(sentence: string, out: Found): void {
   if (!HAS_ARROW.test(sentence)) return;
-  for (const clause of sentence.split(CLAUSE_BEFORE_ARROW)) {
+  for (const clause of sentence.split(/\s*,\s*(?=[^,]*(?:-+>|→|=+>|\s>\s))/)) {
     const parts = clause.split(ARROW);
     if (parts.length < 2) continue;
     // Each part may list several nodes ("A -> B, C" fans out); the first part starts after any lead-in.
@@ -84,8 +127,18 @@ function arrowChains(sentence: string, out: Found): void {
   }
 }
 
-/** "from A to B", "from A through B to C", "from A to B, then to C". */
+/** "from A to B", "from A through B to C", "from A to B, then to C"; "arrows into X from A and B". */
 function fromTo(sentence: string, out: Found): void {
+  const into = INTO_FROM.exec(sentence);
+  if (into) {
+    const target = cleanEntity(into[1]);
+    const sources = splitList(into[2].replace(LIST_TAIL, ''));
+    if (target && sources.length) {
+      for (const s of sources) out.edges.push([s, target]);
+      out.entities.push(...sources, target);
+      return;
+    }
+  }
   for (const m of sentence.matchAll(FROM_TO)) {
     const chain: string[] = [m[1]];
     let second = m[2];
@@ -106,9 +159,92 @@ function fromTo(sentence: string, out: Found): void {
     }
     const names = chain.map(cleanEntity);
     if (names.some((n) => !n)) continue;
-    for (let i = 0; i + 1 < names.length; i++) out.edges.push([names[i], names[i + 1]]);
-    out.entities.push(...names);
+    addChain(out, names);
   }
+}
+
+/** "it starts at A, goes through B and C, and ends at D": a chain. */
+function startsEnds(sentence: string, out: Found): void {
+  const m = STARTS_ENDS.exec(sentence);
+  if (!m) return;
+  const names = [cleanEntity(m[1]), ...(m[2] ? splitList(m[2]) : []), cleanEntity(m[3])];
+  if (names.some((n) => !n)) return;
+  addChain(out, names);
+}
+
+/** "under A: B and C": A is the parent of each. */
+function under(sentence: string, out: Found): void {
+  const m = UNDER.exec(sentence);
+  if (!m) return;
+  const parent = cleanEntity(m[1]);
+  const children = splitList(m[2]);
+  if (!parent || children.length === 0) return;
+  for (const c of children) out.edges.push([parent, c]);
+  out.entities.push(parent, ...children);
+}
+
+/** "Connections: A to B, B to C": one edge per item. */
+function edgeList(sentence: string, out: Found): void {
+  const m = EDGE_LIST.exec(sentence);
+  if (!m) return;
+  for (const item of m[1].split(/\s*,\s*(?:and\s+)?|\s+and\s+(?=[^,]+\s(?:to|into)\s)/i)) edgeItem(item, out);
+}
+
+function edgeItem(item: string, out: Found): boolean {
+  const e = EDGE_ITEM.exec(removeParens(item));
+  if (!e) return false;
+  const a = cleanEntity(e[1]);
+  const b = cleanEntity(e[2]);
+  if (!a || !b) return false;
+  out.edges.push([a, b]);
+  out.entities.push(a, b);
+  return true;
+}
+
+interface Verb {
+  subject: string;
+  object: string;
+  filler: number;
+}
+
+/** The relation verb in a clause: among all candidates, the one with the fewest words before its preposition. */
+function findVerb(clause: string): Verb | undefined {
+  let best: Verb | undefined;
+  for (const [re, hasFiller] of [[LINK, true], [CALL, false]] as const) {
+    re.lastIndex = 0;
+    for (const m of clause.matchAll(re)) {
+      const at = m.index ?? 0;
+      if (at === 0) continue;
+      const filler = hasFiller ? (m[1] ?? '').trim().split(/\s+/).filter(Boolean).length : 0;
+      const cand = { subject: clause.slice(0, at), object: clause.slice(at + m[0].length), filler: hasFiller ? filler : 0.5 };
+      if (!best || cand.filler < best.filler) best = cand;
+    }
+  }
+  return best;
+}
+
+/** Targets of a relation: a list fans out, "A, then B" is a chain, and a later "X to Y" item is an edge of its own. */
+function relationTargets(source: string[], object: string, out: Found): boolean {
+  const text = object.replace(LIST_TAIL, '');
+  if (HAS_THEN.test(text)) {
+    const names = text.split(THEN_SPLIT).map(cleanEntity).filter(Boolean);
+    if (names.length === 0) return false;
+    for (const s of source) out.edges.push([s, names[0]]);
+    addChain(out, names);
+    out.entities.push(...source);
+    return true;
+  }
+  const items = text.split(/\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+/i);
+  const targets: string[] = [];
+  items.forEach((item, i) => {
+    if (i > 0 && edgeItem(item, out)) return;
+    const name = cleanEntity(item);
+    if (name) targets.push(name);
+  });
+  if (targets.length === 0) return false;
+  for (const a of source) for (const b of targets) out.edges.push([a, b]);
+  out.entities.push(...source, ...targets);
+  return true;
 }
 
 /** "A connects to B, C and D" (fan-out), "A and B send data to C" (fan-in), "A calls B". */
@@ -118,17 +254,16 @@ function relations(sentence: string, out: Found): void {
   let carry = '';
   for (const part of sentence.split(CLAUSE_SPLIT)) {
     const clause = carry ? `${carry}, ${part}` : part;
-    const m = RELATION.exec(clause) ?? CALLS.exec(clause);
-    if (!m) {
+    const v = findVerb(clause);
+    if (!v) {
       carry = clause;
       continue;
     }
     carry = '';
-    const sources = splitList(m[1].replace(SUBJECT_LEAD, '').replace(ALSO, ''));
-    const targets = splitList(m[2].replace(LIST_TAIL, ''));
-    if (sources.length === 0 || targets.length === 0) continue;
-    for (const a of sources) for (const b of targets) out.edges.push([a, b]);
-    out.entities.push(...sources, ...targets);
+    const subject = v.subject.replace(SUBJECT_LEAD, '').replace(ALSO, '');
+    const sources = splitList(subject).filter((s) => !NOT_SUBJECT.test(s));
+    if (sources.length === 0) continue;
+    relationTargets(sources, v.object, out);
   }
 }
 
@@ -139,39 +274,165 @@ function thenSequence(sentence: string, out: Found): void {
   if (FIRST_LEAD.test(text)) text = text.replace(FIRST_LEAD, '');
   else if (text.includes(':')) text = text.slice(text.lastIndexOf(':') + 1);
   else text = text.replace(LIST_LEAD, '');
+  text = text.trim().replace(SEQUENCE_LEAD, '');
   const names = text.split(THEN_SPLIT).map(cleanEntity).filter(Boolean);
   if (names.length < 2) return;
-  for (let i = 0; i + 1 < names.length; i++) out.edges.push([names[i], names[i + 1]]);
-  out.entities.push(...names);
+  addChain(out, names);
 }
 
 /** "pipeline: A, B, C" or "with A, B and C": entities, in order. */
 function listItems(full: string): string[] {
-  const sentence = full.replace(PARENS, '');
+  const sentence = removeParens(full);
   let text: string;
   if (sentence.includes(':')) text = sentence.slice(sentence.lastIndexOf(':') + 1);
-  else if (LIST_LEAD.test(sentence)) text = sentence.replace(LIST_LEAD, '');
+  else if (LIST_LEAD.test(sentence)) text = sentence.replace(LIST_LEAD, '').replace(CLASS_NOUN, '');
   else return [];
   text = text.replace(LIST_TAIL, '');
   const items = splitList(text);
   return items.length >= 2 ? items : [];
 }
 
+/** Every rule that reads edges from one sentence, until one finds some; a list without edges is kept for later. */
+function general(sentence: string, state: State): void {
+  const out = state.found;
+  const before = out.edges.length;
+  const rules = [arrowChains, edgeList, fromTo, startsEnds, under, relations, thenSequence];
+  for (const rule of rules) {
+    rule(sentence, out);
+    if (out.edges.length > before) return;
+  }
+  const items = listItems(sentence);
+  if (items.length) state.listed.push(items);
+}
+
+/** "if yes, go to A, then B": the question, then the branch's steps in order. */
+function branch(b: Branch, state: State): void {
+  const names = b.rest.split(CHAIN_SPLIT).map(cleanEntity).filter(Boolean);
+  if (names.length === 0) return;
+  const question = state.decision || state.found.entities[state.found.entities.length - 1];
+  if (!question) return;
+  state.decision = question;
+  addChain(state.found, [question, ...names]);
+  for (const n of names) state.branchNodes.add(n);
+}
+
+/** A tier: "Presentation layer: A, B", or in a bulleted list of tiers "Presentation: A, B". */
+function tierGroups(sentence: string, bullet: boolean): string[][] {
+  const line = TIER_LINE.exec(sentence) ?? (bullet ? TIER_ITEM.exec(sentence) : null);
+  if (line) {
+    const items = splitList(removeParens(line[1]));
+    return items.length ? [items] : [];
+  }
+  const list = TIER_LIST.exec(sentence);
+  if (!list) return [];
+  const groups = list[1].split(TIER_GROUPS).map((g) => splitList(removeParens(g))).filter((g) => g.length > 0);
+  return groups.length >= 2 ? groups : [];
+}
+
+function sentenceOrClause(text: string, state: State, bullet: boolean): boolean {
+  const s = stripLabelRequest(text);
+  if (isLabelOnly(s)) return false;
+  const before = state.found.edges.length;
+  if (state.tiers) {
+    const groups = tierGroups(s, bullet);
+    if (groups.length) {
+      state.tiers.push(...groups);
+      return true;
+    }
+    if (TIER_CUE.test(s)) return true;
+  }
+  if (state.decision !== undefined) {
+    for (const part of s.split(BRANCH_SPLIT)) {
+      const b = parseBranch(part);
+      if (b) branch(b, state);
+      else general(part, state);
+    }
+  } else general(s, state);
+  return state.found.edges.length > before;
+}
+
+/** Nested bullets: each item hangs off the nearest item above it with less indentation. */
+function treeBlock(block: BulletBlock, out: Found): void {
+  const stack: { depth: number; name: string }[] = [];
+  for (const item of block.items) {
+    const name = cleanEntity(stripLabelRequest(item.text));
+    if (!name) continue;
+    while (stack.length && stack[stack.length - 1].depth >= item.depth) stack.pop();
+    if (stack.length) out.edges.push([stack[stack.length - 1].name, name]);
+    out.entities.push(name);
+    stack.push({ depth: item.depth, name });
+  }
+}
+
+function bulletBlock(block: BulletBlock, state: State): boolean {
+  const out = state.found;
+  if (new Set(block.items.map((i) => i.depth)).size > 1) {
+    treeBlock(block, out);
+    return false;
+  }
+  const edgeContext = EDGE_LIST_LEAD.test(block.lead);
+  const plain: string[] = [];
+  let produced = false;
+  for (const item of block.items) {
+    const lists = state.listed.length;
+    if (edgeContext && edgeItem(stripLabelRequest(item.text), out)) produced = true;
+    else if (sentenceOrClause(item.text, state, true)) produced = true;
+    else if (state.listed.length === lists) {
+      const name = cleanEntity(stripLabelRequest(item.text));
+      if (name) plain.push(name);
+    }
+  }
+  if (produced || plain.length === 0) {
+    out.entities.push(...plain);
+    return produced;
+  }
+  if (DANGLING_LEAD.test(block.lead)) {
+    const sentences = splitSentences(block.lead);
+    const lead = sentences[sentences.length - 1].replace(/\s*:\s*$/, '');
+    const before = out.edges.length;
+    const listText = plain.length > 1 ? `${plain.slice(0, -1).join(', ')} and ${plain[plain.length - 1]}` : plain[0];
+    general(`${lead} ${listText}`, state);
+    if (out.edges.length > before) return true;
+  }
+  if (plain.length >= 2) state.listed.push(plain);
+  else out.entities.push(...plain);
+  return false;
+}
+
+/** With a decision whose question nothing leads into, the steps written before it lead into it. */
+function joinDecision(state: State): void {
+  const q = state.decision;
+  if (!q) return;
+  const { entities, edges } = state.found;
+  const key = (n: string) => normalizeLabel(n).compact || n.toLowerCase();
+  const qk = key(q);
+  if (edges.some(([, b]) => key(b) === qk)) return;
+  const hasOut = new Set(edges.map(([a]) => key(a)));
+  const branchKeys = new Set([...state.branchNodes].map(key));
+  const candidates = entities.filter((e) => key(e) !== qk && !branchKeys.has(key(e)) && !hasOut.has(key(e)));
+  if (candidates.length === 0) return;
+  const qAt = entities.findIndex((e) => key(e) === qk);
+  const before = candidates.filter((c) => entities.findIndex((e) => key(e) === key(c)) < qAt);
+  edges.push([(before.length ? before : candidates)[(before.length ? before : candidates).length - 1], q]);
+}
+
 /** Entities deduplicated by canonical form, keeping the first spelling; edges renamed to it and deduplicated. */
-function finish(found: Found): DiagramSpec {
+function finish(found: Found, names: readonly string[]): DiagramSpec {
   const byKey = new Map<string, string>();
+  const real = (n: string) => restoreQuotes(n, names);
   const keyOf = (name: string) => normalizeLabel(name).compact || name.toLowerCase();
   for (const e of found.entities) {
-    const k = keyOf(e);
-    if (!byKey.has(k)) byKey.set(k, e);
+    const name = real(e);
+    const k = keyOf(name);
+    if (name && !byKey.has(k)) byKey.set(k, name);
   }
   const seen = new Set<string>();
   const edges: [string, string][] = [];
   for (const [a, b] of found.edges) {
-    const ka = keyOf(a);
-    const kb = keyOf(b);
+    const ka = keyOf(real(a));
+    const kb = keyOf(real(b));
     const key = `${ka}\u0000${kb}`;
-    if (ka === kb || seen.has(key)) continue;
+    if (ka === kb || seen.has(key) || !byKey.has(ka) || !byKey.has(kb)) continue;
     seen.add(key);
     edges.push([byKey.get(ka)!, byKey.get(kb)!]);
   }
@@ -179,55 +440,51 @@ function finish(found: Found): DiagramSpec {
 }
 
 function extract(prompt: string): DiagramSpec {
-  const explicit: Found = { entities: [], edges: [] };
-  const listed: string[][] = [];
-  const bullets: string[] = [];
-  const prose: string[] = [];
+  const { text, names } = protectQuotes(prompt);
+  const parts = segment(text);
+  const clauses = parts.flatMap((p) => (p.kind === 'sentence' ? [p.text] : p.block.items.map((i) => i.text)));
+  const decisive = hasBothBranches(clauses);
+  const declared = decisive ? findDecision(clauses) : undefined;
+  const state: State = {
+    found: { entities: [], edges: [] },
+    listed: [],
+    tiers: TIER_CUE.test(text) && TIER_WORD.test(text) ? [] : undefined,
+    decision: decisive ? (declared ? cleanEntity(declared) : '') : undefined,
+    branchNodes: new Set(),
+  };
+  if (state.decision) state.found.entities.push(state.decision);
   let numbered = false;
-  for (const line of prompt.split('\n')) {
-    const b = BULLET.exec(line);
-    if (b) {
-      bullets.push(b[1]);
-      numbered ||= NUMBERED.test(line);
-    } else prose.push(line);
-  }
-  for (const sentence of prose.join('\n').split(SENTENCE_SPLIT)) {
-    const s = sentence.trim();
-    if (!s) continue;
-    const before = explicit.edges.length;
-    arrowChains(s, explicit);
-    if (explicit.edges.length === before) fromTo(s, explicit);
-    if (explicit.edges.length === before) relations(s, explicit);
-    if (explicit.edges.length === before) thenSequence(s, explicit);
-    if (explicit.edges.length === before) {
-      const items = listItems(s);
-      if (items.length) listed.push(items);
+  for (const p of parts) {
+    if (p.kind === 'sentence') sentenceOrClause(p.text, state, false);
+    else {
+      bulletBlock(p.block, state);
+      numbered ||= p.block.items.some((i) => i.numbered);
     }
   }
-  for (const b of bullets) {
-    const before = explicit.edges.length;
-    arrowChains(b, explicit);
-    if (explicit.edges.length === before) relations(b, explicit);
-    if (explicit.edges.length === before) {
-      const name = cleanEntity(b);
-      if (name) explicit.entities.push(name);
+  const found = state.found;
+  if (state.tiers && state.tiers.length >= 2) {
+    for (let i = 0; i + 1 < state.tiers.length; i++) {
+      for (const a of state.tiers[i]) for (const b of state.tiers[i + 1]) found.edges.push([a, b]);
     }
+    for (const t of state.tiers) found.entities.push(...t);
   }
-  if (bullets.length >= 2 && explicit.edges.length === 0) {
-    const names = bullets.map(cleanEntity).filter(Boolean);
-    listed.push(names);
-  }
-  const sequential = SEQUENCE_CUE.test(prompt) || numbered;
-  const found: Found = { entities: [...explicit.entities], edges: [...explicit.edges] };
-  for (const items of listed) {
+  joinDecision(state);
+  const sequential = SEQUENCE_CUE.test(text) || numbered;
+  const key = (n: string) => normalizeLabel(restoreQuotes(n, names)).compact;
+  const explicit = [...found.edges];
+  for (const items of state.listed) {
     found.entities.push(...items);
-    const keys = new Set(items.map((i) => normalizeLabel(i).compact));
-    const joined = explicit.edges.some(([a, b]) => keys.has(normalizeLabel(a).compact) && keys.has(normalizeLabel(b).compact));
-    if (sequential && !joined) {
-      for (let i = 0; i + 1 < items.length; i++) found.edges.push([items[i], items[i + 1]]);
-    }
+    if (!sequential) continue;
+    // The list is a chain unless edges written out among its items say otherwise.
+    const pos = new Map(items.map((it, i) => [key(it), i]));
+    const contradicted = explicit.some(([a, b]) => {
+      const i = pos.get(key(a));
+      const j = pos.get(key(b));
+      return i !== undefined && j !== undefined && j !== i + 1;
+    });
+    if (!contradicted) for (let i = 0; i + 1 < items.length; i++) found.edges.push([items[i], items[i + 1]]);
   }
-  return finish(found);
+  return finish(found, names);
 }
 
 const CACHE_LIMIT = 10_000;

@@ -1,0 +1,142 @@
+// Text handling for prompt-to-spec extraction: quoted names kept whole, label requests told apart from names,
+// prompts cut into prose sentences and bullet blocks, and phrases trimmed to the entity they name.
+
+/** A quoted name stands in the text as this token until the spec is built, so no rule splits or trims inside it. */
+const QUOTE_OPEN = '\uE000';
+const QUOTE_CLOSE = '\uE001';
+const QUOTED = /"([^"\n]{1,80})"|“([^”\n]{1,80})”|<(?![-=\s])([^<>\n]{1,80}?)(?<![-=\s])>/g;
+const TOKEN = /\uE000(\d+)\uE001/;
+const TOKENS = /\uE000(\d+)\uE001/g;
+
+/** Words that make the quotes of a sentence arrow labels ("should say", "Label the arrow ...", "Put ... on"). */
+const LABEL_SENTENCE = /\b(?:label\w*|says?|reads?|captions?|caption(?:ed)?|marked|put)\b/i;
+/** What a label request wraps around the edge it names: "should say", "Label the arrow", "Put ... on the". */
+const LABEL_WORDS =
+  /\b(?:(?:should|must|will|can)\s+)?(?:say|says|read|reads|be\s+labell?ed|labell?ed|captioned|marked)\b|\b(?:label|caption)(?:\s+(?:these|those|the|this|each|both))?(?:\s+(?:two|three|four))?\s+(?:arrows?|edges?|branches|links?|lines?)\b|\barrow\s+labels?\b|^\s*put\b[^\uE000-\uE001]*?(?:\uE000\d+\uE001\s*)?\bon\s+(?:the\s+)?/gi;
+
+export interface Quoted {
+  text: string;
+  names: string[];
+}
+
+/** Replaces quoted spans with tokens; the caller decides per sentence whether they are names or labels. */
+export function protectQuotes(prompt: string): Quoted {
+  const names: string[] = [];
+  const text = prompt.replace(QUOTED, (_m, a: string | undefined, b: string | undefined, c: string | undefined) => {
+    names.push((a ?? b ?? c ?? '').trim());
+    return `${QUOTE_OPEN}${names.length - 1}${QUOTE_CLOSE}`;
+  });
+  return { text, names };
+}
+
+export function restoreQuotes(s: string, names: readonly string[]): string {
+  return s.replace(TOKENS, (_m, i: string) => names[Number(i)] ?? '');
+}
+
+export const hasQuote = (s: string) => TOKEN.test(s);
+
+/** A label request ("The arrow from A to B should say "x"") keeps only the edge it names: "from A to B". */
+export function stripLabelRequest(sentence: string): string {
+  if (!hasQuote(sentence) || !LABEL_SENTENCE.test(sentence)) return sentence;
+  return sentence.replace(LABEL_WORDS, ' ').replace(TOKENS, ' ').replace(/\s+([,.;:!?])/g, '$1').replace(/\s{2,}/g, ' ').trim();
+}
+
+/** Whether a sentence only asks for labels on arrows it does not name ("Label the two branches yes and no"). */
+export const isLabelOnly = (s: string) => /^\s*(?:please\s+)?label\b/i.test(s) && !/\bfrom\b|->|→|=>/.test(s);
+
+export interface BulletItem {
+  depth: number;
+  text: string;
+  numbered: boolean;
+}
+
+export interface BulletBlock {
+  /** The prose line just before the list, when it introduces it ("... with these steps in order:"). */
+  lead: string;
+  items: BulletItem[];
+}
+
+export type Part = { kind: 'sentence'; text: string } | { kind: 'block'; block: BulletBlock };
+
+const BULLET = /^(\s*)(?:[-*•]|(\d+)[.)])\s+(.+?)\s*$/;
+/** Sentence ends: after . ! ? before any letter (prompts may be all lower case), at line breaks and semicolons. */
+const SENTENCE_SPLIT = /(?<=[.!?])\s+|\n+|;\s*/;
+const FIRST_SENTENCE = /^(.+?[.!?])\s+([A-Za-z].*)$/;
+
+export function splitSentences(text: string): string[] {
+  return text
+    .split(SENTENCE_SPLIT)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Prose sentences and bullet blocks in text order; a sentence written on a bullet's line after the item is prose. */
+export function segment(text: string): Part[] {
+  const parts: Part[] = [];
+  let prose: string[] = [];
+  let block: BulletBlock | undefined;
+  const flush = () => {
+    for (const s of splitSentences(prose.join('\n'))) parts.push({ kind: 'sentence', text: s });
+    prose = [];
+  };
+  for (const line of text.split('\n')) {
+    const b = BULLET.exec(line);
+    if (!b) {
+      block = undefined;
+      if (line.trim()) prose.push(line);
+      continue;
+    }
+    if (!block) {
+      const lead = prose.length ? prose[prose.length - 1].trim() : '';
+      flush();
+      block = { lead: /:\s*$/.test(lead) ? lead : '', items: [] };
+      parts.push({ kind: 'block', block });
+    }
+    let item = b[3];
+    const tail = FIRST_SENTENCE.exec(item);
+    if (tail) {
+      item = tail[1];
+      prose.push(tail[2]);
+    }
+    block.items.push({ depth: b[1].replace(/\t/g, '    ').length, text: item, numbered: b[2] !== undefined });
+  }
+  flush();
+  return parts;
+}
+
+const LEAD_WORDS =
+  /^(?:(?:and|or|then|finally|next|also|to|into|onto|with|from|at|via|through|draw|show|make|create|sketch|render|illustrate|depict|visualize|please|pls|hey|hi|ok|okay|so|a|an|the|some|one|our|my|their|its|your|(?:back|around|on|goes|go)\s+to|goes\s+(?:through|via))\s+)+/i;
+const TRAIL_WORDS =
+  /(?:\s+(?:too|also|again|as well|as needed|each|both|all|respectively|step|stage|phase|box|node|arrows?|is|are|should|will|in the middle|in the centre|in the center|at the top|at the root|at the bottom|at the centre|at the center))+$/i;
+const TRAIL_PUNCT = /[\s.,;:!?"'`*_)\]]+$/;
+const LEAD_PUNCT = /^[\s"'`*_([,]+/;
+const PARENS = /\s*\([^)]*\)/g;
+/** A quantified phrase ("each item", "every component in a layer") talks about entities, it does not name one. */
+const QUANTIFIED = /^(?:each|every|all|any|both)\b(?!\s+of\b)/i;
+const EACH_OF = /^(?:(?:each|every|all|any|both|one)\s+of\s+(?:the\s+)?(?:following\s*:?\s*)?)/i;
+/** Words that answer a decision, never an entity of their own. */
+const ANSWER = /^(?:yes|no|true|false|yes\/no)$/i;
+const MAX_ENTITY_WORDS = 6;
+
+/** Trims a phrase to the entity it names, or '' when it is not a plausible name. */
+export function cleanEntity(phrase: string): string {
+  const quoted = TOKEN.exec(phrase);
+  if (quoted) return quoted[0];
+  let s = phrase.replace(PARENS, '');
+  const colon = s.lastIndexOf(':');
+  if (colon !== -1) s = s.slice(colon + 1);
+  s = s.replace(LEAD_PUNCT, '').replace(TRAIL_PUNCT, '');
+  s = s.replace(LEAD_WORDS, '').replace(EACH_OF, '').replace(TRAIL_PUNCT, '').replace(TRAIL_WORDS, '').replace(TRAIL_PUNCT, '');
+  if (QUANTIFIED.test(s) || ANSWER.test(s)) return '';
+  const words = s.split(' ').filter(Boolean);
+  if (words.length === 0 || words.length > MAX_ENTITY_WORDS) return '';
+  return words.join(' ');
+}
+
+const LIST_SPLIT = /\s*,\s*(?:and\s+|or\s+|then\s+)?|\s+(?:and|or|&)\s+/i;
+
+export function splitList(text: string): string[] {
+  return text.split(LIST_SPLIT).map(cleanEntity).filter(Boolean);
+}
+
+export const removeParens = (s: string) => s.replace(PARENS, '');
