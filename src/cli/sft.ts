@@ -86,11 +86,13 @@ async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
     process.stderr.write('\ncanvasgym sft: stopping after this step and saving a checkpoint (Ctrl-C again to quit now)\n');
   };
   process.on('SIGINT', onSigint);
+  // Without a terminal (CI, a log file) the bar would print nothing: print a line every logging_steps instead.
+  const showBar = flags.progress && process.stderr.isTTY === true;
   let started = false;
   let valid = '-';
   let reward = '-';
   const say = (line: string) => {
-    if (started && flags.progress) process.stderr.write('\n');
+    if (started && showBar) process.stderr.write('\n');
     process.stderr.write(line + '\n');
   };
   try {
@@ -105,7 +107,7 @@ async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
           valid = `${(100 * p.eval.eval_valid_rate).toFixed(0)}%`;
           reward = p.eval.eval_reward.toFixed(3);
         }
-        if (!flags.progress) {
+        if (!showBar) {
           if (p.log && p.step % config.logging_steps === 0) say(JSON.stringify(p.log));
           if (p.eval) say(JSON.stringify(p.eval));
           return;
