@@ -8,6 +8,7 @@ import type { Rubric } from '../reward/rubric.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
 import { renderSvg } from '../render/svg.ts';
 import { rasterize } from '../render/png.ts';
+import { parseRenderer, tldrawPictures } from '../tldraw/score.ts';
 import { UsageError } from './main.ts';
 
 interface RenderFlags {
@@ -18,6 +19,7 @@ interface RenderFlags {
   scale?: number;
   width?: number;
   sample?: boolean;
+  renderer?: string;
 }
 
 function positiveNumber(flag: string) {
@@ -190,6 +192,40 @@ async function renderSamples(flags: RenderFlags): Promise<void> {
   if (note) process.stdout.write(`${note}\n`);
 }
 
+/** --renderer tldraw: the PNG tldraw itself exports, of the file or of the samples (one browser for all). */
+async function renderTldraw(flags: RenderFlags): Promise<void> {
+  if (flags.width !== undefined) throw new UsageError('--width is not available with --renderer tldraw; use --scale');
+  let jobs: { completion: string; out: string }[];
+  if (flags.sample) {
+    const dir = flags.out;
+    if (!dir) throw new UsageError('render --sample needs --out DIR');
+    if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--out: ${dir} exists and is not a directory`);
+    mkdirSync(dir, { recursive: true });
+    jobs = SAMPLES.map((s) => ({ completion: s.completion, out: join(dir, `${s.name}.tldraw.png`) }));
+  } else {
+    const out = checkOut(flags.out);
+    if (extname(out).toLowerCase() !== '.png') throw new UsageError('--renderer tldraw writes PNG: --out must end in .png');
+    if (!flags.in) throw new UsageError('render needs --in FILE holding a completion (or --sample)');
+    if (!existsSync(flags.in) || !statSync(flags.in).isFile()) throw new UsageError(`--in: no such file: ${flags.in}`);
+    jobs = [{ completion: readCompletion(readFileSync(flags.in, 'utf8')).completion, out }];
+  }
+  let pictures;
+  try {
+    pictures = await tldrawPictures(jobs.map((j) => j.completion), flags.scale ?? 2);
+  } catch (err) {
+    throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);
+  }
+  for (const [k, job] of jobs.entries()) {
+    const p = pictures[k];
+    if (!p) throw new UsageError(`${flags.in ?? 'sample'}: the completion does not parse`);
+    for (const e of p.errors) process.stderr.write(`warning: refused ${e}\n`);
+    for (const c of p.capped) process.stderr.write(`warning: ${c}\n`);
+    if (!p.png) throw new UsageError(`${flags.in ?? 'sample'}: nothing to draw, tldraw holds no shape`);
+    writeFileSync(job.out, p.png);
+    process.stdout.write(`wrote ${job.out} (tldraw, ${plural(p.shapes, 'shape')}, ${plural(p.arrows, 'arrow')})\n`);
+  }
+}
+
 export function registerRender(program: Command): void {
   program
     .command('render')
@@ -201,8 +237,16 @@ export function registerRender(program: Command): void {
     .option('--scale <n>', 'PNG pixels per canvas unit (default 2)', positiveNumber('--scale'))
     .option('--width <px>', 'PNG width in pixels (overrides --scale)', positiveNumber('--width'))
     .option('--sample', "write the seed's example and a 10-node branching flow as SVG and PNG, with their rewards")
+    .option('--renderer <name>', "canvas (built-in, default) or tldraw: tldraw's own PNG export (see docs/tldraw.md)", 'canvas')
     .action(async (flags: RenderFlags) => {
-      if (flags.sample) await renderSamples(flags);
+      let renderer;
+      try {
+        renderer = parseRenderer(flags.renderer ?? 'canvas');
+      } catch (err) {
+        throw new UsageError(`--renderer: ${(err as Error).message}`);
+      }
+      if (renderer === 'tldraw') await renderTldraw(flags);
+      else if (flags.sample) await renderSamples(flags);
       else renderFile(flags);
     });
 }

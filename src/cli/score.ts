@@ -4,7 +4,9 @@ import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { JsonlWriter, readLines } from '../io/jsonl.ts';
 import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
-import type { Rubric, ScoreInput } from '../reward/rubric.ts';
+import type { RendererReadback, Rubric, ScoreInput } from '../reward/rubric.ts';
+import { TldrawDriver } from '../tldraw/driver.ts';
+import { lineReadbacks, parseRenderer } from '../tldraw/score.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
 import { UsageError } from './main.ts';
 
@@ -12,12 +14,16 @@ interface ScoreFlags {
   reward: string;
   in?: string;
   out?: string;
+  renderer?: string;
 }
 
 type Row = Record<string, unknown>;
 
+/** Lines per browser call with --renderer tldraw. */
+const TLDRAW_CHUNK = 64;
+
 /** The row to write for one input line: the input fields plus the score, or an `error` naming the line. */
-export function scoreLine(rubric: Rubric, text: string, lineNumber: number): { ok: boolean; row: Row } {
+export function scoreLine(rubric: Rubric, text: string, lineNumber: number, readback?: RendererReadback): { ok: boolean; row: Row } {
   const fail = (why: string, input: Row = {}) => ({ ok: false, row: { ...input, line: lineNumber, error: `line ${lineNumber}: ${why}` } });
   let value: unknown;
   try {
@@ -31,7 +37,7 @@ export function scoreLine(rubric: Rubric, text: string, lineNumber: number): { o
     if (!(field in row)) return fail(`missing field "${field}"`, row);
     if (typeof row[field] !== 'string') return fail(`field "${field}" must be a string`, row);
   }
-  const input: ScoreInput = { prompt: row.prompt as string, completion: row.completion as string };
+  const input: ScoreInput = { prompt: row.prompt as string, completion: row.completion as string, ...(readback ? { readback } : {}) };
   if (row.spec !== undefined) {
     const spec = DiagramSpec.safeParse(row.spec);
     if (!spec.success) {
@@ -65,18 +71,44 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
   } catch (err) {
     throw new UsageError(`--out: cannot write ${flags.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  let renderer;
+  try {
+    renderer = parseRenderer(flags.renderer ?? 'canvas');
+  } catch (err) {
+    throw new UsageError(`--renderer: ${(err as Error).message}`);
+  }
   let rows = 0;
   let failed = 0;
-  try {
-    for await (const { lineNumber, text } of readLines(flags.in)) {
-      if (text.trim() === '') continue;
-      const { ok, row } = scoreLine(rubric, text, lineNumber);
+  let driver: TldrawDriver | undefined;
+  // With tldraw, lines go to the browser in chunks (one page call per chunk), still written in order.
+  const chunk: { lineNumber: number; text: string }[] = [];
+  const flush = async () => {
+    const readbacks = driver ? await lineReadbacks(driver, chunk.map((l) => l.text)) : [];
+    for (const [k, { lineNumber, text }] of chunk.entries()) {
+      const { ok, row } = scoreLine(rubric, text, lineNumber, readbacks[k]);
       rows++;
       if (!ok) failed++;
       await out.write(row);
     }
+    chunk.length = 0;
+  };
+  try {
+    if (renderer === 'tldraw') {
+      try {
+        driver = await TldrawDriver.start();
+      } catch (err) {
+        throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);
+      }
+    }
+    for await (const { lineNumber, text } of readLines(flags.in)) {
+      if (text.trim() === '') continue;
+      chunk.push({ lineNumber, text });
+      if (chunk.length >= (driver ? TLDRAW_CHUNK : 1)) await flush();
+    }
+    await flush();
   } finally {
     out.close();
+    await driver?.close();
   }
   return { rows, failed };
 }
@@ -90,6 +122,7 @@ export function registerScore(program: Command): void {
     .requiredOption('--reward <preset>', `reward preset: ${RUBRIC_NAMES.join(' | ')}`)
     .option('--in <file>', 'input JSONL (default: stdin); blank lines are skipped')
     .option('--out <file>', 'output JSONL, one row per input row in order, written row by row (default: stdout)')
+    .option('--renderer <name>', 'canvas (built-in, default) or tldraw (the real editor in Chromium, see docs/tldraw.md)', 'canvas')
     .addHelpText(
       'after',
       '\nA line that is not a JSON object with string "prompt" and "completion" (or has an invalid "spec") gives an output\n' +

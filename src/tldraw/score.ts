@@ -4,7 +4,7 @@ import { SEED_ACTION_TYPES } from '../env/actions.ts';
 import { executeCompletion } from '../env/execute.ts';
 import { scoreLayoutGeometry, type Box, type LayoutReport, type Link } from '../reward/layout.ts';
 import type { RendererReadback, Rubric, Score, ScoreInput } from '../reward/rubric.ts';
-import type { TldrawDriver, RunOptions } from './driver.ts';
+import { TldrawDriver, type RunOptions } from './driver.ts';
 import { prepareDiagram, toReadback, type TldrawReadback } from './prepare.ts';
 
 export const RENDERERS = ['canvas', 'tldraw'] as const;
@@ -83,4 +83,58 @@ export async function scoreBatch(rubric: Rubric, inputs: ScoreInput[], renderer:
     const rb = readbacks[k];
     return rubric.score(rb ? { ...input, readback: rendererReadback(rb) } : input);
   });
+}
+
+/** Checks a `--renderer` value; the message names the choices. */
+export function parseRenderer(name: string): Renderer {
+  if ((RENDERERS as readonly string[]).includes(name)) return name as Renderer;
+  throw new Error(`unknown renderer ${JSON.stringify(name)}: use ${RENDERERS.join(' or ')}`);
+}
+
+/**
+ * Readbacks for JSONL lines of {prompt, completion, ...}: undefined for a line without a string completion
+ * (the caller reports that line) or whose completion does not parse.
+ */
+export async function lineReadbacks(driver: TldrawDriver, lines: string[]): Promise<(RendererReadback | undefined)[]> {
+  const completions = lines.map((text) => {
+    try {
+      const row: unknown = JSON.parse(text);
+      const completion = (row as { completion?: unknown } | null)?.completion;
+      return typeof completion === 'string' ? completion : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+  const present = completions.flatMap((c, i) => (c === undefined ? [] : [{ c, i }]));
+  const readbacks = await tldrawReadbacks(driver, present.map((p) => p.c));
+  const out: (RendererReadback | undefined)[] = lines.map(() => undefined);
+  present.forEach((p, k) => {
+    const rb = readbacks[k];
+    if (rb) out[p.i] = rendererReadback(rb);
+  });
+  return out;
+}
+
+export interface TldrawPicture {
+  /** Absent when nothing was drawn. */
+  png?: Buffer;
+  shapes: number;
+  arrows: number;
+  /** Refused actions, one line each. */
+  errors: string[];
+  /** Values clamped or cut before tldraw saw them. */
+  capped: string[];
+}
+
+/** tldraw's own PNG of each completion (a browser is started and closed around the batch). */
+export async function tldrawPictures(completions: string[], pixelRatio = 2): Promise<(TldrawPicture | null)[]> {
+  const driver = await TldrawDriver.start();
+  try {
+    const rbs = await tldrawReadbacks(driver, completions, { png: true, pixelRatio, maxPngSide: 8192 });
+    return rbs.map((rb) =>
+      rb ? { png: rb.png, shapes: rb.shapes.length, arrows: rb.arrows.length, errors: rb.errors.map((e) => e.message), capped: rb.capped } : null,
+    );
+  } finally {
+    await driver.close();
+  }
 }
