@@ -8,7 +8,7 @@ import type { Rubric } from '../reward/rubric.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
 import { renderSvg } from '../render/svg.ts';
 import { rasterize } from '../render/png.ts';
-import { parseRenderer, tldrawPictures } from '../tldraw/score.ts';
+import { parseRenderer } from '../tldraw/renderer.ts';
 import { UsageError } from './main.ts';
 
 interface RenderFlags {
@@ -211,6 +211,7 @@ async function renderTldraw(flags: RenderFlags): Promise<void> {
   }
   let pictures;
   try {
+    const { tldrawPictures } = await import('../tldraw/score.ts');
     pictures = await tldrawPictures(jobs.map((j) => j.completion), flags.scale ?? 2);
   } catch (err) {
     throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);

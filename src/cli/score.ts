@@ -5,8 +5,8 @@ import type { Command } from 'commander';
 import { JsonlWriter, readLines } from '../io/jsonl.ts';
 import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
 import type { RendererReadback, Rubric, ScoreInput } from '../reward/rubric.ts';
-import { TldrawDriver } from '../tldraw/driver.ts';
-import { lineReadbacks, parseRenderer } from '../tldraw/score.ts';
+import type { TldrawDriver } from '../tldraw/driver.ts';
+import { parseRenderer } from '../tldraw/renderer.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
 import { UsageError } from './main.ts';
 
@@ -80,10 +80,11 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
   let rows = 0;
   let failed = 0;
   let driver: TldrawDriver | undefined;
+  let lineReadbacks: typeof import('../tldraw/score.ts').lineReadbacks | undefined;
   // With tldraw, lines go to the browser in chunks (one page call per chunk), still written in order.
   const chunk: { lineNumber: number; text: string }[] = [];
   const flush = async () => {
-    const readbacks = driver ? await lineReadbacks(driver, chunk.map((l) => l.text)) : [];
+    const readbacks = driver && lineReadbacks ? await lineReadbacks(driver, chunk.map((l) => l.text)) : [];
     for (const [k, { lineNumber, text }] of chunk.entries()) {
       const { ok, row } = scoreLine(rubric, text, lineNumber, readbacks[k]);
       rows++;
@@ -95,7 +96,8 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
   try {
     if (renderer === 'tldraw') {
       try {
-        driver = await TldrawDriver.start();
+        ({ lineReadbacks } = await import('../tldraw/score.ts'));
+        driver = await (await import('../tldraw/driver.ts')).TldrawDriver.start();
       } catch (err) {
         throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);
       }

@@ -6,9 +6,8 @@ import { scoreLayoutGeometry, type Box, type LayoutReport, type Link } from '../
 import type { RendererReadback, Rubric, Score, ScoreInput } from '../reward/rubric.ts';
 import { TldrawDriver, type RunOptions } from './driver.ts';
 import { prepareDiagram, toReadback, type TldrawReadback } from './prepare.ts';
+import type { Renderer } from './renderer.ts';
 
-export const RENDERERS = ['canvas', 'tldraw'] as const;
-export type Renderer = (typeof RENDERERS)[number];
 
 // The editor's lints in the layout score. An overflowing label costs like layout.ts's own overflow check
 // (a base plus its relative excess), measured by tldraw in its own font; an arrow with a free end costs like a sliver.
@@ -83,12 +82,6 @@ export async function scoreBatch(rubric: Rubric, inputs: ScoreInput[], renderer:
     const rb = readbacks[k];
     return rubric.score(rb ? { ...input, readback: rendererReadback(rb) } : input);
   });
-}
-
-/** Checks a `--renderer` value; the message names the choices. */
-export function parseRenderer(name: string): Renderer {
-  if ((RENDERERS as readonly string[]).includes(name)) return name as Renderer;
-  throw new Error(`unknown renderer ${JSON.stringify(name)}: use ${RENDERERS.join(' or ')}`);
 }
 
 /**
