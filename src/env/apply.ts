@@ -140,37 +140,45 @@ function schemaRefusal(action: Record<string, unknown>, issues: z.core.$ZodIssue
   }
 }
 
-/** Applies one raw action to the canvas in place; returns its outcome. */
-export function applyAction(canvas: Canvas, action: Record<string, unknown>, index: number, opts: ApplyOptions = {}): ActionOutcome {
-  const type = action.type;
-  const fail = (r: Refusal): ActionOutcome => ({
+function failed(index: number, type: unknown, r: Refusal): ActionOutcome {
+  return {
     index,
     type: typeof type === 'string' ? type : '',
     applied: false,
     error: { index, field: r.field, kind: r.kind ?? 'schema', reason: r.reason, message: `action ${index}: ${r.reason}` },
-  });
-  if (typeof type !== 'string' || type === '') return fail({ field: 'type', reason: 'type must be a non-empty string' });
+  };
+}
+
+/** Applies one raw action to the canvas in place; returns its outcome. */
+export function applyAction(canvas: Canvas, action: Record<string, unknown>, index: number, opts: ApplyOptions = {}): ActionOutcome {
+  const type = action.type;
+  if (typeof type !== 'string' || type === '') return failed(index, type, { field: 'type', reason: 'type must be a non-empty string' });
   const allowed = opts.allowedTypes ?? ACTION_TYPES;
   if (!allowed.includes(type as ActionType)) {
     const known = (ACTION_TYPES as readonly string[]).includes(type);
-    return fail({ field: 'type', reason: `unknown action type: ${type}${known ? ` (allowed here: ${allowed.join(', ')})` : ''}` });
+    return failed(index, type, { field: 'type', reason: `unknown action type: ${type}${known ? ` (allowed here: ${allowed.join(', ')})` : ''}` });
   }
   const h = HANDLERS[type as ActionType];
   // Valid actions skip zod: handlers read only the fields their schema declares, so unknown extra keys are harmless.
   if (!h.isValid(action)) {
     const parsed = h.schema.safeParse(action);
-    if (!parsed.success) return fail(schemaRefusal(action, parsed.error.issues));
+    if (!parsed.success) return failed(index, type, schemaRefusal(action, parsed.error.issues));
     throw new Error(`fast-check and zod disagree on action ${index}: ${JSON.stringify(action)}`);
   }
   const r = h.apply(canvas, action);
-  if ('reason' in r) return fail(r);
-  return { index, type, applied: true, ...(r.notes ? { notes: r.notes } : {}) };
+  if ('reason' in r) return failed(index, type, r);
+  return r.notes ? { index, type, applied: true, notes: r.notes } : { index, type, applied: true };
 }
 
 /** Applies actions in order to a copy of `start` (an empty canvas by default). Pure. */
 export function applyActions(actions: Record<string, unknown>[], start?: Canvas, opts: ApplyOptions = {}): ApplyResult {
   const canvas = start ? start.clone() : new Canvas();
-  const outcomes = actions.map((a, i) => applyAction(canvas, a, i, opts));
-  const errors = outcomes.flatMap((o) => (o.error ? [o.error] : []));
+  const outcomes: ActionOutcome[] = [];
+  const errors: ActionError[] = [];
+  for (let i = 0; i < actions.length; i++) {
+    const o = applyAction(canvas, actions[i], i, opts);
+    outcomes.push(o);
+    if (o.error) errors.push(o.error);
+  }
   return { canvas, outcomes, errors };
 }

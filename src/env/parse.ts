@@ -32,19 +32,51 @@ export const DEFAULT_MAX_INPUT_CHARS = 200_000;
 
 const FENCE = /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/;
 
-function tryJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+type JsonAttempt = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * JSON.parse as a value. Most refused texts are expected (prose, truncation), so the thrown SyntaxError is built
+ * without a stack trace: capturing one costs about as much as parsing a typical completion.
+ */
+function tryJson(text: string): JsonAttempt {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (err) {
     return { ok: false, message: (err as Error).message };
+  } finally {
+    Error.stackTraceLimit = limit;
   }
+}
+
+// The last few texts parsed whole, newest last: the seed and strong rewards, and callers that execute a completion
+// before scoring it, read the same text in turn, and a GRPO group repeats completions.
+const RECENT_SIZE = 4;
+const recentTexts: string[] = [];
+const recentResults: JsonAttempt[] = [];
+
+/**
+ * `JSON.parse(text)` as a value, remembered for the last few texts. The parsed value is shared between callers:
+ * everything downstream reads it and none may change it.
+ */
+export function parseJsonText(text: string): JsonAttempt {
+  for (let i = recentTexts.length - 1; i >= 0; i--) if (recentTexts[i] === text) return recentResults[i];
+  const result = tryJson(text);
+  if (recentTexts.length === RECENT_SIZE) {
+    recentTexts.shift();
+    recentResults.shift();
+  }
+  recentTexts.push(text);
+  recentResults.push(result);
+  return result;
 }
 
 /** Finds the JSON value in a completion: whole text, else a fenced block, else the brace span (the seed's rule). */
 export function extractJson(text: string): { ok: true; value: unknown; source: JsonSource } | { ok: false; error: ParseError } {
-  const whole = tryJson(text);
+  const whole = parseJsonText(text);
   if (whole.ok) return { ok: true, value: whole.value, source: 'whole' };
-  const fence = FENCE.exec(text);
+  const fence = text.includes('```') ? FENCE.exec(text) : null;
   if (fence) {
     const fenced = tryJson(fence[1]);
     if (fenced.ok) return { ok: true, value: fenced.value, source: 'fenced' };
@@ -71,19 +103,26 @@ export function parseCompletion(text: string, opts: ParseOptions = {}): ParseRes
   const found = extractJson(text);
   if (!found.ok) return found;
   const { value, source } = found;
-  const fail = (code: ParseErrorCode, message: string): ParseResult => ({ ok: false, error: { code, message }, source });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return fail('missing_actions', 'missing actions array: the JSON is not an object');
+    return refused(source, 'missing_actions', 'missing actions array: the JSON is not an object');
   }
   const actions = (value as Record<string, unknown>).actions;
-  if (!Array.isArray(actions)) return fail('missing_actions', 'missing actions array');
-  if (actions.length === 0) return fail('empty_actions', 'actions array is empty');
+  if (!Array.isArray(actions)) return refused(source, 'missing_actions', 'missing actions array');
+  if (actions.length === 0) return refused(source, 'empty_actions', 'actions array is empty');
   if (actions.length > maxActions) {
-    return fail('too_many_actions', `too many actions: ${actions.length}, the limit is ${maxActions}`);
+    return refused(source, 'too_many_actions', `too many actions: ${actions.length}, the limit is ${maxActions}`);
   }
-  const bad = actions.findIndex((a) => typeof a !== 'object' || a === null || Array.isArray(a));
-  if (bad !== -1) return fail('action_not_object', `each action must be an object: action ${bad} is ${describeJson(actions[bad])}`);
+  for (let i = 0; i < actions.length; i++) {
+    const a: unknown = actions[i];
+    if (typeof a !== 'object' || a === null || Array.isArray(a)) {
+      return refused(source, 'action_not_object', `each action must be an object: action ${i} is ${describeJson(a)}`);
+    }
+  }
   return { ok: true, actions: actions as Record<string, unknown>[], source };
+}
+
+function refused(source: JsonSource, code: ParseErrorCode, message: string): ParseResult {
+  return { ok: false, error: { code, message }, source };
 }
 
 export function describeJson(v: unknown): string {

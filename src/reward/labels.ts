@@ -12,6 +12,8 @@ export interface NormalizedLabel {
   words: Word[];
   /** The stems run together: "front-end", "Front End" and "frontend" agree on it. */
   compact: string;
+  /** How many of `words` the label wrote as abbreviations. */
+  abbreviations: number;
 }
 
 /** Credit a label gets when it names an entity but abbreviates it ("DB" for "Database"). */
@@ -119,13 +121,16 @@ export function normalizeLabel(text: string): NormalizedLabel {
   const hit = cache.get(text);
   if (hit) return hit;
   const words: Word[] = [];
+  let abbreviations = 0;
   for (const raw of rawWords(text)) {
     const s = stem(raw);
     const full = EXPANSIONS.get(s);
-    if (full) for (const f of full) words.push({ stem: f, abbreviated: true });
-    else words.push({ stem: s, abbreviated: false });
+    if (full) {
+      for (const f of full) words.push({ stem: f, abbreviated: true });
+      abbreviations += full.length;
+    } else words.push({ stem: s, abbreviated: false });
   }
-  const result: NormalizedLabel = { words, compact: words.map((w) => w.stem).join('') };
+  const result: NormalizedLabel = { words, compact: words.map((w) => w.stem).join(''), abbreviations };
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, result);
   return result;
@@ -144,26 +149,35 @@ function extraAllowance(n: number): number {
 export function labelMatch(entity: string | NormalizedLabel, label: string | NormalizedLabel): number {
   const e = typeof entity === 'string' ? normalizeLabel(entity) : entity;
   const l = typeof label === 'string' ? normalizeLabel(label) : label;
-  if (e.words.length === 0 || l.words.length === 0) return 0;
+  const lw = l.words;
+  if (e.words.length === 0 || lw.length === 0) return 0;
   // An abbreviation costs only where the entity itself is spelled out: a spec that says "Auth Service" is matched in full by it.
-  const abbrevCount = (x: NormalizedLabel) => x.words.reduce((n, w) => n + (w.abbreviated ? 1 : 0), 0);
-  if (e.compact === l.compact) return abbrevCount(l) > abbrevCount(e) ? ABBREVIATION_CREDIT : 1;
+  if (e.compact === l.compact) return l.abbreviations > e.abbreviations ? ABBREVIATION_CREDIT : 1;
   let common = 0;
   let abbreviated = false;
-  const used = new Array<boolean>(l.words.length).fill(false);
+  // Label words already matched: a bit mask for the usual short label, a list beyond 32 words.
+  let usedBits = 0;
+  let usedList: boolean[] | null = null;
   for (const ew of e.words) {
-    for (let j = 0; j < l.words.length; j++) {
-      if (used[j] || l.words[j].stem !== ew.stem) continue;
-      used[j] = true;
+    for (let j = 0; j < lw.length; j++) {
+      if (lw[j].stem !== ew.stem) continue;
+      if (j < 32) {
+        if (usedBits & (1 << j)) continue;
+        usedBits |= 1 << j;
+      } else {
+        usedList ??= [];
+        if (usedList[j]) continue;
+        usedList[j] = true;
+      }
       common++;
-      abbreviated ||= l.words[j].abbreviated && !ew.abbreviated;
+      abbreviated ||= lw[j].abbreviated && !ew.abbreviated;
       break;
     }
   }
   if (common === 0) return 0;
   const abbreviation = abbreviated ? ABBREVIATION_CREDIT : 1;
   const recall = common / e.words.length;
-  const extras = l.words.length - common;
+  const extras = lw.length - common;
   if (extras > extraAllowance(e.words.length)) return 0;
   let base: number;
   if (recall === 1) base = 1;
@@ -180,26 +194,30 @@ export function bestAssignment(weights: number[][]): number[] {
   const n = weights.length;
   const m = n === 0 ? 0 : weights[0].length;
   if (n === 0 || m === 0) return new Array<number>(n).fill(-1);
+  const unambiguous = uncontestedAssignment(weights, m);
+  if (unambiguous) return unambiguous;
   // The method wants rows <= columns; pad with zero-weight dummy columns when there are more rows.
   const cols = Math.max(n, m);
-  const cost = (i: number, j: number) => (j < m ? -weights[i][j] : 0);
   const u = new Float64Array(n + 1);
   const v = new Float64Array(cols + 1);
   const p = new Int32Array(cols + 1); // p[j]: row (1-based) assigned to column j
   const way = new Int32Array(cols + 1);
+  const minv = new Float64Array(cols + 1);
+  const usedCol = new Uint8Array(cols + 1);
   for (let i = 1; i <= n; i++) {
     p[0] = i;
     let j0 = 0;
-    const minv = new Float64Array(cols + 1).fill(Infinity);
-    const usedCol = new Uint8Array(cols + 1);
+    minv.fill(Infinity);
+    usedCol.fill(0);
     do {
       usedCol[j0] = 1;
       const i0 = p[j0];
+      const row = weights[i0 - 1];
       let delta = Infinity;
       let j1 = 0;
       for (let j = 1; j <= cols; j++) {
         if (usedCol[j]) continue;
-        const cur = cost(i0 - 1, j - 1) - u[i0] - v[j];
+        const cur = (j <= m ? -row[j - 1] : 0) - u[i0] - v[j];
         if (cur < minv[j]) {
           minv[j] = cur;
           way[j] = j0;
@@ -229,6 +247,25 @@ export function bestAssignment(weights: number[][]): number[] {
   for (let j = 1; j <= cols; j++) {
     const i = p[j] - 1;
     if (i >= 0 && j - 1 < m && weights[i][j - 1] > 0) result[i] = j - 1;
+  }
+  return result;
+}
+
+/**
+ * When every row has at most one positive weight and no column is wanted by two rows, the best assignment is those
+ * pairs and nothing else (any other assignment leaves out a positive weight): the usual case, found without the search.
+ */
+function uncontestedAssignment(weights: number[][], m: number): number[] | null {
+  const result = new Array<number>(weights.length).fill(-1);
+  const taken = new Uint8Array(m);
+  for (let i = 0; i < weights.length; i++) {
+    const row = weights[i];
+    for (let j = 0; j < m; j++) {
+      if (!(row[j] > 0)) continue;
+      if (result[i] !== -1 || taken[j]) return null;
+      result[i] = j;
+      taken[j] = 1;
+    }
   }
   return result;
 }

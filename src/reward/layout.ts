@@ -75,16 +75,38 @@ const OVERFLOW_TOLERANCE = 0.05;
 // Share of a shape's box usable for text: an ellipse or a diamond has less room than its bounding box.
 const USABLE: Record<string, number> = { rectangle: 1, text: 1, ellipse: 0.75, diamond: 0.6 };
 
-const fitCache = new Map<string, number>();
+interface Fit {
+  shape: string;
+  w: number;
+  h: number;
+  over: number;
+}
+
+// Measured fits by label text: the same labels recur in many sizes across a GRPO group, and measuring means wrapping.
+const fitCache = new Map<string, Fit[]>();
 const FIT_CACHE_LIMIT = 20_000;
+const FITS_PER_TEXT = 8;
 
 /** How far a label overflows its shape: 0 when it fits, else the summed relative excess of width and height (<= 2). */
 export function textOverflow(box: Box): number {
+  if (box.text === '') return 0;
+  let fits = fitCache.get(box.text);
+  if (fits) {
+    for (const f of fits) if (f.w === box.w && f.h === box.h && f.shape === box.shape) return f.over;
+  } else {
+    if (fitCache.size >= FIT_CACHE_LIMIT) fitCache.clear();
+    fits = [];
+    fitCache.set(box.text, fits);
+  }
+  const over = measureOverflow(box);
+  if (fits.length >= FITS_PER_TEXT) fits.shift();
+  fits.push({ shape: box.shape, w: box.w, h: box.h, over });
+  return over;
+}
+
+function measureOverflow(box: Box): number {
   const text = box.text.trim();
   if (!text) return 0;
-  const key = `${box.shape}|${box.w}|${box.h}|${text}`;
-  const hit = fitCache.get(key);
-  if (hit !== undefined) return hit;
   const f = USABLE[box.shape] ?? 1;
   const pad = box.shape === 'text' ? 0 : LABEL_PADDING;
   const availW = Math.max(1, box.w * f - 2 * pad);
@@ -93,10 +115,7 @@ export function textOverflow(box: Box): number {
   let needW = 0;
   for (const line of lines) needW = Math.max(needW, textWidth(line, LABEL_FONT_SIZE));
   const needH = lines.length * LABEL_FONT_SIZE * LINE_HEIGHT;
-  const over = Math.min(2, Math.max(0, needW / availW - 1) + Math.max(0, needH / availH - 1));
-  if (fitCache.size >= FIT_CACHE_LIMIT) fitCache.clear();
-  fitCache.set(key, over);
-  return over;
+  return Math.min(2, Math.max(0, needW / availW - 1) + Math.max(0, needH / availH - 1));
 }
 
 /** Euclidean gap between two boxes (0 when they touch or overlap). */
