@@ -24,10 +24,11 @@ export { cleanEntity } from './extract-text.ts';
 
 const ARROW = /\s*(?:-+>|→|=+>|⟶|➔)\s*|\s+>\s+/;
 const HAS_ARROW = /-+>|→|=+>|⟶|➔|\s>\s/;
-const THEN_SPLIT = /\s*,?\s*(?:and\s+)?(?:then|finally|next|afterwards|after that)\s+|\s*,\s*/i;
+const THEN_SPLIT = /\s*,?\s*(?:and\s+)?(?:then|finally|next|afterwards|after that)\s+|\s*,?\s*(?:(?:which|that|and)\s+)?(?:(?:is|are)\s+)?followed\s+by\s+|\s*,\s*/i;
 const CHAIN_SPLIT = new RegExp(`${ARROW.source}|${THEN_SPLIT.source}`, 'i');
-const HAS_THEN = /\bthen\b/i;
-const FIRST_LEAD = /^.*?\b(?:first|start(?:s|ing)? (?:with|at)|begin(?:s|ning)? (?:with|at))\s+/i;
+const WHICH_FOLLOWED = /,?\s*(?:which|that)\s+(?:is|are)\s+followed\s+by/gi;
+const HAS_THEN = /\bthen\b|\bfollowed\s+by\b/i;
+const FIRST_LEAD = /^(?:.*?[:,]\s*)?(?:first(?:ly)?,?|(?:it\s+)?start(?:s|ing)?\s+(?:with|at)|(?:it\s+)?begin(?:s|ning)?\s+(?:with|at))\s+/i;
 /** "it goes A, then B": the subject and verb before a sequence. */
 const SEQUENCE_LEAD = /^(?:it|this|they|which)\s+(?:goes|go|runs|run|moves|flows|is|are|passes)\s+(?:(?:through|via)\s+)?/i;
 const LIST_LEAD = /^.*\b(?:with|including|includes|containing|contains|showing|featuring|of|between|among)\s+/i;
@@ -37,6 +38,10 @@ const LIST_TAIL = /\s+(?:where|which|that|so that|connected|linked|wired|arrange
 const FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/gi;
 const THROUGH_TO = /^(.+?)\s+(?:to|into)\s+(.+)$/i;
 const CHAIN_MORE = /^\s*,?\s*(?:and\s+)?(?:then\s+)?(?:on\s+)?(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/i;
+/** "From the router, draw arrows to ...": the source ends at the comma before the instruction. */
+const FROM_AFTER_COMMA = /,\s*(?:draw|add|put|make|show|create|sketch)\b.*$/i;
+const FROM_MORE = /^\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?!.*\b(?:to|into|from|then|through|via)\b)([^.!?;]+)/i;
+const NOT_TARGET = /^(?:label|make|draw|add|use|keep|put|show|colou?r|place|arrange|please|thanks?)\b/i;
 const VIA_NEXT = /^(?:through|via)\b/i;
 const FROM_THEN_TO = /\bfrom\b.+\bto\b/i;
 /** "arrows into X from A, B": the sources follow the target. */
@@ -47,7 +52,7 @@ const STARTS_ENDS =
 /** "under A: B, C" (a hierarchy). */
 const UNDER = /^(?:and\s+)?(?:under|below|beneath)\s+(.+?)\s*:\s*(.+)$/i;
 /** "Connections: A to B, B to C" (an edge list). */
-const EDGE_LIST = /\b(?:connections?|edges?|links?|arrows?|wiring)\s*:\s*(.+)$/i;
+const EDGE_LIST = /\b(?:connections?|edges?|links?|arrows?|wiring)\s*:\s*(.+)$|\b(?:connections|edges|links)\s+(?!from\b|between\b|to\b|into\b|in\b|of\b|for\b)(.+)$/i;
 const EDGE_ITEM = /^(.+?)\s+(?:to|into|-+>|→)\s+(.+)$/i;
 const EDGE_LIST_LEAD = /\b(?:connections?|edges?|links?|arrows?|wiring)\b/i;
 /** A list's lead that leaves its verb or preposition waiting for the list: "... an arrow to each of:". */
@@ -64,16 +69,26 @@ const LINK_STEMS = [
 const LINK_VERB = `(?:${LINK_STEMS.join('|')})(?:s|es|ed|d|ing)?`;
 const PREPOSITION = '(?:to|into|onto|on|at|towards?)';
 const LINK = new RegExp(`\\b${LINK_VERB}((?:\\s+[\\w-]+){0,2}?)\\s+${PREPOSITION}\\s+`, 'gi');
-/** Transitive verbs, third person only so an imperative ("Create a ...") is never read as a relation. */
-const CALL_VERB = '(?:calls|queries|triggers|invokes|notifies|updates|feeds|reaches|has|have|spawns|produces|generates|emits|polls|fetches|consumes|uses|owns|manages|supervises|serves|drives|becomes|precedes|starts|launches|schedules)';
-const CALL = new RegExp(`\\b${CALL_VERB}\\s+`, 'gi');
+/** Transitive verbs; an imperative ("Call the API") has no subject left once the lead words are gone. */
+const CALL_STEMS = [
+  'call', 'quer', 'trigger', 'invoke', 'notif', 'update', 'feed', 'reach', 'spawn', 'produce', 'generate', 'emit', 'poll',
+  'fetch', 'consume', 'use', 'own', 'manage', 'supervise', 'serve', 'drive', 'precede', 'launch', 'schedule', 'ha', 'have',
+  'oversee', 'control', 'hit', 'ping', 'invoke', 'become', 'start', 'contact', 'authenticate', 'query', 'notify',
+];
+const CALL_VERB = `(?:${CALL_STEMS.join('|')})(?:s|es|ies)?`;
+const CALL = new RegExp(`\\b${CALL_VERB}\\s+(?!(?:to|into|from|with|by|of|on|at|for|as|in)\\b)`, 'gi');
+/** Verbs whose sources follow them: "the warehouse receives data from A and B". */
+const RECEIVE = /\b(?:receives?|gets?|pulls?|reads?|fetches|fetch|ingests?|loads?|consumes?|accepts?|draws?|subscribes?)((?:\s+[\w-]+){0,2}?)\s+from\s+/gi;
+/** Any other verb-like word before a preposition ("dispatches jobs to", "are all inputs to"), trusted last. */
+const OTHER = /\b(?:is|are|[a-z]{3,}(?:es|s|ed))((?:\s+[\w-]+){0,2}?)\s+(?:to|into|onto)\s+/gi;
 /** Splits "A writes to B and C publishes to D" before the second subject, but not "A connects to B and C". */
 const CLAUSE_SPLIT = new RegExp(
-  `;\\s*|(?:,\\s*|\\s+(?:and|while|but)\\s+)(?=(?:the\\s+)?[\\w-]+(?:\\s+[\\w-]+){0,3}\\s+(?:also\\s+)?(?:all\\s+|each\\s+|both\\s+)?(?:${LINK_VERB}|${CALL_VERB})\\b)`,
+  `;\\s*|(?:,\\s*|\\s+(?:and|while|but)\\s+)(?=(?:the\\s+)?[\\w-]+(?:\\s+[\\w-]+){0,3}\\s+(?:also\\s+)?(?:all\\s+|each\\s+|both\\s+)?(?:${LINK_VERB}|${CALL_VERB})\\s+\\w)`,
   'i',
 );
 /** Words before a relation's subject: "Draw a system where the scheduler triggers ..." */
 const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with|showing|shows|how|whose|when)\s+/i;
+const PLURAL_SUBJECT = /,|\s(?:and|&)\s|\b(?:both|all|each)\s*$/i;
 const ALSO = /\s+(?:also|all|each|both)$/i;
 /** Subjects that are the drawing itself, not an entity in it. */
 const NOT_SUBJECT = /^(?:it|this|that|they|there|diagram|chart|flowchart|graph|picture|drawing|figure|sketch|image|canvas|you|we|i)$/i;
@@ -140,26 +155,36 @@ function fromTo(sentence: string, out: Found): void {
     }
   }
   for (const m of sentence.matchAll(FROM_TO)) {
-    const chain: string[] = [m[1]];
+    const sources = splitList(m[1].replace(FROM_AFTER_COMMA, ''));
+    const hops: string[] = [];
     let second = m[2];
     // "from A through B to C": the lazy match stopped at "through"; the rest names the next hops.
     const via = m[0].slice(m[0].indexOf(m[1]) + m[1].length).trimStart();
     if (VIA_NEXT.test(via)) {
       const t = THROUGH_TO.exec(second);
       if (t) {
-        chain.push(t[1]);
+        hops.push(t[1]);
         second = t[2];
       }
     }
-    chain.push(second);
+    hops.push(second);
     let rest = sentence.slice((m.index ?? 0) + m[0].length);
     for (let more = CHAIN_MORE.exec(rest); more; more = CHAIN_MORE.exec(rest)) {
-      chain.push(more[1]);
+      hops.push(more[1]);
       rest = rest.slice(more.index + more[0].length);
     }
-    const names = chain.map(cleanEntity);
-    if (names.some((n) => !n)) continue;
+    const names = hops.map(cleanEntity);
+    if (sources.length === 0 || names.some((n) => !n)) continue;
+    for (const s of sources) out.edges.push([s, names[0]]);
+    out.entities.push(...sources);
     addChain(out, names);
+    // "from A to B, C and D": the list goes on after the first target, with no further hop.
+    const more = sources.length === 1 && names.length === 1 ? FROM_MORE.exec(rest) : null;
+    if (more) {
+      const extra = splitList(removeParens(more[1]).replace(LIST_TAIL, '')).filter((x) => !NOT_TARGET.test(x));
+      for (const x of extra) out.edges.push([sources[0], x]);
+      out.entities.push(...extra);
+    }
   }
 }
 
@@ -183,11 +208,29 @@ function under(sentence: string, out: Found): void {
   out.entities.push(parent, ...children);
 }
 
+/** "Connect A to B, C and D" (an instruction naming the edges). */
+const CONNECT = /\b(?:connect|link|join|wire|attach|hook\s+up)\s+(.+?)\s+(?:to|with|into)\s+(.+)$/i;
+/** "A is the parent of B and C"; "B and C are children of A". */
+const PARENT_OF = /^(.+?)\s+(?:is|are)\s+(?:the\s+)?(?:parents?|roots?|heads?)\s+(?:of|over|above)\s+(.+)$/i;
+const CHILD_OF = /^(.+?)\s+(?:is|are)\s+(?:the\s+|a\s+)?(?:child(?:ren)?|subordinates?|subsidiar(?:y|ies)|members?|parts?)\s+(?:of|under)\s+(.+)$/i;
+
+function connectOrParent(sentence: string, out: Found): void {
+  const c = CONNECT.exec(sentence);
+  const p = c ? null : PARENT_OF.exec(sentence);
+  const k = c || p ? null : CHILD_OF.exec(sentence);
+  const [parents, children] = c || p ? [(c ?? p)![1], (c ?? p)![2]] : k ? [k[2], k[1]] : ['', ''];
+  const from = splitList(parents.replace(SUBJECT_LEAD, ''));
+  const to = splitList(children.replace(LIST_TAIL, ''));
+  if (from.length === 0 || to.length === 0) return;
+  for (const a of from) for (const b of to) out.edges.push([a, b]);
+  out.entities.push(...from, ...to);
+}
+
 /** "Connections: A to B, B to C": one edge per item. */
 function edgeList(sentence: string, out: Found): void {
   const m = EDGE_LIST.exec(sentence);
   if (!m) return;
-  for (const item of m[1].split(/\s*,\s*(?:and\s+)?|\s+and\s+(?=[^,]+\s(?:to|into)\s)/i)) edgeItem(item, out);
+  for (const item of (m[1] ?? m[2]).split(/\s*,\s*(?:and\s+)?|\s+and\s+(?=[^,]+\s(?:to|into)\s)/i)) edgeItem(item, out);
 }
 
 function edgeItem(item: string, out: Found): boolean {
@@ -204,35 +247,46 @@ function edgeItem(item: string, out: Found): boolean {
 interface Verb {
   subject: string;
   object: string;
-  filler: number;
+  /** The object names the sources ("receives from"). */
+  reversed: boolean;
+  cost: number;
 }
 
-/** The relation verb in a clause: among all candidates, the one with the fewest words before its preposition. */
+const VERB_RULES: [re: RegExp, reversed: boolean, cost: number][] = [
+  [LINK, false, 0],
+  [CALL, false, 0.5],
+  [RECEIVE, true, 0.5],
+  [OTHER, false, 2.5],
+];
+
+/** The relation verb in a clause: the cheapest candidate, a known verb with few words before its preposition. */
 function findVerb(clause: string): Verb | undefined {
   let best: Verb | undefined;
-  for (const [re, hasFiller] of [[LINK, true], [CALL, false]] as const) {
+  for (const [re, reversed, base] of VERB_RULES) {
     re.lastIndex = 0;
     for (const m of clause.matchAll(re)) {
       const at = m.index ?? 0;
       if (at === 0) continue;
-      const filler = hasFiller ? (m[1] ?? '').trim().split(/\s+/).filter(Boolean).length : 0;
-      const cand = { subject: clause.slice(0, at), object: clause.slice(at + m[0].length), filler: hasFiller ? filler : 0.5 };
-      if (!best || cand.filler < best.filler) best = cand;
+      const subject = clause.slice(0, at);
+      // A verb without -s needs a plural subject ("A and B call C"); otherwise it is an instruction ("fetch data").
+      if (re === CALL && !/s\s*$/i.test(m[0]) && !PLURAL_SUBJECT.test(subject)) continue;
+      const cost = base + (m[1] ?? '').trim().split(/\s+/).filter(Boolean).length;
+      if (!best || cost < best.cost) best = { subject, object: clause.slice(at + m[0].length), reversed, cost };
     }
   }
   return best;
 }
 
 /** Targets of a relation: a list fans out, "A, then B" is a chain, and a later "X to Y" item is an edge of its own. */
-function relationTargets(source: string[], object: string, out: Found): boolean {
+function relationTargets(source: string[], object: string, out: Found): string[] {
   const text = object.replace(LIST_TAIL, '');
   if (HAS_THEN.test(text)) {
     const names = text.split(THEN_SPLIT).map(cleanEntity).filter(Boolean);
-    if (names.length === 0) return false;
+    if (names.length === 0) return [];
     for (const s of source) out.edges.push([s, names[0]]);
     addChain(out, names);
     out.entities.push(...source);
-    return true;
+    return names.slice(-1);
   }
   const items = text.split(/\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+/i);
   const targets: string[] = [];
@@ -241,17 +295,19 @@ function relationTargets(source: string[], object: string, out: Found): boolean 
     const name = cleanEntity(item);
     if (name) targets.push(name);
   });
-  if (targets.length === 0) return false;
   for (const a of source) for (const b of targets) out.edges.push([a, b]);
-  out.entities.push(...source, ...targets);
-  return true;
+  out.entities.push(...(targets.length ? source : []), ...targets);
+  return targets;
 }
 
-/** "A connects to B, C and D" (fan-out), "A and B send data to C" (fan-in), "A calls B". */
+const RELATIVE = /^(?:,\s*)?(?:which|that|who|and\s+(?:that|it))\b/i;
+
+/** "A connects to B, C and D" (fan-out), "A and B send data to C" (fan-in), "A calls B", "B, which feeds C". */
 function relations(sentence: string, out: Found): void {
   // Commas may separate a list of subjects ("Web, mobile and desktop clients connect to ..."), so a clause that
   // does not hold a relation is carried into the next one instead of being dropped.
   let carry = '';
+  let last: string[] = [];
   for (const part of sentence.split(CLAUSE_SPLIT)) {
     const clause = carry ? `${carry}, ${part}` : part;
     const v = findVerb(clause);
@@ -260,17 +316,25 @@ function relations(sentence: string, out: Found): void {
       continue;
     }
     carry = '';
+    const relative = RELATIVE.test(v.subject.trim());
     const subject = v.subject.replace(SUBJECT_LEAD, '').replace(ALSO, '');
-    const sources = splitList(subject).filter((s) => !NOT_SUBJECT.test(s));
+    let sources = splitList(subject).filter((s) => !NOT_SUBJECT.test(s));
+    if (sources.length === 0 && relative) sources = last;
     if (sources.length === 0) continue;
-    relationTargets(sources, v.object, out);
+    if (v.reversed) {
+      const from = splitList(v.object.replace(LIST_TAIL, '').replace(/\bfrom\s+/gi, ''));
+      if (from.length === 0) continue;
+      for (const s of from) for (const t of sources) out.edges.push([s, t]);
+      out.entities.push(...sources, ...from);
+      last = sources;
+    } else last = relationTargets(sources, v.object, out);
   }
 }
 
 /** "first A, then B, then C" or "A then B then C": a chain. */
 function thenSequence(sentence: string, out: Found): void {
   if (!HAS_THEN.test(sentence) || FROM_THEN_TO.test(sentence)) return;
-  let text = sentence.replace(LIST_TAIL, '');
+  let text = sentence.replace(WHICH_FOLLOWED, ', followed by').replace(LIST_TAIL, '');
   if (FIRST_LEAD.test(text)) text = text.replace(FIRST_LEAD, '');
   else if (text.includes(':')) text = text.slice(text.lastIndexOf(':') + 1);
   else text = text.replace(LIST_LEAD, '');
@@ -296,7 +360,7 @@ function listItems(full: string): string[] {
 function general(sentence: string, state: State): void {
   const out = state.found;
   const before = out.edges.length;
-  const rules = [arrowChains, edgeList, fromTo, startsEnds, under, relations, thenSequence];
+  const rules = [arrowChains, edgeList, fromTo, startsEnds, under, connectOrParent, relations, thenSequence];
   for (const rule of rules) {
     rule(sentence, out);
     if (out.edges.length > before) return;
@@ -325,6 +389,12 @@ function tierGroups(sentence: string, bullet: boolean): string[][] {
   }
   const list = TIER_LIST.exec(sentence);
   if (!list) return [];
+  // "A and B (Name), then C (Name)" or "Name (A, B), Name (C)": the side of the brackets that holds lists holds items.
+  const bracketed = [...list[1].matchAll(/([^,;()]+?)\s*\(([^)]+)\)/g)];
+  const listy = (t: string) => /,|\s(?:and|&)\s/.test(t);
+  if (bracketed.length >= 2 && bracketed.filter((m) => listy(m[2])).length > bracketed.filter((m) => listy(m[1])).length) {
+    return bracketed.map((m) => splitList(m[2])).filter((g) => g.length > 0);
+  }
   const groups = list[1].split(TIER_GROUPS).map((g) => splitList(removeParens(g))).filter((g) => g.length > 0);
   return groups.length >= 2 ? groups : [];
 }
