@@ -88,7 +88,7 @@ const CLAUSE_SPLIT = new RegExp(
 );
 /** Words before a relation's subject: "Draw a system where the scheduler triggers ..." */
 const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with|showing|shows|how|whose|when)\s+/i;
-const PLURAL_SUBJECT = /,|\s(?:and|&)\s|\b(?:both|all|each)\s*$/i;
+const PLURAL_SUBJECT = /,|\s(?:and|&)\s|\b(?:both|all|each)\s*$|[^su]s\s*$/i;
 const ALSO = /\s+(?:also|all|each|both)$/i;
 /** Subjects that are the drawing itself, not an entity in it. */
 const NOT_SUBJECT = /^(?:it|this|that|they|there|diagram|chart|flowchart|graph|picture|drawing|figure|sketch|image|canvas|you|we|i)$/i;
