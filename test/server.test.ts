@@ -29,7 +29,10 @@ const answer = (labels: string[]) =>
   });
 
 beforeAll(async () => {
-  srv = await startServer({ port: 0, maxBodyBytes: MAX_BODY, maxBatch: 50, maxSessions: 4, sessionTtlS: 0.4 });
+  srv = await startServer({ port: 0, maxBodyBytes: MAX_BODY, maxBatch: 50, maxSessions: 4, sessionTtlS: 0.4, scoringThreads: 2 });
+  // Every scoring request below goes through the scoring threads.
+  await srv.pool.warm();
+  expect(srv.pool.stats.ready).toBe(2);
 });
 afterAll(async () => {
   await srv.close();
@@ -52,6 +55,54 @@ describe('reward', () => {
     expect(status).toBe(200);
     expect(json.results).toEqual(cli.map((r) => ({ reward: r.reward, components: r.components, errors: r.errors })));
     expect(new Set(json.results.map((r: { reward: number }) => r.reward)).size).toBeGreaterThan(2);
+  });
+
+  it('scoring threads and the HTTP thread give byte-identical answers, for concurrent requests each its own rows in order', async () => {
+    const inline = await startServer({ port: 0, maxBatch: 50, scoringThreads: 0 });
+    try {
+      const raw = async (base: string, path: string, body: unknown) => {
+        const res = await fetch(base + path, { method: 'POST', body: JSON.stringify(body) });
+        return { status: res.status, text: await res.text() };
+      };
+      // Twelve requests at once, each a different slice (some with a bad row), so that they queue and are batched.
+      const slices = Array.from({ length: 12 }, (_, k) => (k === 7 ? [rows[0], { prompt: 'x' }] : rows.slice(k % 6, (k % 6) + 1 + k)));
+      const pooledBefore = srv.pool.stats.pooled;
+      const [pooled, direct] = await Promise.all([srv.url, inline.url].map((base) => Promise.all(slices.map((b) => raw(base, '/reward', b)))));
+      expect(pooled).toEqual(direct);
+      expect(pooled[7]).toEqual({ status: 400, text: expect.stringMatching(/row 1: missing field \\"completion\\"/) });
+      for (const [k, r] of pooled.entries()) {
+        if (k === 7) continue;
+        expect(JSON.parse(r.text).results.map((x: { reward: number }) => x.reward)).toEqual(slices[k].map((row) => getRubric('strong').score(row as (typeof rows)[number]).reward));
+      }
+      expect(srv.pool.stats.pooled - pooledBefore).toBeGreaterThanOrEqual(12);
+      expect(inline.pool.stats).toMatchObject({ threads: 0, ready: 0, pooled: 0, inline: 12 });
+      const query = { query: rows.slice(0, 3).map((r) => r.prompt + r.completion), prompts: rows.slice(0, 3).map((r) => r.prompt), labels: ['', '', ''] };
+      expect(await raw(srv.url, '/get_reward', query)).toEqual(await raw(inline.url, '/get_reward', query));
+    } finally {
+      await inline.close();
+    }
+  });
+
+  it('a scoring thread that dies fails only its own requests, is replaced, and scoring goes on', async () => {
+    const one = await startServer({ port: 0, scoringThreads: 1 });
+    try {
+      await one.pool.warm();
+      // Reach the thread itself: nothing a client sends can kill it, so the test stops it as a crash would.
+      const victim = (one.pool as unknown as { live: { worker: { terminate(): Promise<number> } }[] }).live[0].worker;
+      const big = Array.from({ length: 200 }, (_, i) => rows[i % rows.length]);
+      const pending = fetch(one.url + '/reward', { method: 'POST', body: JSON.stringify(big) });
+      await new Promise((r) => setTimeout(r, 20));
+      await victim.terminate();
+      const res = await pending;
+      // The request either finished before the stop or was failed with a 500 that says why, never left hanging.
+      if (res.status !== 200) expect((await res.json()).error.message).toMatch(/scoring thread stopped/);
+      const after = await fetch(one.url + '/reward', { method: 'POST', body: JSON.stringify(rows.slice(0, 2)) });
+      expect(after.status).toBe(200);
+      expect((await after.json()).results.map((x: { reward: number }) => x.reward)).toEqual(rows.slice(0, 2).map((r) => getRubric('strong').score(r).reward));
+      await expect.poll(() => one.pool.stats, { timeout: 60_000, interval: 200 }).toMatchObject({ ready: 1, restarts: 1 });
+    } finally {
+      await one.close();
+    }
   });
 
   it('takes another preset with ?reward=', async () => {
@@ -136,7 +187,9 @@ describe('schema and health', () => {
     expect(z.fromJSONSchema(schema.editing_action).safeParse({ actions: [], done: true }).success).toBe(true);
     expect(schema.system_prompts.editing).toMatch(/"done": true/);
     const health = (await call('/health')).json;
-    expect(health).toMatchObject({ status: 'ok', reward: 'strong', limits: { max_body_bytes: MAX_BODY, max_batch: 50, max_sessions: 4, session_ttl_s: 0.4 } });
+    expect(health).toMatchObject({ status: 'ok', reward: 'strong', limits: { max_body_bytes: MAX_BODY, max_batch: 50, scoring_threads: 2, max_sessions: 4, session_ttl_s: 0.4 } });
+    expect(health.scoring).toMatchObject({ threads: 2, ready: 2, restarts: 0 });
+    expect(health.scoring.pooled).toBeGreaterThan(0);
   });
 });
 

@@ -3,6 +3,7 @@
 // chat completions. Every bad request gets a 4xx naming the problem; limits are set at start.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { responseJsonSchema } from '../env/actions.ts';
 import {
   EDITING_SYSTEM_PROMPT,
@@ -18,9 +19,11 @@ import {
 import { SYSTEM_PROMPT } from '../policy/prompt.ts';
 import type { Policy } from '../policy/policy.ts';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
-import { bodyObject, HttpError, isObject, readJson, requireField, sendError, sendJson } from './http.ts';
+import { bodyObject, HttpError, isObject, readBody, readJson, requireField, sendError, sendJson, sendJsonBytes } from './http.ts';
 import { ChatService } from './openai.ts';
-import { openRlhfReward, rubricByName, scoreRows } from './reward.ts';
+import { ScoringPool } from './pool.ts';
+import { rubricByName } from './reward.ts';
+import type { ScoreRoute } from './score-job.ts';
 import { SessionStore } from './sessions.ts';
 
 export interface ServerConfig {
@@ -31,6 +34,8 @@ export interface ServerConfig {
   maxBodyBytes: number;
   /** Rows per /reward or /get_reward request. */
   maxBatch: number;
+  /** Worker threads that score /reward and /get_reward (0: the HTTP thread scores). */
+  scoringThreads: number;
   maxSessions: number;
   sessionTtlS: number;
   /** Default turn limit of editing episodes. */
@@ -48,6 +53,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   reward: 'strong',
   maxBodyBytes: 8 * 1024 * 1024,
   maxBatch: 1024,
+  scoringThreads: availableParallelism(),
   maxSessions: 256,
   sessionTtlS: 600,
   maxTurns: DEFAULT_MAX_TURNS,
@@ -60,6 +66,7 @@ export interface RunningServer {
   url: string;
   server: Server;
   sessions: SessionStore;
+  pool: ScoringPool;
   config: ServerConfig;
   close(): Promise<void>;
 }
@@ -69,11 +76,17 @@ export function describeLimits(c: ServerConfig) {
   return {
     max_body_bytes: c.maxBodyBytes,
     max_batch: c.maxBatch,
+    scoring_threads: c.scoringThreads,
     max_sessions: c.maxSessions,
     session_ttl_s: c.sessionTtlS,
     max_turns: c.maxTurns,
     ...(c.policy ? { max_n: c.maxN, schema_retries: c.schemaRetries } : {}),
   };
+}
+
+/** An answer serialised already (by a scoring thread). */
+class Serialised {
+  constructor(readonly bytes: Uint8Array) {}
 }
 
 type Handler = (req: IncomingMessage, url: URL) => Promise<unknown> | unknown;
@@ -91,12 +104,24 @@ function episodeCall<T>(f: () => T): T {
   }
 }
 
-export function createApp(config: ServerConfig): { server: Server; sessions: SessionStore } {
+export function createApp(config: ServerConfig): { server: Server; sessions: SessionStore; pool: ScoringPool } {
   const sessions = new SessionStore(config.maxSessions, config.sessionTtlS * 1000);
+  const pool = new ScoringPool(config.scoringThreads);
   const chat = config.policy ? new ChatService(config.policy, { modelId: config.modelId, maxN: config.maxN, schemaRetries: config.schemaRetries }) : null;
   const started = Date.now();
   const body = (req: IncomingMessage) => readJson(req, config.maxBodyBytes);
-  const rubricFor = (url: URL) => rubricByName(url.searchParams.get('reward') ?? config.reward);
+  const presetFor = (url: URL) => {
+    const name = url.searchParams.get('reward') ?? config.reward;
+    rubricByName(name);
+    return name;
+  };
+  // The preset is checked before the body is read, the body's size while reading it; the rest happens on a scoring thread.
+  const score = (route: ScoreRoute) => async (req: IncomingMessage, url: URL) => {
+    const reward = presetFor(url);
+    const outcome = await pool.run({ route, reward, body: await readBody(req, config.maxBodyBytes), maxBatch: config.maxBatch });
+    if (!outcome.ok) throw new HttpError(outcome.status, outcome.code, outcome.message);
+    return new Serialised(outcome.body);
+  };
 
   const routes: Record<string, Record<string, Handler>> = {
     '/health': {
@@ -107,6 +132,7 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
         rewards: RUBRIC_NAMES,
         envs: ENV_NAMES,
         sessions: { open: sessions.size, max: config.maxSessions },
+        scoring: pool.stats,
         limits: describeLimits(config),
         model: chat ? config.modelId : null,
       }),
@@ -119,10 +145,8 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
         system_prompts: { diagram: SYSTEM_PROMPT, editing: EDITING_SYSTEM_PROMPT },
       }),
     },
-    '/reward': { POST: async (req, url) => scoreRows(rubricFor(url), await body(req), config.maxBatch) },
-    '/get_reward': {
-      POST: async (req, url) => openRlhfReward(rubricFor(url), bodyObject(await body(req), '{"query": [...], "prompts": [...], "labels": [...]}'), config.maxBatch),
-    },
+    '/reward': { POST: score('reward') },
+    '/get_reward': { POST: score('get_reward') },
     '/reset': {
       POST: async (req) => {
         const b = bodyObject(await body(req), '{"env"?, "seed"?, "task"?, "options"?, "session_id"?}');
@@ -184,7 +208,9 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
       }
       const h = route[req.method ?? 'GET'];
       if (!h) throw new HttpError(405, 'method_not_allowed', `${url.pathname} takes ${Object.keys(route).join(', ')}, not ${req.method}`);
-      sendJson(res, 200, await h(req, url));
+      const answer = await h(req, url);
+      if (answer instanceof Serialised) sendJsonBytes(res, 200, answer.bytes);
+      else sendJson(res, 200, answer);
     } catch (err) {
       if (err instanceof HttpError) return sendError(res, err);
       // A bug, not the client's fault: say so, keep serving.
@@ -193,30 +219,40 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
     }
   };
   const server = createServer((req, res) => void handle(req, res));
-  server.on('close', () => sessions.stop());
-  return { server, sessions };
+  server.on('close', () => {
+    sessions.stop();
+    void pool.close();
+  });
+  return { server, sessions, pool };
 }
 
 export async function startServer(overrides: Partial<ServerConfig> = {}): Promise<RunningServer> {
   const config = { ...DEFAULT_CONFIG, ...overrides };
   rubricByName(config.reward);
-  const { server, sessions } = createApp(config);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  const { server, sessions, pool } = createApp(config);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    sessions.stop();
+    await pool.close();
+    throw err;
+  }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
     url: `http://${host}:${port}`,
     server,
     sessions,
+    pool,
     config: { ...config, port },
-    close: () =>
-      new Promise<void>((resolve) => {
-        sessions.stop();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      sessions.stop();
+      await pool.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -13,9 +13,13 @@ export class HttpError extends Error {
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
+  sendJsonBytes(res, status, Buffer.from(JSON.stringify(body)), headers);
+}
+
+/** An answer already serialised (by a scoring thread). */
+export function sendJsonBytes(res: ServerResponse, status: number, bytes: Uint8Array, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': bytes.byteLength, ...headers });
+  res.end(bytes);
 }
 
 export function sendError(res: ServerResponse, err: HttpError): void {
@@ -24,8 +28,9 @@ export function sendError(res: ServerResponse, err: HttpError): void {
   sendJson(res, err.status, { error: { message: err.message, type, code: err.code } }, err.code === 'body_too_large' ? { connection: 'close' } : {});
 }
 
-/** The request body as parsed JSON; 413 past `maxBytes` (checked on the header and while reading), 400 when not JSON. */
-export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+/** The raw request body, in a buffer of its own (so that it can be transferred to a scoring thread); 413 past
+ *  `maxBytes`, checked on the header and while reading. */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
   const tooLarge = (size: string) => new HttpError(413, 'body_too_large', `request body is ${size}; the limit is ${maxBytes} bytes (--max-body-bytes)`);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
@@ -42,13 +47,29 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
     }
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return bytes;
+}
+
+/** A body's bytes as JSON; 400 when empty or not JSON. */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'empty_body', 'request body is empty: send a JSON body');
   try {
     return JSON.parse(text);
   } catch (err) {
     throw new HttpError(400, 'malformed_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/** The request body as parsed JSON: readBody, then parseJsonBody. */
+export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  return parseJsonBody(await readBody(req, maxBytes));
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
