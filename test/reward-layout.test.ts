@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MIN_GAP, arrowSegment, scoreLayoutGeometry, textOverflow, type Box, type Link } from '../src/reward/layout.ts';
+import { LABEL_FONT_SIZE, LABEL_PADDING, MIN_GAP, arrowSegment, scoreLayoutGeometry, textOverflow, type Box, type Link } from '../src/reward/layout.ts';
+import { LINE_HEIGHT, textWidth, wrapText } from '../src/render/text.ts';
 
 const box = (x: number, y: number, text = 'Node', w = 140, h = 60, shape = 'rectangle'): Box => ({ x, y, w, h, text, shape });
 /** A chain of `n` boxes left to right, `gap` units apart, each linked to the next. */
@@ -60,6 +61,35 @@ describe('scoreLayoutGeometry', () => {
     const r = scoreLayoutGeometry([box(0, 0, 'A very long label that cannot possibly fit', 60, 30)], []);
     expect(r.counts.textOverflow).toBe(1);
     expect(r.score).toBeLessThan(0.7);
+  });
+
+  it('wraps labels exactly as the renderer does: the same overflow, to the last bit, as wrapText and textWidth', () => {
+    const usable: Record<string, number> = { rectangle: 1, text: 1, ellipse: 0.75, diamond: 0.6 };
+    /** The overflow measured the plain way: wrap with the renderer's wrapText, measure each line with textWidth. */
+    const reference = (b: Box) => {
+      const text = b.text.trim();
+      if (!text) return 0;
+      const pad = b.shape === 'text' ? 0 : LABEL_PADDING;
+      const availW = Math.max(1, b.w * usable[b.shape] - 2 * pad);
+      const availH = Math.max(1, b.h * usable[b.shape] - 2 * pad);
+      const lines = wrapText(text, availW, LABEL_FONT_SIZE);
+      const needW = Math.max(0, ...lines.map((l) => textWidth(l, LABEL_FONT_SIZE)));
+      const needH = lines.length * LABEL_FONT_SIZE * LINE_HEIGHT;
+      return Math.min(2, Math.max(0, needW / availW - 1) + Math.max(0, needH / availH - 1));
+    };
+    const words = ['API', 'Gateway', 'Authentication', 'db', 'Données', 'Café', '数据库', '🚀', 'x', 'WWWWWW', 'i', 'Load-Balancer'];
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const seps = [' ', '  ', '\n', ' \r\n ', '\t', '\n\n'];
+    for (let i = 0; i < 1500; i++) {
+      const n = Math.floor(rand() * 9);
+      let text = rand() < 0.2 ? ' ' : '';
+      for (let k = 0; k < n; k++) text += (k ? seps[Math.floor(rand() * seps.length)] : '') + words[Math.floor(rand() * words.length)];
+      if (rand() < 0.2) text += '\n ';
+      const shape = Object.keys(usable)[Math.floor(rand() * 4)];
+      const b = box(0, 0, text, 8 + rand() * 300, 8 + rand() * 200, shape);
+      expect({ text, w: b.w, h: b.h, shape, over: textOverflow(b) }).toEqual({ text, w: b.w, h: b.h, shape, over: reference(b) });
+    }
   });
 
   it('charges shapes off any sane canvas and slivers', () => {

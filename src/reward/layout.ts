@@ -3,7 +3,7 @@
 // exp(-total), so a clean layout scores exactly 1 and every extra problem keeps costing (no floor at which a worse
 // layout stops being worse).
 import type { Canvas } from '../env/canvas.ts';
-import { LINE_HEIGHT, textWidth, wrapText } from '../render/text.ts';
+import { LINE_HEIGHT, textWidth } from '../render/text.ts';
 
 export interface Box {
   x: number;
@@ -75,46 +75,65 @@ const OVERFLOW_TOLERANCE = 0.05;
 // Share of a shape's box usable for text: an ellipse or a diamond has less room than its bounding box.
 const USABLE: Record<string, number> = { rectangle: 1, text: 1, ellipse: 0.75, diamond: 0.6 };
 
-interface Fit {
-  shape: string;
-  w: number;
-  h: number;
-  over: number;
+/**
+ * A label measured once, for wrapping at any width: per paragraph, per word, the advance of each character in em.
+ * The reward wraps exactly as the renderer's wrapText does, but sums these advances instead of measuring each
+ * candidate line again; the sums run left to right over the same characters, so every width is the same float.
+ */
+interface MeasuredLabel {
+  /** [paragraph][word][character] advance in em. */
+  paragraphs: Float64Array[][];
 }
 
-// Measured fits by label text: the same labels recur in many sizes across a GRPO group, and measuring means wrapping.
-const fitCache = new Map<string, Fit[]>();
-const FIT_CACHE_LIMIT = 20_000;
-const FITS_PER_TEXT = 8;
+const SPACE_EM = textWidth(' ', 1);
+// Labels recur across a GRPO group and across steps, in many sizes.
+const measured = new Map<string, MeasuredLabel>();
+const MEASURED_LIMIT = 20_000;
+
+function measureLabel(text: string): MeasuredLabel {
+  const hit = measured.get(text);
+  if (hit) return hit;
+  // wrapText's own splits: paragraphs at line breaks, words at runs of whitespace.
+  const paragraphs = text
+    .trim()
+    .split(/\r?\n/)
+    .map((p) => p.split(/\s+/).filter(Boolean).map((word) => Float64Array.from(word, (ch) => textWidth(ch, 1))));
+  const label = { paragraphs };
+  if (measured.size >= MEASURED_LIMIT) measured.clear();
+  measured.set(text, label);
+  return label;
+}
 
 /** How far a label overflows its shape: 0 when it fits, else the summed relative excess of width and height (<= 2). */
 export function textOverflow(box: Box): number {
   if (box.text === '') return 0;
-  let fits = fitCache.get(box.text);
-  if (fits) {
-    for (const f of fits) if (f.w === box.w && f.h === box.h && f.shape === box.shape) return f.over;
-  } else {
-    if (fitCache.size >= FIT_CACHE_LIMIT) fitCache.clear();
-    fits = [];
-    fitCache.set(box.text, fits);
-  }
-  const over = measureOverflow(box);
-  if (fits.length >= FITS_PER_TEXT) fits.shift();
-  fits.push({ shape: box.shape, w: box.w, h: box.h, over });
-  return over;
-}
-
-function measureOverflow(box: Box): number {
-  const text = box.text.trim();
-  if (!text) return 0;
+  const label = measureLabel(box.text);
+  if (label.paragraphs.length === 1 && label.paragraphs[0].length === 0) return 0;
   const f = USABLE[box.shape] ?? 1;
   const pad = box.shape === 'text' ? 0 : LABEL_PADDING;
   const availW = Math.max(1, box.w * f - 2 * pad);
   const availH = Math.max(1, box.h * f - 2 * pad);
-  const lines = wrapText(text, availW, LABEL_FONT_SIZE);
+  // Greedy wrap (wrapText): a word joins the line while the line stays within availW; a long word stays whole.
+  let lines = 0;
   let needW = 0;
-  for (const line of lines) needW = Math.max(needW, textWidth(line, LABEL_FONT_SIZE));
-  const needH = lines.length * LABEL_FONT_SIZE * LINE_HEIGHT;
+  for (const words of label.paragraphs) {
+    let lineEm = 0;
+    for (let k = 0; k < words.length; k++) {
+      const chars = words[k];
+      let em = k === 0 ? 0 : lineEm + SPACE_EM;
+      for (let c = 0; c < chars.length; c++) em += chars[c];
+      if (k > 0 && em * LABEL_FONT_SIZE > availW) {
+        lines++;
+        needW = Math.max(needW, lineEm * LABEL_FONT_SIZE);
+        em = 0;
+        for (let c = 0; c < chars.length; c++) em += chars[c];
+      }
+      lineEm = em;
+    }
+    lines++;
+    needW = Math.max(needW, lineEm * LABEL_FONT_SIZE);
+  }
+  const needH = lines * LABEL_FONT_SIZE * LINE_HEIGHT;
   return Math.min(2, Math.max(0, needW / availW - 1) + Math.max(0, needH / availH - 1));
 }
 
