@@ -514,7 +514,9 @@ export class GPT {
     // One kernel call runs every layer (decodeRows). Rows of distinct slots are independent and split between the
     // threads; rows sharing a slot (a prompt) need each other's keys, so they stay on one thread.
     const perRow = 12 * C * C + C * V;
-    this.e.run('decodeRows', [cache.desc], M, { align: 4, grain: seen.size === M ? Math.ceil(MIN_PART_WORK / perRow) : M });
+    // Chunks of 16+ rows let the GEMMs pack the weights once per chunk; fewer rows use the 4-row micro-kernel directly.
+    const align = M >= 32 ? 16 : 4;
+    this.e.run('decodeRows', [cache.desc], M, { align, grain: seen.size === M ? Math.ceil(MIN_PART_WORK / perRow) : M });
     return this.e.f32(cache.logits, M * V);
   }
 }

@@ -141,17 +141,21 @@ class Picker {
     const V = this.V;
     let max = -Infinity, argmax = 0;
     for (let i = 0; i < V; i++) if (logits[i] > max) { max = logits[i]; argmax = i; }
+    // At temperature 1 the sampling weights are the same exponentials as the log-prob's normalizer: one pass.
+    const p = this.probs, shared = this.o.temperature === 1;
     let sum1 = 0;
-    for (let i = 0; i < V; i++) sum1 += Math.exp(logits[i] - max);
+    if (shared) for (let i = 0; i < V; i++) sum1 += p[i] = Math.exp(logits[i] - max);
+    else for (let i = 0; i < V; i++) sum1 += Math.exp(logits[i] - max);
     const lse = max + Math.log(sum1);
-    const token = this.o.temperature === 0 ? argmax : this.draw(logits, max, u);
+    const token = this.o.temperature === 0 ? argmax : this.draw(logits, max, u, shared ? sum1 : 0);
     return { token, logprob: logits[token] - lse };
   }
 
-  private draw(logits: Float32Array, max: number, u: number): number {
+  /** Samples from softmax(logits / temperature) after top-k/top-p; `filled` is the sum when probs already hold the weights. */
+  private draw(logits: Float32Array, max: number, u: number, filled: number): number {
     const V = this.V, p = this.probs, inv = 1 / this.o.temperature;
-    let total = 0;
-    for (let i = 0; i < V; i++) total += p[i] = Math.exp((logits[i] - max) * inv);
+    let total = filled;
+    if (!filled) for (let i = 0; i < V; i++) total += p[i] = Math.exp((logits[i] - max) * inv);
     const topK = this.o.topK && this.o.topK < V ? this.o.topK : 0;
     const topP = this.o.topP ?? 1;
     if (!topK && topP >= 1) {
