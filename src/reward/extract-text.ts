@@ -63,8 +63,12 @@ const BULLET = /^(\s*)(?:[-*•]|(\d+)[.)])\s+(.+?)\s*$/;
 const SENTENCE_SPLIT = /(?<=[.!?])\s+|\n+|;\s*/;
 const FIRST_SENTENCE = /^(.+?[.!?])\s+([A-Za-z].*)$/;
 
+/** "in order: lint; test; build": semicolons that separate short list items, not clauses. */
+const SEMICOLON_LIST = /:\s*((?:[^;:.!?\n]{1,40};\s*){2,}[^;:.!?\n]{1,40})(?=[.!?]|$)/gm;
+
 export function splitSentences(text: string): string[] {
   return text
+    .replace(SEMICOLON_LIST, (m: string, list: string) => (list.split(';').every((i) => i.trim().split(/\s+/).length <= 4) ? m.replace(/;/g, ',') : m))
     .split(SENTENCE_SPLIT)
     .map((s) => s.trim())
     .filter(Boolean);
@@ -107,7 +111,9 @@ export function segment(text: string): Part[] {
 const LEAD_WORDS =
   /^(?:(?:and|or|then|finally|next|also|to|into|onto|with|from|at|via|through|draw|show|make|create|sketch|render|illustrate|depict|visualize|please|pls|hey|hi|ok|okay|so|a|an|the|some|one|our|my|their|its|your|(?:back|around|on|goes|go)\s+to|goes\s+(?:through|via))\s+)+/i;
 const TRAIL_WORDS =
-  /(?:\s+(?:too|also|again|as well|as needed|each|both|all|respectively|step|stage|phase|box|node|arrows?|is|are|should|will|in the middle|in the centre|in the center|at the top|at the root|at the bottom|at the centre|at the center))+$/i;
+  /(?:\s+(?:too|also|again|as well|as needed|each|both|all|respectively|arrows?|is|are|should|will|in the middle|in the centre|in the center|at the top|at the root|at the bottom|at the centre|at the center))+$/i;
+/** "the store step": a generic noun after a name, lower case only ("G1 Phase" is a name). */
+const TRAIL_NOUN = /\s+(?:step|stage|phase|box|node)$/;
 const TRAIL_PUNCT = /[\s.,;:!?"'`*_)\]]+$/;
 const LEAD_PUNCT = /^[\s"'`*_([,]+/;
 const PARENS = /\s*\([^)]*\)/g;
@@ -127,6 +133,7 @@ export function cleanEntity(phrase: string): string {
   if (colon !== -1) s = s.slice(colon + 1);
   s = s.replace(LEAD_PUNCT, '').replace(TRAIL_PUNCT, '');
   s = s.replace(LEAD_WORDS, '').replace(EACH_OF, '').replace(TRAIL_PUNCT, '').replace(TRAIL_WORDS, '').replace(TRAIL_PUNCT, '');
+  s = s.replace(TRAIL_NOUN, '');
   if (QUANTIFIED.test(s) || ANSWER.test(s)) return '';
   const words = s.split(' ').filter(Boolean);
   if (words.length === 0 || words.length > MAX_ENTITY_WORDS) return '';

@@ -31,7 +31,7 @@ const HAS_THEN = /\bthen\b|\bfollowed\s+by\b/i;
 const FIRST_LEAD = /^(?:.*?[:,]\s*)?(?:first(?:ly)?,?|(?:it\s+)?start(?:s|ing)?\s+(?:with|at)|(?:it\s+)?begin(?:s|ning)?\s+(?:with|at))\s+/i;
 /** "it goes A, then B": the subject and verb before a sequence. */
 const SEQUENCE_LEAD = /^(?:it|this|they|which)\s+(?:goes|go|runs|run|moves|flows|is|are|passes)\s+(?:(?:through|via)\s+)?/i;
-const LIST_LEAD = /^.*\b(?:with|including|includes|containing|contains|showing|featuring|of|between|among)\s+/i;
+const LIST_LEAD = /^.*\b(?:with|including|includes|containing|contains|showing|featuring|of|between|among|for)\s+/i;
 /** A class noun before the members it introduces: "with states A, B and C". */
 const CLASS_NOUN = /^(?:the\s+)?(?:following\s+)?(?:states|steps|stages|nodes|components|parts|items|boxes|phases|elements|services)\s+(?=\S)/i;
 const LIST_TAIL = /\s+(?:where|which|that|so that|connected|linked|wired|arranged|laid out)\b.*$/i;
@@ -80,24 +80,28 @@ const CALL = new RegExp(`\\b${CALL_VERB}\\s+(?!(?:to|into|from|with|by|of|on|at|
 /** Verbs whose sources follow them: "the warehouse receives data from A and B". */
 const RECEIVE = /\b(?:receives?|gets?|pulls?|reads?|fetches|fetch|ingests?|loads?|consumes?|accepts?|draws?|subscribes?)((?:\s+[\w-]+){0,2}?)\s+from\s+/gi;
 /** Any other verb-like word before a preposition ("dispatches jobs to", "are all inputs to"), trusted last. */
-const OTHER = /\b(?:is|are|[a-z]{3,}(?:es|s|ed))((?:\s+[\w-]+){0,2}?)\s+(?:to|into|onto)\s+/gi;
+const OTHER = /\b(?:is|are|[a-z]{3,}(?:es|s))((?:\s+[\w-]+){0,2}?)\s+(?:to|into|onto)\s+/gi;
 /** Splits "A writes to B and C publishes to D" before the second subject, but not "A connects to B and C". */
 const CLAUSE_SPLIT = new RegExp(
   `;\\s*|(?:,\\s*|\\s+(?:and|while|but)\\s+)(?=(?:the\\s+)?[\\w-]+(?:\\s+[\\w-]+){0,3}\\s+(?:also\\s+)?(?:all\\s+|each\\s+|both\\s+)?(?:${LINK_VERB}|${CALL_VERB})\\s+\\w)`,
-  'i',
+  // Case-sensitive: a capitalised verb inside a sentence is part of a name ("Purchase Order Sent").
+  '',
 );
 /** Words before a relation's subject: "Draw a system where the scheduler triggers ..." */
-const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with|showing|shows|how|whose|when)\s+/i;
-const PLURAL_SUBJECT = /,|\s(?:and|&)\s|\b(?:both|all|each)\s*$|[^su]s\s*$/i;
-const ALSO = /\s+(?:also|all|each|both)$/i;
+const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with|showing|shows|how|whose|when|has|have|having|contains?|includes?)\s+/i;
+const PLURAL_SUBJECT = /,|\s(?:and|&)\s|\b(?:both|all|each)\s*$/i;
+const CAPITALISED_LINK = /^[A-Z]|\s(?:To|Into|Onto|On|At|Towards?|From)\s*$/;
+const ALSO = /(?:^|\s+)(?:also|all|each|both|then|is|are|was|were|will be|has been|have been)$/i;
 /** Subjects that are the drawing itself, not an entity in it. */
 const NOT_SUBJECT = /^(?:it|this|that|they|there|diagram|chart|flowchart|graph|picture|drawing|figure|sketch|image|canvas|you|we|i)$/i;
 const SEQUENCE_CUE =
   /\b(?:pipelines?|flows?|process(?:es)?|sequences?|steps?|stages?|chains?|workflows?|funnels?|lifecycles?|journeys?|then|in order|paths?|procedures?|cycles?|loops?|circular)\b/i;
 /** Adjacent groups joined all to all: "every component in a layer connects to every component in the layer below". */
-const TIER_CUE = /\b(?:each|every|all)\b[^.!?\n]*\b(?:next|below|beneath|lower|underneath|down)\b/i;
+const TIER_CUE = /\b(?:each|every|all)\b[^.!?\n]*\b(?:next|below|beneath|lower|under(?:neath)?|down)\b/i;
 const TIER_WORD = /\b(?:tiers?|layers?|levels?)\b/i;
-const TIER_LINE = /^(?:the\s+)?[\w/&' -]{1,40}?\s+(?:layer|tier|level)\s*:\s*(.+)$/i;
+const TIER_LINE = /^(?:.*[:,]\s*)?(?:the\s+)?[\w/&' -]{1,40}?\s+(?:layer|tier|level)\s*(?::|\b(?:has|have|holds?|contains?|includes?|is|are|with)\b)\s*(.+)$/i;
+/** Where one sentence lists several tiers: "top layer has A, middle layer has B". */
+const TIER_CHUNKS = /,\s*(?:and\s+)?(?=(?:the\s+)?[\w/&' -]{1,30}?\s+(?:layer|tier|level)\s*(?::|\b(?:has|have|holds?|contains?|includes?|is|are|with)\b))/i;
 const TIER_LIST = /\b(?:tiers|layers|levels)\b[^:]*:\s*(.+)$/i;
 const TIER_ITEM = /^[^:]{1,40}:\s*(.+)$/;
 const TIER_GROUPS = /\s*,?\s*(?:and\s+)?then\s+|\s*;\s*/i;
@@ -230,7 +234,13 @@ function connectOrParent(sentence: string, out: Found): void {
 function edgeList(sentence: string, out: Found): void {
   const m = EDGE_LIST.exec(sentence);
   if (!m) return;
-  for (const item of (m[1] ?? m[2]).split(/\s*,\s*(?:and\s+)?|\s+and\s+(?=[^,]+\s(?:to|into)\s)/i)) edgeItem(item, out);
+  const items = (m[1] ?? m[2]).split(/\s*,\s*(?:and\s+)?|\s+and\s+(?=[^,]+\s(?:to|into)\s)/i);
+  // A colon after "connection" may just end a title ("TCP connection: A, B, C"): most items must be edges.
+  const edges: Found = { entities: [], edges: [] };
+  for (const item of items) edgeItem(item, edges);
+  if (edges.edges.length * 2 < items.length) return;
+  out.edges.push(...edges.edges);
+  out.entities.push(...edges.entities);
 }
 
 function edgeItem(item: string, out: Found): boolean {
@@ -266,7 +276,8 @@ function findVerb(clause: string): Verb | undefined {
     re.lastIndex = 0;
     for (const m of clause.matchAll(re)) {
       const at = m.index ?? 0;
-      if (at === 0) continue;
+      // A capitalised verb or preposition inside a sentence belongs to a name ("Alice On Call", "Query Strategy").
+      if (at === 0 || CAPITALISED_LINK.test(m[0])) continue;
       const subject = clause.slice(0, at);
       // A verb without -s needs a plural subject ("A and B call C"); otherwise it is an instruction ("fetch data").
       if (re === CALL && !/s\s*$/i.test(m[0]) && !PLURAL_SUBJECT.test(subject)) continue;
@@ -317,7 +328,7 @@ function relations(sentence: string, out: Found): void {
     }
     carry = '';
     const relative = RELATIVE.test(v.subject.trim());
-    const subject = v.subject.replace(SUBJECT_LEAD, '').replace(ALSO, '');
+    const subject = v.subject.trim().replace(SUBJECT_LEAD, '').replace(ALSO, '');
     let sources = splitList(subject).filter((s) => !NOT_SUBJECT.test(s));
     if (sources.length === 0 && relative) sources = last;
     if (sources.length === 0) continue;
@@ -382,10 +393,10 @@ function branch(b: Branch, state: State): void {
 
 /** A tier: "Presentation layer: A, B", or in a bulleted list of tiers "Presentation: A, B". */
 function tierGroups(sentence: string, bullet: boolean): string[][] {
-  const line = TIER_LINE.exec(sentence) ?? (bullet ? TIER_ITEM.exec(sentence) : null);
-  if (line) {
-    const items = splitList(removeParens(line[1]));
-    return items.length ? [items] : [];
+  const chunks = sentence.split(TIER_CHUNKS);
+  const lines = chunks.map((c) => TIER_LINE.exec(c) ?? (bullet ? TIER_ITEM.exec(c) : null));
+  if (lines.every((l) => l !== null)) {
+    return lines.map((l) => splitList(removeParens(l![1]))).filter((g) => g.length > 0);
   }
   const list = TIER_LIST.exec(sentence);
   if (!list) return [];
@@ -546,11 +557,11 @@ function extract(prompt: string): DiagramSpec {
     found.entities.push(...items);
     if (!sequential) continue;
     // The list is a chain unless edges written out among its items say otherwise.
-    const pos = new Map(items.map((it, i) => [key(it), i]));
+    const at = (n: string) => items.flatMap((it, i) => (key(it) === key(n) ? [i] : []));
     const contradicted = explicit.some(([a, b]) => {
-      const i = pos.get(key(a));
-      const j = pos.get(key(b));
-      return i !== undefined && j !== undefined && j !== i + 1;
+      const is = at(a);
+      const js = at(b);
+      return is.length > 0 && js.length > 0 && !is.some((i) => js.includes(i + 1));
     });
     if (!contradicted) for (let i = 0; i + 1 < items.length; i++) found.edges.push([items[i], items[i + 1]]);
   }
