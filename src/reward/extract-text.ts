@@ -60,7 +60,8 @@ export type Part = { kind: 'sentence'; text: string } | { kind: 'block'; block: 
 
 const BULLET = /^(\s*)(?:[-*•]|(\d+)[.)])\s+(.+?)\s*$/;
 /** Sentence ends: after . ! ? before any letter (prompts may be all lower case), at line breaks and semicolons. */
-const SENTENCE_SPLIT = /(?<=[.!?])\s+|\n+|;\s*/;
+/** A ? inside a name followed by its label or the list's next item ("OK? \"notifies\", ...") ends no sentence. */
+const SENTENCE_SPLIT = /(?<=[.!])\s+|(?<=\?)\s+(?![\uE000,])|\n+|;\s*/;
 const FIRST_SENTENCE = /^(.+?[.!?])\s+([A-Za-z].*)$/;
 
 /** "in order: lint; test; build": semicolons that separate short list items, not clauses. */
@@ -109,7 +110,7 @@ export function segment(text: string): Part[] {
 }
 
 const LEAD_WORDS =
-  /^(?:(?:and|or|then|finally|next|also|to|into|onto|with|from|at|via|through|draw|show|make|create|sketch|render|illustrate|depict|visualize|please|pls|hey|hi|ok|okay|so|a|an|the|some|one|our|my|their|its|your|(?:back|around|on|goes|go)\s+to|goes\s+(?:through|via))\s+)+/i;
+  /^(?:(?:and|or|then|finally|next|also|to|into|onto|with|from|at|via|through|(?:draw|show|make|create|sketch|render|illustrate|depict|visualize)(?=\s+(?:[a-z]|A\s|An\s|The\s))|please|pls|hey|hi|ok|okay|so|a|an|the|some|one|our|my|their|its|your|(?:back|around|on|goes|go)\s+to|goes\s+(?:through|via))\s+)+/i;
 const TRAIL_WORDS =
   /(?:\s+(?:too|also|again|as well|as needed|each|both|all|respectively|arrows?|is|are|should|will|in the middle|in the centre|in the center|at the top|at the root|at the bottom|at the centre|at the center))+$/i;
 /** "the store step": a generic noun after a name, lower case only ("G1 Phase" is a name). */

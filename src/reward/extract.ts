@@ -159,9 +159,18 @@ function fromTo(sentence: string, out: Found): void {
     }
   }
   for (const m of sentence.matchAll(FROM_TO)) {
-    const sources = splitList(m[1].replace(FROM_AFTER_COMMA, ''));
-    const hops: string[] = [];
+    let source = m[1];
     let second = m[2];
+    let next = (m.index ?? 0) + m[0].length;
+    // "from Promote to Production to Notify": a name that holds "to" and is already known stays whole.
+    const onward = TO_NEXT.exec(sentence.slice(next));
+    if (onward && isKnown(`${source} to ${second}`, out)) {
+      source = `${source} to ${second}`;
+      second = onward[1];
+      next += onward[0].length;
+    }
+    const sources = splitList(source.replace(FROM_AFTER_COMMA, ''));
+    const hops: string[] = [];
     // "from A through B to C": the lazy match stopped at "through"; the rest names the next hops.
     const via = m[0].slice(m[0].indexOf(m[1]) + m[1].length).trimStart();
     if (VIA_NEXT.test(via)) {
@@ -172,7 +181,7 @@ function fromTo(sentence: string, out: Found): void {
       }
     }
     hops.push(second);
-    let rest = sentence.slice((m.index ?? 0) + m[0].length);
+    let rest = sentence.slice(next);
     for (let more = CHAIN_MORE.exec(rest); more; more = CHAIN_MORE.exec(rest)) {
       hops.push(more[1]);
       rest = rest.slice(more.index + more[0].length);
@@ -190,6 +199,13 @@ function fromTo(sentence: string, out: Found): void {
       out.entities.push(...extra);
     }
   }
+}
+
+const TO_NEXT = /^\s+(?:to|into)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/i;
+
+function isKnown(name: string, found: Found): boolean {
+  const k = normalizeLabel(cleanEntity(name)).compact;
+  return k !== '' && found.entities.some((e) => normalizeLabel(e).compact === k);
 }
 
 /** "it starts at A, goes through B and C, and ends at D": a chain. */
