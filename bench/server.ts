@@ -1,28 +1,39 @@
-// Load test of `canvasgym serve`: many concurrent clients on 127.0.0.1 POST /reward for a bounded time; prints rewards/s
-// over HTTP against in-process scoring of the same rows, and request latency percentiles.
-//   npx tsx bench/server.ts [--clients 16] [--batch 16] [--seconds 5] [--reward strong]
-// The server runs in its own process (as in use), the clients in this one: on 2 cores, one core each.
-import { spawn } from 'node:child_process';
-import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+// Load test of the canvasgym server: concurrent clients on 127.0.0.1 POST /reward for a bounded time; prints rewards/s
+// over HTTP against in-process scoring of the same rows, both absolute and per CPU-second, and latency percentiles.
+//   npx tsx bench/server.ts [--clients 16] [--batch 16] [--seconds 5] [--rounds 2] [--threads <cores>] [--reward strong]
+// The server runs in its own process (startServer, what `canvasgym serve` runs) with --threads scoring threads (0: the
+// HTTP thread scores); the clients share one thread of this process (node:http, keep-alive). In-process scoring is the
+// server's own row function on this process's one thread. On a shared machine wall-clock rates move with the load, so
+// each side's CPU time is measured too (rewards per CPU-second is the per-core figure), and the two sides take turns,
+// --rounds times --seconds each, so that both see the same spread of load. Both are warmed up first on a fixed amount of
+// work (the JIT makes the first passes several times slower), each scoring thread its share.
+import { fork, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { getRubric } from '../src/reward/presets.ts';
+import { startServer } from '../src/server/app.ts';
 import { scoreRows } from '../src/server/reward.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 
-const { values } = parseArgs({
-  options: {
-    clients: { type: 'string', default: '16' },
-    batch: { type: 'string', default: '16' },
-    seconds: { type: 'string', default: '5' },
-    reward: { type: 'string', default: 'strong' },
-  },
-});
-const clients = Number(values.clients);
-const batch = Number(values.batch);
-const seconds = Number(values.seconds);
-for (const [k, v] of Object.entries({ clients, batch, seconds })) {
-  if (!Number.isFinite(v) || v <= 0 || v > 10_000) throw new Error(`--${k} must be a positive number up to 10000, got ${v}`);
+const SERVER_ROLE = 'CANVASGYM_BENCH_SERVER';
+
+/** CPU-seconds this process has used, all its threads together. */
+const cpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** The server side: started by the bench with fork(), it reports its address and, when asked, its CPU time. */
+async function serve(): Promise<void> {
+  const { reward, threads } = JSON.parse(process.env[SERVER_ROLE]!) as { reward: string; threads: number };
+  const srv = await startServer({ host: '127.0.0.1', port: 0, reward, scoringThreads: threads });
+  await srv.pool.warm();
+  process.on('message', (m: string) => {
+    if (m === 'cpu') process.send!({ cpu: cpuSeconds() });
+    if (m === 'stop') void srv.close().then(() => process.exit(0));
+  });
+  process.send!({ url: srv.url, ready: srv.pool.stats.ready });
 }
 
 /** A realistic mix: full answers, partial ones, prose-wrapped JSON and junk, with and without specs. */
@@ -41,76 +52,163 @@ function rows(n: number) {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-async function startServerProcess(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'canvasgym.js'), 'serve', '--port', '0', '--reward', values.reward!], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('server did not start within 60 s')), 60_000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
+class ServerProcess {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+    readonly ready: number,
+  ) {}
+
+  static async start(reward: string, threads: number): Promise<ServerProcess> {
+    const child = fork(process.argv[1], [], { env: { ...process.env, [SERVER_ROLE]: JSON.stringify({ reward, threads }) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const hello = await new Promise<{ url: string; ready: number }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('server did not start within 120 s')), 120_000);
+      child.once('message', (m) => {
         clearTimeout(timer);
-        resolve(m[1]);
-      }
+        resolve(m as { url: string; ready: number });
+      });
+      child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    return new ServerProcess(child, hello.url, hello.ready);
+  }
+
+  cpu(): Promise<number> {
+    return new Promise((resolve) => {
+      this.child.once('message', (m) => resolve((m as { cpu: number }).cpu));
+      this.child.send('cpu');
+    });
+  }
+
+  stop(): void {
+    this.child.send('stop');
+  }
+}
+
+function post(agent: Agent, url: URL, body: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { agent, host: url.hostname, port: url.port, path: '/reward', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
-  return { url, stop: () => child.kill('SIGTERM') };
 }
 
 async function main() {
+  const { values } = parseArgs({
+    options: {
+      clients: { type: 'string', default: '16' },
+      batch: { type: 'string', default: '16' },
+      seconds: { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '2' },
+      threads: { type: 'string', default: String(availableParallelism()) },
+      reward: { type: 'string', default: 'strong' },
+    },
+  });
   const pool = rows(512);
+  const clients = Number(values.clients);
+  const batch = Number(values.batch);
+  const seconds = Number(values.seconds);
+  const threads = Number(values.threads);
+  const rounds = Number(values.rounds);
+  for (const [k, v, lo, hi] of [['clients', clients, 1, 1024], ['batch', batch, 1, 1024], ['seconds', seconds, 0.1, 600], ['rounds', rounds, 1, 100], ['threads', threads, 0, 64]] as const) {
+    if (!Number.isFinite(v) || v < lo || v > hi) throw new Error(`--${k} must be a number from ${lo} to ${hi}, got ${v}`);
+  }
+  const warmRows = 3 * pool.length;
   const rubric = getRubric(values.reward!);
   const batches = Array.from({ length: Math.ceil(pool.length / batch) }, (_, i) => pool.slice(i * batch, (i + 1) * batch));
 
-  // In-process: the same function the server calls, on this one thread, for the same time; measured before and after
-  // the HTTP run and averaged, since on a shared machine the load moves while the bench runs.
-  const inProcessRate = () => {
-    let scored = 0;
-    const t0 = performance.now();
-    for (let i = 0; performance.now() - t0 < seconds * 1000; i++) scored += scoreRows(rubric, batches[i % batches.length], 1_000_000).results.length;
-    return scored / ((performance.now() - t0) / 1000);
-  };
-  const before = inProcessRate();
-
-  const server = await startServerProcess();
-  try {
-    const bodies = batches.map((b) => JSON.stringify(b));
-    // Warm-up so that the server's first-call compilation is not timed.
-    for (const b of bodies.slice(0, 4)) await fetch(`${server.url}/reward`, { method: 'POST', body: b });
-    const latencies: number[] = [];
+  // In-process: the function the server runs per request, on this one thread, over the same batches.
+  const inProcess = (limit: { seconds?: number; rows?: number }) => {
     let rewards = 0;
+    const t0 = performance.now();
+    const c0 = cpuSeconds();
+    const more = () => (limit.rows !== undefined ? rewards < limit.rows : performance.now() - t0 < limit.seconds! * 1000);
+    for (let i = 0; more(); i++) rewards += scoreRows(rubric, batches[i % batches.length], 1_000_000).results.length;
+    return { rewards, wall: (performance.now() - t0) / 1000, cpu: cpuSeconds() - c0 };
+  };
+  inProcess({ rows: warmRows });
+
+  const server = await ServerProcess.start(values.reward!, threads);
+  if (server.ready !== threads) process.stderr.write(`warning: ${server.ready} of ${threads} scoring threads started\n`);
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  try {
+    const url = new URL(server.url);
+    const bodies = batches.map((b) => Buffer.from(JSON.stringify(b)));
+    const latencies: number[] = [];
     let failures = 0;
-    const start = performance.now();
-    const deadline = start + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: clients }, async (_, c) => {
-        for (let i = c; performance.now() < deadline; i += clients) {
-          const t = performance.now();
-          const res = await fetch(`${server.url}/reward`, { method: 'POST', body: bodies[i % bodies.length], headers: { 'content-type': 'application/json' } });
-          const json = (await res.json()) as { results?: unknown[] };
-          latencies.push(performance.now() - t);
-          if (res.ok && json.results) rewards += json.results.length;
-          else failures++;
-        }
-      }),
-    );
-    const overHttp = rewards / ((performance.now() - start) / 1000);
-    const inProcess = (before + inProcessRate()) / 2;
+    /** Every client sends its next request as soon as it has the answer to the last, until the limit. */
+    const load = async (limit: { seconds?: number; rows?: number }, timed: boolean) => {
+      let rewards = 0;
+      let sent = 0;
+      const t0 = performance.now();
+      const more = () => (limit.rows !== undefined ? sent * batch < limit.rows : performance.now() - t0 < limit.seconds! * 1000);
+      await Promise.all(
+        Array.from({ length: clients }, async (_, c) => {
+          for (let i = c; more(); i += clients) {
+            sent++;
+            const t = performance.now();
+            const res = await post(agent, url, bodies[i % bodies.length]);
+            const json = JSON.parse(res.text) as { results?: unknown[] };
+            if (!timed) continue;
+            latencies.push(performance.now() - t);
+            if (res.status === 200 && json.results) rewards += json.results.length;
+            else failures++;
+          }
+        }),
+      );
+      return { rewards, wall: (performance.now() - t0) / 1000 };
+    };
+    await load({ rows: warmRows * Math.max(1, threads) }, false);
+
+    const local = { rewards: 0, wall: 0, cpu: 0 };
+    const http = { rewards: 0, wall: 0, serverCpu: 0, clientCpu: 0 };
+    const shares: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const l = inProcess({ seconds });
+      local.rewards += l.rewards;
+      local.wall += l.wall;
+      local.cpu += l.cpu;
+      const serverCpu0 = await server.cpu();
+      const clientCpu0 = cpuSeconds();
+      const h = await load({ seconds }, true);
+      http.clientCpu += cpuSeconds() - clientCpu0;
+      http.serverCpu += (await server.cpu()) - serverCpu0;
+      http.rewards += h.rewards;
+      http.wall += h.wall;
+      shares.push(h.rewards / h.wall / (l.rewards / l.wall));
+    }
+
+    const localRate = local.rewards / local.wall;
+    const localPerCpu = local.rewards / local.cpu;
+    const httpRate = http.rewards / http.wall;
+    const httpPerCpu = http.rewards / http.serverCpu;
+    const httpPerCpuAll = http.rewards / (http.serverCpu + http.clientCpu);
     latencies.sort((a, b) => a - b);
+    const n = (v: number) => v.toFixed(0).padStart(6);
+    const pct = (share: number) => `${(100 * share).toFixed(0)}%`;
     const f = (v: number) => v.toFixed(1);
+    const serverSide = threads === 0 ? 'HTTP thread scoring itself' : `HTTP thread + ${threads} scoring thread${threads === 1 ? '' : 's'}`;
     process.stdout.write(
       [
-        `canvasgym server load test: ${clients} clients, ${batch} rows per request, ${seconds} s, reward ${values.reward}; ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`,
-        `in-process scoring: ${inProcess.toFixed(0)} rewards/s (one thread)`,
-        `over HTTP:          ${overHttp.toFixed(0)} rewards/s (${((100 * overHttp) / inProcess).toFixed(0)}% of in-process), ${latencies.length} requests, ${failures} failed`,
-        `latency per request: p50 ${f(percentile(latencies, 50))} ms, p90 ${f(percentile(latencies, 90))} ms, p99 ${f(percentile(latencies, 99))} ms`,
+        `canvasgym server load test: ${clients} clients x ${batch} rows per request, ${rounds} x ${seconds} s each side, reward ${values.reward}, 127.0.0.1; ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}`,
+        `in-process (1 thread): ${n(localRate)} rewards/s using ${(local.cpu / local.wall).toFixed(2)} cores; ${n(localPerCpu)} rewards per CPU-second`,
+        `over HTTP (${serverSide}): ${n(httpRate)} rewards/s = ${pct(httpRate / localRate)} of in-process (rounds: ${shares.map(pct).join(', ')}); server used ${(http.serverCpu / http.wall).toFixed(2)} cores, clients (1 thread) ${(http.clientCpu / http.wall).toFixed(2)}`,
+        `  per CPU-second: ${n(httpPerCpu)} rewards per server CPU-second = ${pct(httpPerCpu / localPerCpu)} of in-process; ${n(httpPerCpuAll)} counting the clients' CPU too = ${pct(httpPerCpuAll / localPerCpu)}`,
+        `  ${latencies.length} requests, ${failures} failed; latency per request: p50 ${f(percentile(latencies, 50))} ms, p90 ${f(percentile(latencies, 90))} ms, p99 ${f(percentile(latencies, 99))} ms`,
       ].join('\n') + '\n',
     );
   } finally {
+    agent.destroy();
     server.stop();
   }
 }
 
-await main();
+if (process.env[SERVER_ROLE]) await serve();
+else await main();
