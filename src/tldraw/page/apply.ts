@@ -8,6 +8,7 @@ import {
   toRichText,
   type Editor,
   type TLArrowShape,
+  type TLPageId,
   type TLRichText,
   type TLShape,
   type TLShapeId,
@@ -34,6 +35,8 @@ export class DiagramScope {
 
   constructor(
     readonly editor: Editor,
+    /** The editor page diagrams are built on: never the current one, so the live canvas never renders them. */
+    readonly pageId: TLPageId,
     readonly key: string,
     readonly offsetX: number,
   ) {}
@@ -61,7 +64,7 @@ const refuse = (field: string, reason: string): Result => ({ field, reason });
 
 function shapeRecord(scope: DiagramScope, id: TLShapeId, userId: string, s: { shape: ShapeKind; x: number; y: number; w: number; h: number; text: string }) {
   const meta: ShapeMeta = { userId, w: s.w, h: s.h };
-  const base = { id, x: s.x + scope.offsetX, y: s.y, meta: { ...meta } };
+  const base = { id, parentId: scope.pageId, x: s.x + scope.offsetX, y: s.y, meta: { ...meta } };
   const richText = toRichText(s.text);
   if (s.shape === 'text') {
     return { ...base, type: 'text' as const, props: { richText, autoSize: false, w: s.w, ...LABEL_STYLE } };
@@ -98,6 +101,7 @@ function createArrow(scope: DiagramScope, from: TLShapeId, to: TLShapeId, text: 
   editor.createShape({
     id,
     type: 'arrow',
+    parentId: scope.pageId,
     x: a.x,
     y: a.y,
     props: { start: { x: 0, y: 0 }, end: { x: b.x - a.x, y: b.y - a.y }, richText: toRichText(text), bend: step * PARALLEL_BEND, ...LABEL_STYLE },

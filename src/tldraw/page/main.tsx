@@ -2,7 +2,7 @@
 // Every asset (fonts, icons, translations) is bundled by vite from @tldraw/assets: the page makes no external request.
 import { getAssetUrlsByImport } from '@tldraw/assets/imports.vite.js';
 import { createRoot } from 'react-dom/client';
-import { Tldraw, toRichText, type Editor } from 'tldraw';
+import { PageRecordType, Tldraw, toRichText, type Editor } from 'tldraw';
 import 'tldraw/tldraw.css';
 import type { BatchOptions, CanvasgymPageApi, PageDiagram, PageResult } from '../protocol.ts';
 import { DiagramScope, LABEL_STYLE, applyDiagram } from './apply.ts';
@@ -19,8 +19,15 @@ function crashOf(editor: Editor): string | undefined {
   return err ? String((err as Error).message ?? err) : undefined;
 }
 
+/**
+ * Diagrams are built on a page of their own, not the current page: the live canvas then never mounts their shapes,
+ * which matters when exports yield to the event loop (a mounted shape deleted under React costs an error-boundary
+ * pass each) and keeps the canvas idle.
+ */
+const WORK_PAGE = PageRecordType.createId('canvasgym-work');
+
 function clearPage(editor: Editor): void {
-  editor.run(() => editor.deleteShapes([...editor.getCurrentPageShapeIds()]), { history: 'ignore' });
+  editor.run(() => editor.deleteShapes([...editor.getPageShapeIds(WORK_PAGE)]), { history: 'ignore' });
   editor.clearHistory();
 }
 
@@ -37,7 +44,7 @@ function makeApi(editor: Editor): CanvasgymPageApi {
         const scopes: DiagramScope[] = [];
         // Apply and read synchronously: React gets no chance to render shapes nobody looks at.
         for (const [k, d] of diagrams.slice(start, start + group).entries()) {
-          const scope = new DiagramScope(editor, `d${k}`, (k + 1) * STRIDE);
+          const scope = new DiagramScope(editor, WORK_PAGE, `d${k}`, (k + 1) * STRIDE);
           let outcomes: PageResult['outcomes'] = [];
           let thrown: string | undefined;
           try {
@@ -70,6 +77,7 @@ function makeApi(editor: Editor): CanvasgymPageApi {
 async function warmUp(editor: Editor): Promise<void> {
   editor.run(
     () => {
+      editor.createPage({ id: WORK_PAGE, name: 'canvasgym work' });
       editor.createShape({ type: 'geo', x: 0, y: 0, props: { w: 100, h: 50, richText: toRichText('warm up'), ...LABEL_STYLE } });
       editor.createShape({ type: 'text', x: 0, y: 100, props: { richText: toRichText('warm up'), ...LABEL_STYLE } });
     },
@@ -77,7 +85,8 @@ async function warmUp(editor: Editor): Promise<void> {
   );
   await editor.fonts.loadRequiredFontsForCurrentPage();
   await document.fonts.ready;
-  clearPage(editor);
+  editor.run(() => editor.deleteShapes([...editor.getCurrentPageShapeIds()]), { history: 'ignore' });
+  editor.clearHistory();
 }
 
 function App() {
