@@ -6,7 +6,7 @@ import { getRubric } from '../src/reward/presets.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 import type { DiagramSpec } from '../src/tasks/spec.ts';
 import { conversationFor } from '../src/policy/prompt.ts';
-import { ScriptedPolicy, scriptCompletion } from '../src/policy/scripted.ts';
+import { GRID, ScriptedPolicy, scriptCompletion } from '../src/policy/scripted.ts';
 import {
   abbreviateLabel,
   abbreviationRate,
@@ -120,6 +120,18 @@ describe('scripted teacher', () => {
     const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
     expect(mean).toBeGreaterThanOrEqual(0.95);
     expect(new Set(tasks.map((t) => t.spec.kind)).size).toBeGreaterThanOrEqual(6);
+  });
+
+  it('writes every coordinate and size on the grid, quirks included, so that a student sees few distinct numbers', async () => {
+    const tasks = generateTasks({ split: 'heldout', n: 16, seed: 3 });
+    const quirks = { abbrev: 0.3, cramped: 0.5, overlap: 0.5 };
+    const policy = new ScriptedPolicy({ specFor: (p) => tasks.find((t) => t.prompt === p)?.spec, quirks });
+    const out = await policy.generate(tasks.map((t) => conversationFor(t.prompt)), { n: 2, seed: 5, temperature: 1 });
+    const numbers = out.flat().flatMap((c) => canvasOf(c.text).shapeList().flatMap((s) => [s.x, s.y, s.w, s.h]));
+    expect(numbers.length).toBeGreaterThan(100);
+    expect(numbers.filter((v) => v % GRID !== 0)).toEqual([]);
+    const fired = out.flat().flatMap((c) => c.quirks ?? []);
+    expect(fired).toEqual(expect.arrayContaining(['cramped', 'overlap']));
   });
 
   it('answers a free-form prompt from the extracted spec', async () => {

@@ -14,6 +14,8 @@ interface SftFlags {
   epochs?: string;
   resume?: boolean;
   learningRate?: string;
+  tokensPerBatch?: string;
+  warmupRatio?: string;
   evalSteps?: string;
   saveSteps?: string;
   evalSamples?: string;
@@ -31,6 +33,13 @@ function positive(flag: string, value: string | undefined, integer: boolean): nu
   return n;
 }
 
+function ratio(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n >= 1) throw new UsageError(`${flag} must be a number in [0, 1), got ${JSON.stringify(value)}`);
+  return n;
+}
+
 export function registerSft(program: Command): void {
   program
     .command('sft')
@@ -42,6 +51,8 @@ export function registerSft(program: Command): void {
     .option('--epochs <n>', 'passes over the data (num_train_epochs), when --steps is not given')
     .option('--resume', 'continue from the latest OUT/checkpoint-N exactly where it stopped')
     .option('--learning-rate <x>', 'peak learning rate')
+    .option('--tokens-per-batch <n>', 'padded tokens per batch (rows x longest row)')
+    .option('--warmup-ratio <r>', 'share of the steps spent warming the learning rate up, in [0, 1)')
     .option('--eval-steps <n>', 'evaluate every n steps')
     .option('--save-steps <n>', 'save a checkpoint every n steps')
     .option('--eval-samples <n>', 'held-out prompts sampled at each evaluation')
@@ -58,6 +69,8 @@ export function registerSft(program: Command): void {
         max_steps: steps ?? (epochs !== undefined ? 0 : undefined),
         num_train_epochs: epochs,
         learning_rate: positive('--learning-rate', flags.learningRate, false),
+        tokens_per_batch: positive('--tokens-per-batch', flags.tokensPerBatch, true),
+        warmup_ratio: ratio('--warmup-ratio', flags.warmupRatio),
         eval_steps: positive('--eval-steps', flags.evalSteps, true),
         save_steps: positive('--save-steps', flags.saveSteps, true),
         eval_samples: positive('--eval-samples', flags.evalSamples, true),

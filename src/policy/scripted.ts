@@ -19,8 +19,10 @@ const PAD_Y = 16;
 const MIN_W = 110;
 const NODE_GAP = 60;
 const LAYER_GAP = 90;
-const CRAMPED_GAP = 4;
+const CRAMPED_GAP = 10;
 const MARGIN = 40;
+/** Coordinates and sizes are written on this grid: a student learns a few dozen number tokens instead of every integer. */
+export const GRID = 10;
 
 /** Finds the spec for a prompt; returns undefined when the prompt is not a known task. */
 export type SpecLookup = (prompt: string) => DiagramSpec | undefined;
@@ -232,13 +234,21 @@ function loopOrder(nodes: NodeBox[], edges: EdgeRef[]): NodeBox[] {
   return order.map((id) => byId.get(id)!);
 }
 
+/** Positions rounded to the grid, sizes rounded up (a label keeps its room), both within the action language's limits. */
+function snapToGrid(nodes: PlacedNode[]): PlacedNode[] {
+  const round = (v: number) => Math.round(v / GRID) * GRID;
+  return nodes.map((n) => ({ ...n, x: round(n.x), y: round(n.y), w: gridUp(n.w), h: gridUp(n.h) }));
+}
+
+const gridUp = (v: number) => Math.min(1000, Math.ceil(v / GRID) * GRID);
+
 /** Pushes one shape halfway onto a neighbour it is drawn next to. */
 function pushOntoNeighbour(nodes: PlacedNode[], edges: EdgeRef[], u: number): PlacedNode[] {
   if (edges.length === 0 || nodes.length < 2) return nodes;
   const e = edges[Math.min(edges.length - 1, Math.floor(u * edges.length))];
   const a = nodes.find((n) => n.id === e.from)!;
   const b = nodes.find((n) => n.id === e.to)!;
-  const moved = { ...b, x: Math.round(a.x + a.w / 2), y: Math.round(a.y + a.h / 3) };
+  const moved = { ...b, x: a.x + Math.round(a.w / 2 / GRID) * GRID, y: a.y + Math.round(a.h / 3 / GRID) * GRID };
   return nodes.map((n) => (n.id === b.id ? moved : n));
 }
 
@@ -260,7 +270,9 @@ export async function scriptCompletion(
   const decision = decisionEntity(spec);
   const nodes: NodeBox[] = entities.map((e, i) => {
     const shape = e === decision && !(e in shapeHints(spec)) ? 'diamond' : shapeFor(e, spec);
-    return { id: ids[i], label: labels[i], shape, ...boxFor(labels[i], shape) };
+    const box = boxFor(labels[i], shape);
+    // Sizes on the grid before layout, so that ELK's positions (margin + sizes + gaps) mostly land on it too.
+    return { id: ids[i], label: labels[i], shape, w: gridUp(box.w), h: gridUp(box.h) };
   });
 
   const seenEdges = new Set<string>();
@@ -281,7 +293,7 @@ export async function scriptCompletion(
   const gap = cramped ? CRAMPED_GAP : NODE_GAP;
   // A cramped teacher does not tidy up: no nudging, which would pull shapes apart again.
   const layered = await cachedLayout(nodes, edges, preferredDirection(spec.kind, nodes.length), gap, cramped ? CRAMPED_GAP : LAYER_GAP, !cramped);
-  let placed = cramped ? layered : spreadOut(layered, spread);
+  let placed = snapToGrid(cramped ? layered : spreadOut(layered, spread));
 
   const u = random();
   if (fired.has('overlap')) {
