@@ -1,6 +1,8 @@
 // How well the strong reward's prompt-to-spec extraction (src/reward/extract.ts) recovers the generator's specs:
 // precision and recall of entities and edges, per kind and split, and the prompts it does worst on.
-//   npx tsx bench/extraction.ts [--n 1000] [--seed 0] [--worst 2]
+// Also the time per prompt (first call, so the per-prompt cache never answers). --split train keeps held-out prompts
+// off the screen while tuning the rules.
+//   npx tsx bench/extraction.ts [--n 1000] [--seed 0] [--worst 2] [--split train|heldout]
 import { parseArgs } from 'node:util';
 import { extractSpec } from '../src/reward/extract.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
@@ -8,10 +10,14 @@ import { DIAGRAM_KINDS, type DiagramKind, type Task } from '../src/tasks/spec.ts
 import { SPLITS } from '../src/tasks/scenarios.ts';
 import { addCounts, precision, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../src/tasks/extraction-metrics.ts';
 
-const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, seed: { type: 'string', default: '0' }, worst: { type: 'string', default: '2' } } });
+const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, seed: { type: 'string', default: '0' }, worst: { type: 'string', default: '2' }, split: { type: 'string' } } });
 const n = Number(values.n);
 const seed = Number(values.seed);
 const worst = Number(values.worst);
+if (values.split !== undefined && !(SPLITS as readonly string[]).includes(values.split)) {
+  throw new Error(`--split must be one of ${SPLITS.join(', ')}, got ${JSON.stringify(values.split)}`);
+}
+const splits = SPLITS.filter((s) => values.split === undefined || s === values.split);
 
 const pct = (v: number) => (100 * v).toFixed(1);
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
@@ -20,11 +26,15 @@ console.log(`extraction vs generator specs, ${n} tasks per split, seed ${seed}\n
 console.log(row(['split', 'kind', 'tasks', 'entity P', 'entity R', 'edge P', 'edge R', 'exact']));
 console.log(row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:']));
 const failures: { split: string; task: Task; f1: number }[] = [];
-for (const split of SPLITS) {
+const timing: string[] = [];
+for (const split of splits) {
   const tasks = generateTasks({ split, n, seed });
   const byKind = new Map<DiagramKind | 'all', { counts: ExtractionCounts; tasks: number; exact: number }>();
+  let ms = 0;
   for (const t of tasks) {
+    const start = performance.now();
     const guess = extractSpec(t.prompt);
+    ms += performance.now() - start;
     const c = scoreExtraction(t.spec, guess);
     const exact = c.entities.fp + c.entities.fn + c.edges.fp + c.edges.fn === 0 ? 1 : 0;
     for (const k of [t.spec.kind!, 'all'] as const) {
@@ -35,6 +45,7 @@ for (const split of SPLITS) {
     const r = recall(c.edges);
     failures.push({ split, task: t, f1: p + r === 0 ? 0 : (2 * p * r) / (p + r) });
   }
+  timing.push(`${split}: ${((1000 * ms) / tasks.length).toFixed(0)} µs per prompt (${tasks.length} prompts, mean ${Math.round(tasks.reduce((a, t) => a + t.prompt.length, 0) / tasks.length)} characters)`);
   for (const k of [...DIAGRAM_KINDS, 'all'] as const) {
     const s = byKind.get(k);
     if (!s) continue;
@@ -42,8 +53,9 @@ for (const split of SPLITS) {
     console.log(row([split, k, s.tasks, pct(precision(entities)), pct(recall(entities)), pct(precision(edges)), pct(recall(edges)), pct(s.exact / s.tasks)]));
   }
 }
+console.log(`\nextraction time, uncached:\n${timing.join('\n')}`);
 console.log(`\nworst prompts per split and kind (edge F1), ${worst} each:`);
-for (const split of SPLITS) {
+for (const split of splits) {
   for (const kind of DIAGRAM_KINDS) {
     const bad = failures.filter((f) => f.split === split && f.task.spec.kind === kind && f.f1 < 1).sort((a, b) => a.f1 - b.f1).slice(0, worst);
     for (const f of bad) console.log(`- ${split} ${kind} F1 ${f.f1.toFixed(2)}: ${JSON.stringify(f.task.prompt)}`);

@@ -93,7 +93,7 @@ const PLURAL_SUBJECT = /,|\s(?:and|&)\s|\b(?:both|all|each)\s*$/i;
 const CAPITALISED_LINK = /^[A-Z]|\s(?:To|Into|Onto|On|At|Towards?|From)\s*$/;
 const ALSO = /(?:^|\s+)(?:also|all|each|both|then|is|are|was|were|will be|has been|have been)$/i;
 /** Subjects that are the drawing itself, not an entity in it. */
-const NOT_SUBJECT = /^(?:it|this|that|they|there|diagram|chart|flowchart|graph|picture|drawing|figure|sketch|image|canvas|you|we|i)$/i;
+const NOT_SUBJECT = /^(?:it|this|that|which|who|they|there|diagram|chart|flowchart|graph|picture|drawing|figure|sketch|image|canvas|you|we|i)$/i;
 const SEQUENCE_CUE =
   /\b(?:pipelines?|flows?|process(?:es)?|sequences?|steps?|stages?|chains?|workflows?|funnels?|lifecycles?|journeys?|then|in order|paths?|procedures?|cycles?|loops?|circular)\b/i;
 /** Adjacent groups joined all to all: "every component in a layer connects to every component in the layer below". */
@@ -119,6 +119,20 @@ interface State {
   /** The decision's node when the prompt has branches for both answers; '' while it is still to be found. */
   decision: string | undefined;
   branchNodes: Set<string>;
+}
+
+const KEY_CACHE_LIMIT = 50_000;
+const keys = new Map<string, string>();
+
+/** The canonical form names are compared in (stemmed words, as the reward matches labels); memoised, it is hot. */
+function canonical(name: string): string {
+  let k = keys.get(name);
+  if (k === undefined) {
+    k = normalizeLabel(name).compact || name.toLowerCase();
+    if (keys.size >= KEY_CACHE_LIMIT) keys.clear();
+    keys.set(name, k);
+  }
+  return k;
 }
 
 const addChain = (out: Found, names: string[]) => {
@@ -204,8 +218,9 @@ function fromTo(sentence: string, out: Found): void {
 const TO_NEXT = /^\s+(?:to|into)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/i;
 
 function isKnown(name: string, found: Found): boolean {
-  const k = normalizeLabel(cleanEntity(name)).compact;
-  return k !== '' && found.entities.some((e) => normalizeLabel(e).compact === k);
+  const clean = cleanEntity(name);
+  const k = canonical(clean);
+  return clean !== '' && found.entities.some((e) => canonical(e) === k);
 }
 
 /** "it starts at A, goes through B and C, and ends at D": a chain. */
@@ -501,7 +516,7 @@ function joinDecision(state: State): void {
   const q = state.decision;
   if (!q) return;
   const { entities, edges } = state.found;
-  const key = (n: string) => normalizeLabel(n).compact || n.toLowerCase();
+  const key = canonical;
   const qk = key(q);
   if (edges.some(([, b]) => key(b) === qk)) return;
   const hasOut = new Set(edges.map(([a]) => key(a)));
@@ -517,7 +532,7 @@ function joinDecision(state: State): void {
 function finish(found: Found, names: readonly string[]): DiagramSpec {
   const byKey = new Map<string, string>();
   const real = (n: string) => restoreQuotes(n, names);
-  const keyOf = (name: string) => normalizeLabel(name).compact || name.toLowerCase();
+  const keyOf = canonical;
   for (const e of found.entities) {
     const name = real(e);
     const k = keyOf(name);
@@ -567,7 +582,7 @@ function extract(prompt: string): DiagramSpec {
   }
   joinDecision(state);
   const sequential = SEQUENCE_CUE.test(text) || numbered;
-  const key = (n: string) => normalizeLabel(restoreQuotes(n, names)).compact;
+  const key = (n: string) => canonical(restoreQuotes(n, names));
   const explicit = [...found.edges];
   for (const items of state.listed) {
     found.entities.push(...items);
