@@ -70,10 +70,11 @@ const LINK_VERB = `(?:${LINK_STEMS.join('|')})(?:s|es|ed|d|ing)?`;
 const PREPOSITION = '(?:to|into|onto|on|at|towards?)';
 const LINK = new RegExp(`\\b${LINK_VERB}((?:\\s+[\\w-]+){0,2}?)\\s+${PREPOSITION}\\s+`, 'gi');
 /** Transitive verbs; an imperative ("Call the API") has no subject left once the lead words are gone. */
+// Stems take -s, -es or -ies ('quer' + 'ies', 'ha' + 's'); the base forms that need their own entry are listed too.
 const CALL_STEMS = [
-  'call', 'quer', 'trigger', 'invoke', 'notif', 'update', 'feed', 'reach', 'spawn', 'produce', 'generate', 'emit', 'poll',
-  'fetch', 'consume', 'use', 'own', 'manage', 'supervise', 'serve', 'drive', 'precede', 'launch', 'schedule', 'ha', 'have',
-  'oversee', 'control', 'hit', 'ping', 'invoke', 'become', 'start', 'contact', 'authenticate', 'query', 'notify',
+  'call', 'quer', 'query', 'trigger', 'invoke', 'notif', 'notify', 'update', 'feed', 'reach', 'spawn', 'produce', 'generate',
+  'emit', 'poll', 'fetch', 'consume', 'use', 'own', 'manage', 'supervise', 'serve', 'drive', 'precede', 'launch', 'schedule',
+  'ha', 'have', 'oversee', 'control', 'hit', 'ping', 'become', 'start', 'contact', 'authenticate',
 ];
 const CALL_VERB = `(?:${CALL_STEMS.join('|')})(?:s|es|ies)?`;
 const CALL = new RegExp(`\\b${CALL_VERB}\\s+(?!(?:to|into|from|with|by|of|on|at|for|as|in)\\b)`, 'gi');
