@@ -13,6 +13,7 @@ import { generateTasks, maxDistinct } from '../tasks/generate.ts';
 import { SPLITS, type Split } from '../tasks/scenarios.ts';
 import type { Task } from '../tasks/spec.ts';
 import { UsageError } from './main.ts';
+import { numberFlag } from './flags.ts';
 import { readTasks } from './teacher.ts';
 
 interface EvalFlags {
@@ -33,13 +34,8 @@ interface EvalFlags {
   compare?: string[];
 }
 
-function num(flag: string, v: string, ok: (n: number) => boolean, what: string): number {
-  const n = Number(v);
-  if (v.trim() === '' || !ok(n)) throw new UsageError(`${flag} must be ${what}, got ${JSON.stringify(v)}`);
-  return n;
-}
-const positiveInt = (flag: string, v: string) => num(flag, v, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
-const seedOf = (v: string) => num('--seed', v, (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0');
+const positiveInt = (flag: string, v: string) => numberFlag(flag, v, { integer: true, positive: true });
+const seedOf = (v: string) => numberFlag('--seed', v, { integer: true, min: 0 });
 
 async function tasksFrom(flags: EvalFlags): Promise<Task[]> {
   if (flags.tasks && flags.split) throw new UsageError('give --tasks FILE or --split, not both');
@@ -107,10 +103,10 @@ export function registerEval(program: Command): void {
         const result = await evaluatePolicy(policy, tasks, {
           samples,
           rubrics,
-          passThreshold: num('--pass-threshold', flags.passThreshold, (n) => n >= 0 && n <= 1, 'a number in [0, 1]'),
+          passThreshold: numberFlag('--pass-threshold', flags.passThreshold, { min: 0, max: 1 }),
           sampling: {
-            temperature: num('--temperature', flags.temperature, (n) => n >= 0, 'a number >= 0'),
-            topP: flags.topP === undefined ? undefined : num('--top-p', flags.topP, (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
+            temperature: numberFlag('--temperature', flags.temperature, { min: 0 }),
+            topP: flags.topP === undefined ? undefined : numberFlag('--top-p', flags.topP, { positive: true, max: 1 }),
             maxTokens: positiveInt('--max-tokens', flags.maxTokens),
             seed: seedOf(flags.seed),
           },

@@ -7,6 +7,7 @@ import { SPLITS, type Split } from '../tasks/scenarios.ts';
 import { formatStats, splitStats } from '../tasks/stats.ts';
 import { JsonlWriter } from '../io/jsonl.ts';
 import { UsageError } from './main.ts';
+import { numberFlag } from './flags.ts';
 
 interface TasksFlags {
   split?: string;
@@ -18,11 +19,7 @@ interface TasksFlags {
   stats?: boolean;
 }
 
-function integer(flag: string, v: string, min: number): number {
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
-  return n;
-}
+const integer = (flag: string, v: string, min: number) => numberFlag(flag, v, { integer: true, min });
 
 /** Turns the flags into a split and a filter, or a UsageError naming the bad flag. */
 export function parseTaskFlags(flags: TasksFlags): { split: Split; n: number; seed: number; filter: TaskFilter } {

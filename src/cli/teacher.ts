@@ -11,6 +11,7 @@ import { policyFromSpec, POLICY_FORMS } from '../policy/registry.ts';
 import { RemoteError } from '../policy/remote.ts';
 import { runTeacher, TeacherRunMismatch, type TeacherSummary } from '../policy/teacher.ts';
 import { UsageError } from './main.ts';
+import { numberFlag } from './flags.ts';
 
 interface TeacherFlags {
   policy: string;
@@ -33,11 +34,6 @@ interface TeacherFlags {
   progress: boolean;
 }
 
-function number(flag: string, value: string, check: (n: number) => boolean, want: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`${flag} must be ${want}, got ${JSON.stringify(value)}`);
-  return n;
-}
 /** Runs a flag's parser, turning its Error into a UsageError that names the flag. */
 function usage<T>(flag: string, parse: () => T): T {
   try {
@@ -46,7 +42,7 @@ function usage<T>(flag: string, parse: () => T): T {
     throw new UsageError(`${flag}: ${(err as Error).message}`);
   }
 }
-const positiveInt = (flag: string, v: string) => number(flag, v, (n) => Number.isInteger(n) && n >= 1, 'a positive integer');
+const positiveInt = (flag: string, v: string) => numberFlag(flag, v, { integer: true, positive: true });
 
 /** Tasks from a JSONL file (what `canvasgym tasks` writes), each checked against the task schema. */
 export async function readTasks(path: string): Promise<Task[]> {
@@ -119,9 +115,9 @@ export function registerTeacher(program: Command): void {
     .option('--no-progress', 'no progress bar')
     .action(async (flags: TeacherFlags) => {
       const attempts = positiveInt('--attempts', flags.attempts);
-      const minReward = number('--min-reward', flags.minReward, (n) => n >= 0 && n <= 1, 'a number in [0, 1]');
-      const seed = number('--seed', flags.seed, Number.isInteger, 'an integer');
-      const temperature = flags.temperature === undefined ? 1 : number('--temperature', flags.temperature, (n) => n >= 0 && n <= 2, 'a number in [0, 2]');
+      const minReward = numberFlag('--min-reward', flags.minReward, { min: 0, max: 1 });
+      const seed = numberFlag('--seed', flags.seed, { integer: true });
+      const temperature = flags.temperature === undefined ? 1 : numberFlag('--temperature', flags.temperature, { min: 0, max: 2 });
       const quirks = usage('--quirks', () => (flags.quirks ? parseQuirks(flags.quirks) : {}));
       const rubric = usage('--reward', () => getRubric(flags.reward));
       const tasks = await readTasks(flags.tasks);
@@ -135,8 +131,8 @@ export function registerTeacher(program: Command): void {
           apiKey: flags.apiKey,
           singleChoice: flags.singleChoice,
           concurrency: positiveInt('--concurrency', flags.concurrency),
-          timeoutMs: 1000 * number('--timeout', flags.timeout, (n) => n > 0, 'a positive number of seconds'),
-          maxRetries: number('--max-retries', flags.maxRetries, (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
+          timeoutMs: 1000 * numberFlag('--timeout', flags.timeout, { positive: true }),
+          maxRetries: numberFlag('--max-retries', flags.maxRetries, { integer: true, min: 0 }),
         });
       } catch (err) {
         if (err instanceof UsageError) throw err;
