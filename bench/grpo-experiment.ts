@@ -101,7 +101,7 @@ if (!existsSync(join(grpoDir, 'final', 'config.json'))) {
     tasks: pool,
     onMessage: log,
     onStep: (r, max) =>
-      log(`grpo ${r.step}/${max} reward ${r.reward_mean.toFixed(3)} valid ${r.valid_action_rate.toFixed(2)} kl ${r.kl.toFixed(4)} ent ${r.entropy?.toFixed(3)} len ${r.completion_length.toFixed(0)} trunc ${r.truncated_fraction.toFixed(2)} skipped ${r.skipped_groups}/${r.groups} abbrev ${r.quirks.abbrev.toFixed(3)} overlap ${r.quirks.overlap.toFixed(3)} (${r.sample_seconds.toFixed(1)}+${r.score_seconds.toFixed(1)}+${r.update_seconds.toFixed(1)} s)`),
+      log(`grpo ${r.step}/${max} reward ${r.reward_mean.toFixed(3)} valid ${r.valid_action_rate.toFixed(2)} kl ${r.kl.toFixed(4)} ent ${r.entropy === null ? "-" : r.entropy.toFixed(3)} len ${r.completion_length.toFixed(0)} trunc ${r.truncated_fraction.toFixed(2)} skipped ${r.skipped_groups}/${r.groups} abbrev ${r.quirks.abbrev.toFixed(3)} overlap ${r.quirks.overlap.toFixed(3)} (${r.sample_seconds.toFixed(1)}+${r.score_seconds.toFixed(1)}+${r.update_seconds.toFixed(1)} s)`),
   });
   times.grpo = secondsSince(t0);
 }
