@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCompletion } from '../src/env/parse.ts';
+import { parseCompletion, parseJson, parseJsonCached } from '../src/env/parse.ts';
 
 const one = { type: 'create_shape', id: 'a', shape: 'rectangle', x: 0, y: 0, w: 100, h: 50, text: 'A' };
 const json = JSON.stringify({ actions: [one] });
@@ -44,5 +44,31 @@ describe('parseCompletion', () => {
     expect(!many.ok && many.error.message).toBe('too many actions: 3, the limit is 2');
     const notObj = parseCompletion('{"actions": [{}, "x"]}');
     expect(!notObj.ok && notObj.error.message).toContain('action 1 is a string');
+  });
+
+  it('words an invalid JSON failure with the parser message, and leaves the stack trace limit as it found it', () => {
+    const before = Error.stackTraceLimit;
+    const r = parseCompletion('Sure: {"actions": [} thanks');
+    expect(!r.ok && r.error.code).toBe('invalid_json');
+    expect(!r.ok && r.error.message).toMatch(/^invalid JSON: .*JSON/);
+    expect(Error.stackTraceLimit).toBe(before);
+    const attempt = parseJson('{"a": ');
+    expect(attempt.ok).toBe(false);
+    expect(!attempt.ok && attempt.message.length).toBeGreaterThan(0);
+    expect(Error.stackTraceLimit).toBe(before);
+  });
+});
+
+describe('parseJsonCached', () => {
+  it('gives the same answer as parseJson, and the same value for a text read again', () => {
+    const texts = [json, '{"actions": [', 'plain prose', JSON.stringify({ actions: [one, one] })];
+    for (const t of texts) expect(parseJsonCached(t)).toEqual(parseJson(t));
+    const first = parseJsonCached(json);
+    expect(parseJsonCached(String(json).slice(0))).toBe(first);
+    // Many other texts later, it is parsed afresh: still an equal value.
+    for (let i = 0; i < 10; i++) parseJsonCached(`{"n": ${i}}`);
+    const again = parseJsonCached(json);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
   });
 });

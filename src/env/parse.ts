@@ -32,13 +32,13 @@ export const DEFAULT_MAX_INPUT_CHARS = 200_000;
 
 const FENCE = /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/;
 
-type JsonAttempt = { ok: true; value: unknown } | { ok: false; message: string };
+export type JsonAttempt = { ok: true; value: unknown } | { ok: false; message: string };
 
 /**
  * JSON.parse as a value. Most refused texts are expected (prose, truncation), so the thrown SyntaxError is built
  * without a stack trace: capturing one costs about as much as parsing a typical completion.
  */
-function tryJson(text: string): JsonAttempt {
+export function parseJson(text: string): JsonAttempt {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
@@ -57,12 +57,12 @@ const recentTexts: string[] = [];
 const recentResults: JsonAttempt[] = [];
 
 /**
- * `JSON.parse(text)` as a value, remembered for the last few texts. The parsed value is shared between callers:
+ * parseJson, remembered for the last few texts. The parsed value is shared between callers:
  * everything downstream reads it and none may change it.
  */
-export function parseJsonText(text: string): JsonAttempt {
+export function parseJsonCached(text: string): JsonAttempt {
   for (let i = recentTexts.length - 1; i >= 0; i--) if (recentTexts[i] === text) return recentResults[i];
-  const result = tryJson(text);
+  const result = parseJson(text);
   if (recentTexts.length === RECENT_SIZE) {
     recentTexts.shift();
     recentResults.shift();
@@ -74,11 +74,11 @@ export function parseJsonText(text: string): JsonAttempt {
 
 /** Finds the JSON value in a completion: whole text, else a fenced block, else the brace span (the seed's rule). */
 export function extractJson(text: string): { ok: true; value: unknown; source: JsonSource } | { ok: false; error: ParseError } {
-  const whole = parseJsonText(text);
+  const whole = parseJsonCached(text);
   if (whole.ok) return { ok: true, value: whole.value, source: 'whole' };
   const fence = text.includes('```') ? FENCE.exec(text) : null;
   if (fence) {
-    const fenced = tryJson(fence[1]);
+    const fenced = parseJson(fence[1]);
     if (fenced.ok) return { ok: true, value: fenced.value, source: 'fenced' };
   }
   const start = text.indexOf('{');
@@ -86,7 +86,7 @@ export function extractJson(text: string): { ok: true; value: unknown; source: J
   if (start === -1 || end === -1 || end <= start) {
     return { ok: false, error: { code: 'no_json', message: 'model output does not contain JSON' } };
   }
-  const span = tryJson(text.slice(start, end + 1));
+  const span = parseJson(text.slice(start, end + 1));
   if (span.ok) return { ok: true, value: span.value, source: 'span' };
   return { ok: false, error: { code: 'invalid_json', message: `invalid JSON: ${span.message}` } };
 }

@@ -30,7 +30,7 @@ export interface Score {
   /** Every component's value in [0, 1], zero-weight ones included. */
   components: Record<string, number>;
   weights: Record<string, number>;
-  /** Parse failures and refused actions, as readable lines. */
+  /** Parse failures and refused actions, as readable lines (worded when first read, the same array on every read). */
   errors: string[];
 }
 
@@ -54,12 +54,33 @@ export interface RubricDefinition<C> {
   description: string;
   prepare: (input: ScoreInput) => C;
   components: Component<C>[];
-  errors: (ctx: C) => string[];
+  /** The errors, or a function that words them when first read (for messages that cost more than the score). */
+  errors: (ctx: C) => string[] | (() => string[]);
   /** When it returns false the reward is 0 whatever the components say (the seed's all-or-nothing validity). */
   gate?: (ctx: C) => boolean;
 }
 
 const clamp01 = (v: number) => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
+
+/**
+ * A score whose errors are worded on first read, then the same array on every read. Kept apart from `score`: a
+ * closure over the whole scoring context there made every score several microseconds slower.
+ */
+function lazyErrorsScore(reward: number, components: Record<string, number>, weights: Record<string, number>, word: () => string[]): Score {
+  let errors: string[] | undefined;
+  return {
+    reward,
+    components,
+    weights,
+    get errors(): string[] {
+      errors ??= word();
+      return errors;
+    },
+    set errors(value: string[]) {
+      errors = value;
+    },
+  };
+}
 
 export function defineRubric<C>(def: RubricDefinition<C>): Rubric {
   const weights = Object.fromEntries(def.components.map((c) => [c.name, c.weight]));
@@ -77,7 +98,8 @@ export function defineRubric<C>(def: RubricDefinition<C>): Rubric {
         reward += c.weight * v;
       }
       if (def.gate && !def.gate(ctx)) reward = 0;
-      return { reward, components, weights, errors: def.errors(ctx) };
+      const errors = def.errors(ctx);
+      return typeof errors === 'function' ? lazyErrorsScore(reward, components, weights, errors) : { reward, components, weights, errors };
     },
   };
 }

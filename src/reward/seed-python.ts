@@ -2,6 +2,7 @@
 // str() of any JSON value, str.strip()'s whitespace, parse_actions' brace-span fallback and the canvas checks in
 // their order. Only the `seed` reward uses this; the strict environment in src/env refuses what Python lets through.
 // docs/seed-compat.md lists every place where this differs from strict JSON.
+import { parseJson, parseJsonCached } from '../env/parse.ts';
 
 /** A Python int read from JSON: exact digits (Python ints are unbounded) and the double `float(i)` would give. */
 export class PyInt {
@@ -372,6 +373,12 @@ export interface SeedValidation {
   errors: string[];
 }
 
+/**
+ * validate_completion's result with parse_actions' refusal left unworded: its message may be a Python JSON error,
+ * which takes the exact reader a pass over the text (see DeferredDecodeError), so it is worded only when read.
+ */
+export type SeedOutcome = { canvas: SeedCanvas; errors: string[] } | { canvas: null; refusal: { readonly message: string } };
+
 /** Either representation of a Python dict: a Map from pyJsonLoads, or a plain object from JSON.parse. */
 type Dict = Map<string, PyValue> | Record<string, unknown>;
 
@@ -395,7 +402,11 @@ function pyTypeName(v: unknown): string {
 
 /** Raised inside the port exactly where the Python raises; caught where the Python catches. */
 class PyException {
-  constructor(readonly message: string) {}
+  /** A PyError may word its message late (DeferredDecodeError). */
+  constructor(private readonly error: string | PyError) {}
+  get message(): string {
+    return typeof this.error === 'string' ? this.error : this.error.message;
+  }
 }
 
 /**
@@ -491,44 +502,50 @@ function mayExceedPythonLimits(s: string): boolean {
 
 type Loaded = { ok: true; value: unknown } | { ok: false; error: PyError };
 
-/** A JSONDecodeError whose text nobody will read: parse_actions drops the whole-text error for the span step. */
-const DECODE_FAILED: Loaded = { ok: false, error: { type: 'JSONDecodeError', message: '' } };
+/**
+ * The JSONDecodeError Python raises on a text that JSON.parse refused (within Python's limits, without NaN or
+ * Infinity). Its message, positions and all, takes the exact reader a pass over the text, so it is worked out only
+ * if someone reads it: a training loop reads the reward of every completion and the errors of few.
+ */
+class DeferredDecodeError implements PyError {
+  readonly type = 'JSONDecodeError';
+  constructor(private readonly doc: string) {}
+  get message(): string {
+    const exact = pyJsonLoads(this.doc);
+    if (exact.ok) throw new Error('seed-python: the exact reader accepts a text JSON.parse refused within Python limits');
+    return exact.error.message;
+  }
+}
 
 /** What JSON.parse can start a value with after JSON whitespace; anything else fails in Python too ("Expecting value"). */
 const JSON_VALUE_START = /^[ \t\n\r]*[-{["0-9tfn]/;
 
 /**
  * json.loads through JSON.parse where that gives the same answer. Within Python's limits JSON.parse accepts exactly
- * what Python accepts minus NaN/Infinity, so a text without those that JSON.parse refuses is refused by Python too,
- * and the exact reader runs only for them, for Python's message when it will be shown, or for `exact` mode.
- * A failing JSON.parse costs about a full parse in V8, so `tryNative: false` skips it where failure is likely.
+ * what Python accepts minus NaN/Infinity, so a text without those that JSON.parse refuses is refused by Python too
+ * (with a JSONDecodeError), and the exact reader runs only for them, for `exact` mode, or for a message when read.
+ * The whole completion goes through the environment's remembered parse: the strong reward reads the same text.
  */
-function loads(s: string, mode: Mode, opts: { message: boolean; tryNative: boolean }): Loaded {
-  if (mode.exact || !opts.tryNative || mayExceedPythonLimits(s)) return pyJsonLoads(s);
+function loads(s: string, mode: Mode, whole: boolean): Loaded {
+  if (mode.exact || mayExceedPythonLimits(s)) return pyJsonLoads(s);
   if (JSON_VALUE_START.test(s)) {
-    try {
-      return { ok: true, value: JSON.parse(s) };
-    } catch {
-      // Refused by JSON; maybe not by Python.
-    }
+    const native = whole ? parseJsonCached(s) : parseJson(s);
+    if (native.ok) return native;
   }
-  const pythonOnly = s.includes('NaN') || s.includes('Infinity');
-  return pythonOnly || opts.message ? pyJsonLoads(s) : DECODE_FAILED;
+  if (s.includes('NaN') || s.includes('Infinity')) return pyJsonLoads(s);
+  return { ok: false, error: new DeferredDecodeError(s) };
 }
 
 /** parse_actions: whole text, else the first `{` to the last `}` (no fenced-block step). */
 function parseActions(text: string, mode: Mode): Dict[] {
-  let data = loads(text, mode, { message: false, tryNative: true });
+  let data = loads(text, mode, true);
   if (!data.ok) {
-    if (data.error.type !== 'JSONDecodeError') throw new PyException(data.error.message);
+    if (data.error.type !== 'JSONDecodeError') throw new PyException(data.error);
     const start = text.indexOf('{');
     const end = text.lastIndexOf('}');
     if (start === -1 || end === -1 || end <= start) throw new PyException('model output does not contain JSON');
-    // When the text itself began with this brace, JSON.parse already read it and failed: likely truncated or broken,
-    // so go straight to the exact reader (a speed choice only; both paths give Python's answer).
-    const begunHere = text.length - text.trimStart().length === start;
-    data = loads(text.slice(start, end + 1), mode, { message: true, tryNative: !begunHere });
-    if (!data.ok) throw new PyException(data.error.message);
+    data = loads(text.slice(start, end + 1), mode, false);
+    if (!data.ok) throw new PyException(data.error);
   }
   const value = data.value;
   // JSON.parse cannot tell an int from a float, and the message names the type.
@@ -542,12 +559,12 @@ function parseActions(text: string, mode: Mode): Dict[] {
   return actions as Dict[];
 }
 
-function validate(text: string, mode: Mode): SeedValidation {
+function validate(text: string, mode: Mode): SeedOutcome {
   let actions: Dict[];
   try {
     actions = parseActions(text, mode);
   } catch (err) {
-    if (err instanceof PyException) return { canvas: null, errors: [err.message] };
+    if (err instanceof PyException) return { canvas: null, refusal: err };
     throw err;
   }
   const canvas: SeedCanvas = { shapes: new Map(), arrows: [] };
@@ -563,12 +580,18 @@ function validate(text: string, mode: Mode): SeedValidation {
   return { canvas, errors };
 }
 
-/** env.py's validate_completion, result for result and error string for error string. */
-export function validateCompletion(text: string): SeedValidation {
+/** env.py's validate_completion, with a refusal's message worded only when read. */
+export function checkCompletion(text: string): SeedOutcome {
   try {
     return validate(text, { exact: false });
   } catch (err) {
     if (!(err instanceof NeedsExactTypes)) throw err;
     return validate(text, { exact: true });
   }
+}
+
+/** env.py's validate_completion, result for result and error string for error string. */
+export function validateCompletion(text: string): SeedValidation {
+  const outcome = checkCompletion(text);
+  return outcome.canvas === null ? { canvas: null, errors: [outcome.refusal.message] } : outcome;
 }

@@ -1,10 +1,11 @@
 // The seed's reward.py as a rubric: 0.4 valid + 0.3 layout + 0.3 semantics, and 0 unless every action applied.
 // Bit for bit: the same float operations in the same order, on a canvas built the way Python builds it (seed-python.ts).
 import { defineRubric, type Rubric } from './rubric.ts';
-import { pyHasNonSpace, validateCompletion, type SeedCanvas, type SeedValidation } from './seed-python.ts';
+import { checkCompletion, pyHasNonSpace, type SeedCanvas, type SeedOutcome } from './seed-python.ts';
 
-interface SeedContext extends SeedValidation {
+interface SeedContext {
   prompt: string;
+  outcome: SeedOutcome;
 }
 
 /** `re.findall(r"[a-zA-Z][a-zA-Z0-9_-]+", text.lower())` into a set. */
@@ -65,12 +66,17 @@ export function seedSemantics(prompt: string, canvas: SeedCanvas): number {
   return Math.max(0.0, Math.min(1.0, coverage));
 }
 
-const passes = (ctx: SeedContext) => ctx.canvas !== null && ctx.errors.length === 0;
+const passes = ({ outcome }: SeedContext) => outcome.canvas !== null && outcome.errors.length === 0;
+
+/** parse_actions' refusal as errors worded on read: a Python JSON message takes a pass of the exact reader. */
+function wordLater(refusal: { readonly message: string }): () => string[] {
+  return () => [refusal.message];
+}
 
 export const seedRubric: Rubric = defineRubric<SeedContext>({
   name: 'seed',
   description: "the seed document's reward.py, exactly: 0.4 valid + 0.3 layout + 0.3 semantics, 0 on any parse or action error",
-  prepare: ({ prompt, completion }) => ({ prompt, ...validateCompletion(completion) }),
+  prepare: ({ prompt, completion }) => ({ prompt, outcome: checkCompletion(completion) }),
   components: [
     {
       name: 'valid',
@@ -82,15 +88,16 @@ export const seedRubric: Rubric = defineRubric<SeedContext>({
       name: 'layout',
       weight: 0.3,
       description: '1 - 0.15 per touching pair + 0.1 per labeled shape (max 5) + 0.1 per arrow (max 5), clamped',
-      fn: (ctx) => (ctx.canvas ? seedLayout(ctx.canvas) : 0),
+      fn: ({ outcome }) => (outcome.canvas ? seedLayout(outcome.canvas) : 0),
     },
     {
       name: 'semantics',
       weight: 0.3,
       description: "share of the prompt's 4+ letter words that appear in shape labels (0.5 if the prompt has none)",
-      fn: (ctx) => (ctx.canvas ? seedSemantics(ctx.prompt, ctx.canvas) : 0),
+      fn: ({ prompt, outcome }) => (outcome.canvas ? seedSemantics(prompt, outcome.canvas) : 0),
     },
   ],
-  errors: (ctx) => ctx.errors,
+  // A refused completion's one error may be a Python JSON message, which takes a pass of the exact reader: worded on read.
+  errors: ({ outcome }) => (outcome.canvas === null ? wordLater(outcome.refusal) : outcome.errors),
   gate: passes,
 });
