@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { evaluatePolicy } from '../eval/evaluate.ts';
+import { evaluatePolicy, type EvalRenderer } from '../eval/evaluate.ts';
 import { compareTable } from '../eval/compare.ts';
 import { renderReport } from '../eval/report.ts';
 import { readEvalDir, writeEvalDir } from '../eval/write.ts';
@@ -12,6 +12,7 @@ import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { generateTasks, maxDistinct } from '../tasks/generate.ts';
 import { SPLITS, type Split } from '../tasks/scenarios.ts';
 import type { Task } from '../tasks/spec.ts';
+import { parseRenderer, RENDERERS } from '../tldraw/renderer.ts';
 import { UsageError } from './main.ts';
 import { numberFlag } from './flags.ts';
 import { readTasks } from './teacher.ts';
@@ -30,6 +31,7 @@ interface EvalFlags {
   rubrics: string;
   passThreshold: string;
   images: boolean;
+  renderer: string;
   progress: boolean;
   compare?: string[];
 }
@@ -67,6 +69,7 @@ export function registerEval(program: Command): void {
     .option('--rubrics <names>', `rubrics to score with (${RUBRIC_NAMES.join(', ')})`, 'strong,seed')
     .option('--pass-threshold <r>', 'a completion passes when every action applies and its strong reward reaches this', '0.9')
     .option('--no-images', 'do not write a PNG per rollout')
+    .option('--renderer <renderer>', `${RENDERERS.join(' | ')}: with tldraw, the real editor in Chromium executes and draws every completion (its verdicts and lints feed the strong reward; its PNGs are written)`, 'canvas')
     .option('--no-progress', 'no progress bar')
     .option('--out <dir>', 'output directory')
     .option('--compare <dirs...>', 'print a side-by-side table of eval directories and the difference of means against the first')
@@ -97,6 +100,13 @@ export function registerEval(program: Command): void {
         throw new UsageError(`--policy: ${(err as Error).message}`);
       }
       const samples = positiveInt('--samples', flags.samples);
+      let rendererName;
+      try {
+        rendererName = parseRenderer(flags.renderer);
+      } catch (err) {
+        throw new UsageError(`--renderer: ${(err as Error).message}`);
+      }
+      const tldraw = rendererName === 'tldraw' ? await startTldraw(flags.images) : null;
       const bar = flags.progress ? new cliProgress.SingleBar({ format: 'eval {bar} {value}/{total} tasks | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic) : null;
       bar?.start(tasks.length, 0);
       try {
@@ -110,6 +120,7 @@ export function registerEval(program: Command): void {
             maxTokens: positiveInt('--max-tokens', flags.maxTokens),
             seed: seedOf(flags.seed),
           },
+          renderer: tldraw?.renderer,
           onProgress: (done) => bar?.update(done),
         });
         bar?.stop();
@@ -129,6 +140,30 @@ export function registerEval(program: Command): void {
       } finally {
         bar?.stop();
         await policy.close?.();
+        await tldraw?.close();
       }
     });
+}
+
+/** The real tldraw editor as the eval's renderer; playwright loads only when asked for. */
+async function startTldraw(pictures: boolean): Promise<{ renderer: EvalRenderer; close: () => Promise<void> }> {
+  const { TldrawDriver } = await import('../tldraw/driver.ts');
+  const { tldrawReadbacks, rendererReadback } = await import('../tldraw/score.ts');
+  let driver;
+  try {
+    driver = await TldrawDriver.start();
+  } catch (err) {
+    throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);
+  }
+  const started = driver;
+  return {
+    renderer: {
+      name: 'tldraw',
+      async render(completions) {
+        const rbs = await tldrawReadbacks(started, completions, { png: pictures });
+        return rbs.map((rb) => (rb ? { readback: rendererReadback(rb), png: rb.png } : undefined));
+      },
+    },
+    close: () => started.close(),
+  };
 }

@@ -5,6 +5,7 @@ import type { Policy, SamplingOptions } from '../policy/policy.ts';
 import { conversationFor } from '../policy/prompt.ts';
 import { detectQuirks, QUIRK_NAMES, type QuirkReport } from '../policy/quirks.ts';
 import { getRubric } from '../reward/presets.ts';
+import type { RendererReadback } from '../reward/rubric.ts';
 import type { Task } from '../tasks/spec.ts';
 import { bootstrapMean, histogram, passAtK, type Interval } from './stats.ts';
 
@@ -63,6 +64,13 @@ export interface EvalMetrics {
   scoring_seconds: number;
 }
 
+/** Another renderer than the built-in canvas (the real tldraw editor): its verdicts, geometry and pictures. */
+export interface EvalRenderer {
+  name: string;
+  /** One entry per completion; undefined where nothing reached the renderer (unparsable completions). */
+  render(completions: string[]): Promise<({ readback: RendererReadback; png?: Buffer } | undefined)[]>;
+}
+
 export interface EvalOptions {
   samples?: number;
   sampling?: SamplingOptions;
@@ -70,16 +78,17 @@ export interface EvalOptions {
   passThreshold?: number;
   /** Conversations per policy call. */
   batchSize?: number;
+  renderer?: EvalRenderer;
   onProgress?: (done: number, total: number) => void;
 }
 
-export function scoreRollout(task: Task, sample: number, completion: string, rubrics: string[], extra: Partial<Rollout> = {}): Rollout {
+export function scoreRollout(task: Task, sample: number, completion: string, rubrics: string[], extra: Partial<Rollout> = {}, readback?: RendererReadback): Rollout {
   const exec = executeCompletion(completion);
   const schemaErrors = exec.outcomes.filter((o) => o.error?.kind === 'schema').length;
   const rewards: Record<string, number> = {};
   let components: Record<string, number> = {};
   for (const name of rubrics) {
-    const s = getRubric(name).score({ prompt: task.prompt, completion, spec: task.spec });
+    const s = getRubric(name).score({ prompt: task.prompt, completion, spec: task.spec, readback });
     rewards[name] = s.reward;
     if (name === 'strong') components = s.components;
   }
@@ -91,8 +100,8 @@ export function scoreRollout(task: Task, sample: number, completion: string, rub
     completion,
     parsed: exec.parse.ok,
     schema_valid: exec.parse.ok && schemaErrors === 0,
-    renderer_accepts: exec.parse.ok && exec.errors.length === 0,
-    errors: exec.errors,
+    renderer_accepts: exec.parse.ok && (readback ? readback.outcomes.every((o) => o.applied) && readback.errors.length === 0 : exec.errors.length === 0),
+    errors: readback ? [...new Set([...exec.errors, ...readback.errors])] : exec.errors,
     quirks: detectQuirks(completion, exec.canvas, task.spec),
     reward: rewards.strong ?? rewards[rubrics[0]],
     components,
@@ -154,12 +163,20 @@ export function summarize(policy: string, tasks: Task[], rollouts: Rollout[], o:
   return metrics;
 }
 
-export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOptions = {}): Promise<{ rollouts: Rollout[]; metrics: EvalMetrics }> {
+export interface EvalResult {
+  rollouts: Rollout[];
+  metrics: EvalMetrics;
+  /** The renderer's own picture of each rollout, when the renderer draws one. */
+  pictures?: (Buffer | undefined)[];
+}
+
+export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOptions = {}): Promise<EvalResult> {
   const samples = opts.samples ?? 1;
   const rubrics = opts.rubrics ?? ['strong', 'seed'];
   const passThreshold = opts.passThreshold ?? 0.9;
   const batchSize = opts.batchSize ?? 32;
   const rollouts: Rollout[] = [];
+  const pictures: (Buffer | undefined)[] = [];
   let promptTokens = 0;
   let completionTokens = 0;
   let generationSeconds = 0;
@@ -170,19 +187,23 @@ export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOp
     const answers = await policy.generate(batch.map((t) => conversationFor(t.prompt)), { ...opts.sampling, n: samples });
     const t1 = performance.now();
     generationSeconds += (t1 - t0) / 1000;
+    const rendered = opts.renderer ? await opts.renderer.render(answers.flat().map((c) => c.text)) : [];
+    let j = 0;
     batch.forEach((task, i) => {
       answers[i].forEach((c, k) => {
         promptTokens += k === 0 ? (c.promptTokens ?? 0) : 0;
         completionTokens += c.completionTokens ?? 0;
         const extra: Partial<Rollout> = { finish_reason: c.finishReason, completion_tokens: c.completionTokens };
-        const r = scoreRollout(task, k, c.text, rubrics, extra);
+        const view = rendered[j++];
+        const r = scoreRollout(task, k, c.text, rubrics, extra, view?.readback);
         if (c.error) r.errors.unshift(`policy error: ${c.error}`);
         rollouts.push(r);
+        pictures.push(view?.png);
       });
     });
     scoringSeconds += (performance.now() - t1) / 1000;
     opts.onProgress?.(Math.min(tasks.length, start + batch.length), tasks.length);
   }
   const metrics = summarize(policy.name, tasks, rollouts, { samples, rubrics, passThreshold, promptTokens, completionTokens, generationSeconds, scoringSeconds });
-  return { rollouts, metrics };
+  return opts.renderer ? { rollouts, metrics, pictures } : { rollouts, metrics };
 }

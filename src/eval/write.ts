@@ -4,19 +4,23 @@ import { join } from 'node:path';
 import { executeCompletion } from '../env/execute.ts';
 import { renderPng } from '../render/png.ts';
 import { renderSvg } from '../render/svg.ts';
-import type { EvalMetrics, Rollout } from './evaluate.ts';
+import type { EvalMetrics, EvalResult, Rollout } from './evaluate.ts';
 
 const safeName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 120);
 
 /** Writes the directory; every rollout whose completion yields a canvas gets `images/<task>-<sample>.png`. */
-export function writeEvalDir(dir: string, result: { rollouts: Rollout[]; metrics: EvalMetrics }, o: { images?: boolean; pngWidth?: number } = {}): void {
+export function writeEvalDir(dir: string, result: EvalResult, o: { images?: boolean; pngWidth?: number } = {}): void {
   mkdirSync(join(dir, 'images'), { recursive: true });
   const lines: string[] = [];
-  for (const r of result.rollouts) {
+  for (const [i, r] of result.rollouts.entries()) {
     if (o.images !== false) {
-      const exec = executeCompletion(r.completion);
-      if (exec.canvas && exec.canvas.shapes.size > 0) {
-        const file = `images/${safeName(r.task_id)}-${r.sample}.png`;
+      const file = `images/${safeName(r.task_id)}-${r.sample}.png`;
+      const drawn = result.pictures?.[i];
+      const exec = drawn ? null : executeCompletion(r.completion);
+      if (drawn) {
+        writeFileSync(join(dir, file), drawn);
+        r.image = file;
+      } else if (exec?.canvas && exec.canvas.shapes.size > 0) {
         writeFileSync(join(dir, file), renderPng(renderSvg(exec.canvas, { title: r.prompt, errors: exec.errors }), { width: o.pngWidth ?? 640 }));
         r.image = file;
       }
