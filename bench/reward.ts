@@ -2,12 +2,17 @@
 // reward.py in the same run, one thread on each side, and prints rewards/s and the ratio to Python.
 // Rates are per CPU-second of the scoring process (process.cpuUsage, time.process_time), which stays meaningful on a
 // shared machine; wall-clock rates are printed beside them. Also checks that seed and Python agree on every reward.
+// A breakdown per preset says where the time goes: parsing the JSON, applying the actions to a canvas, and the
+// components (what is left of a score); a last row scores both presets on each completion, which parses it once.
 //   npx tsx bench/reward.ts [--n 20000] [--seed 1] [--rounds 3]
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateCorpus, type CorpusItem } from '../src/env/corpus.ts';
+import { executeCompletion } from '../src/env/execute.ts';
+import { parseCompletion } from '../src/env/parse.ts';
 import { getRubric, RUBRIC_NAMES } from '../src/reward/presets.ts';
+import { checkCompletion, parseSeedActions } from '../src/reward/seed-python.ts';
 
 const { values } = parseArgs({
   options: { n: { type: 'string', default: '20000' }, seed: { type: 'string', default: '1' }, rounds: { type: 'string', default: '3' } },
@@ -37,21 +42,43 @@ function pythonRun(items: CorpusItem[]): Timing {
   return { seconds: t.seconds, cpuSeconds: t.cpu_seconds, rewards: py.stdout.trimEnd().split('\n').map(Number) };
 }
 
-/** Best of `rounds` timed passes after a warm-up pass: the steady state a long GRPO run sees. */
-function timeRubric(name: string, items: CorpusItem[]): Timing {
-  const rubric = getRubric(name);
-  let rewards = items.map((it) => rubric.score(it).reward);
+/** Best of `rounds` timed passes of `fn` over every item, after a warm-up pass: the steady state a long GRPO run sees. */
+function timePasses(items: CorpusItem[], fn: (item: CorpusItem) => number): Timing {
+  let rewards = items.map(fn);
   let seconds = Infinity;
   let cpuSeconds = Infinity;
   for (let r = 0; r < rounds; r++) {
     const start = performance.now();
     const cpu = process.cpuUsage();
-    rewards = items.map((it) => rubric.score(it).reward);
+    rewards = items.map(fn);
     const used = process.cpuUsage(cpu);
     seconds = Math.min(seconds, (performance.now() - start) / 1000);
     cpuSeconds = Math.min(cpuSeconds, (used.user + used.system) / 1e6);
   }
   return { seconds, cpuSeconds, rewards };
+}
+
+function timeRubric(name: string, items: CorpusItem[]): Timing {
+  const rubric = getRubric(name);
+  return timePasses(items, (it) => rubric.score(it).reward);
+}
+
+/** How each preset gets from text to a canvas: its parse step alone, then parse and apply. */
+const STAGES: Record<string, { parse: (text: string) => unknown; execute: (text: string) => unknown }> = {
+  seed: { parse: parseSeedActions, execute: checkCompletion },
+  strong: { parse: parseCompletion, execute: executeCompletion },
+};
+
+/** CPU µs per completion in parse, apply and components, from timing the parse step, parse + apply, and the score. */
+function breakdown(name: string, items: CorpusItem[], total: Timing): string {
+  const stages = STAGES[name];
+  if (!stages) return `${name}: no breakdown`;
+  const us = (t: Timing) => (1e6 * t.cpuSeconds) / items.length;
+  const parse = us(timePasses(items, (it) => (stages.parse(it.completion) ? 1 : 0)));
+  const execute = us(timePasses(items, (it) => (stages.execute(it.completion) ? 1 : 0)));
+  const all = us(total);
+  const f = (v: number) => Math.max(0, v).toFixed(1);
+  return `${name} µs/completion (CPU): parse ${f(parse)} / apply ${f(execute - parse)} / components ${f(all - execute)} = ${all.toFixed(1)}`;
 }
 
 const t0 = performance.now();
@@ -70,12 +97,22 @@ console.log(`\nsingle thread each side, best of ${rounds}; rates per CPU-second,
 console.log(row(['scorer', 'rewards/s (CPU)', 'µs/reward (CPU)', 'x Python', 'rewards/s (wall)']));
 console.log(row(['---', '---:', '---:', '---:', '---:']));
 console.log(row(['python reward.py', Math.round(pyRate), (1e6 / pyRate).toFixed(1), '1.0', Math.round(n / python.seconds)]));
+const breakdowns: string[] = [];
+let seedAgreement = '';
 for (const name of RUBRIC_NAMES) {
   const t = timeRubric(name, items);
   const rate = n / t.cpuSeconds;
   console.log(row([name, Math.round(rate), (1e6 / rate).toFixed(1), (rate / pyRate).toFixed(1), Math.round(n / t.seconds)]));
+  breakdowns.push(breakdown(name, items, t));
   if (name === 'seed') {
     const equal = t.rewards.filter((r, i) => Object.is(r, python.rewards[i])).length;
-    console.log(`\nseed = python on ${equal}/${n} rewards\n`);
+    seedAgreement = `seed = python on ${equal}/${n} rewards`;
   }
 }
+// Both presets on each completion, as a run that logs both does: the second reads the text the first parsed.
+const rubrics = RUBRIC_NAMES.map(getRubric);
+const both = timePasses(items, (it) => rubrics.reduce((sum, r) => sum + r.score(it).reward, 0));
+const bothRate = n / both.cpuSeconds;
+const bothName = `${RUBRIC_NAMES.join(' + ')} (same text)`;
+console.log(row([bothName, Math.round(bothRate), (1e6 / bothRate).toFixed(1), (bothRate / pyRate).toFixed(1), Math.round(n / both.seconds)]));
+console.log(`\n${breakdowns.join('\n')}\n\n${seedAgreement}`);
