@@ -1,4 +1,5 @@
-// Seeded randomness for the generator: a 32-bit string hash and a small PRNG, so that output depends only on the seed.
+// Seeded randomness for the whole project (task generation, corpora, teacher quirks, bootstrap intervals, model init):
+// a 32-bit string hash and one small PRNG, so that every output depends only on its seed.
 
 /** FNV-1a, 32 bits. */
 export function hash32(text: string): number {
@@ -18,16 +19,20 @@ export interface Rng {
   pick<T>(xs: readonly T[]): T;
 }
 
-/** mulberry32: tiny, fast, and good enough to pick phrasings and samples. */
-export function rng(seed: number): Rng {
+/** mulberry32: tiny and fast; good enough to pick phrasings, samples and resamples, not for cryptography. Uniform in [0, 1). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
-  const next = () => {
+  return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+export function rng(seed: number): Rng {
+  const next = mulberry32(seed);
   const int = (n: number) => Math.floor(next() * n);
   return { next, int, pick: (xs) => xs[int(xs.length)] };
 }

@@ -1,6 +1,7 @@
 // A deterministic corpus of (prompt, completion) pairs covering what models actually send: good diagrams with
 // varied layouts and labels, and every way of being wrong (prose, markdown, truncation, invalid JSON, mutations).
 // Used by the seed conformance test, the reward benchmark and agreement checks; the same seed gives the same corpus.
+import { mulberry32 } from '../random.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
 
 export const CORPUS_CATEGORIES = [
@@ -37,16 +38,8 @@ export interface CorpusOptions {
 
 // ---- randomness ------------------------------------------------------------------------------------------------------
 
-/** mulberry32: tiny, fast and good enough to pick cases; not for anything statistical. */
 function makeRng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     next,
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),

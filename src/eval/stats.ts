@@ -1,16 +1,5 @@
 // Statistics for evaluation: bootstrap confidence intervals, histograms and pass@k.
-
-/** Deterministic PRNG (mulberry32) so that intervals are reproducible run to run. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../random.ts';
 
 export interface Interval {
   mean: number;

@@ -1,4 +1,5 @@
 // A small seeded generator: the scripted teacher must give the same completions for the same seed, prompt and sample.
+import { mulberry32 } from '../random.ts';
 
 /** FNV-1a over the parts' text: a 32-bit seed from a seed, a prompt and a sample index. */
 export function hashSeed(...parts: (string | number)[]): number {
@@ -10,14 +11,5 @@ export function hashSeed(...parts: (string | number)[]): number {
   return h >>> 0;
 }
 
-/** mulberry32: uniform floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Uniform floats in [0, 1) from a seed. */
+export const seededRandom = mulberry32;

@@ -9,7 +9,7 @@ import { scoreCanvasLayout, type LayoutReport } from '../reward/layout.ts';
 import { boxFor, idsFor, shapeFor } from '../policy/scripted.ts';
 import { generateTasks, maxDistinct, TaskRequestError } from './generate.ts';
 import { edgeKey } from './render.ts';
-import { hash32, rng, shuffle, type Rng } from './rng.ts';
+import { hash32, rng, shuffle, type Rng } from '../random.ts';
 import { scenarioEntities, scenarios, SPLITS, type Split } from './scenarios.ts';
 import { DiagramSpec, type Task } from './spec.ts';
 

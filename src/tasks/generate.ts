@@ -9,7 +9,7 @@ import { SPLITS, type Split } from './scenarios.ts';
 import { templatesFor, type Template } from './phrasing/templates.ts';
 import { renderTask } from './render.ts';
 import { SEED_TASKS } from './seed-tasks.ts';
-import { rng, sampleDistinct, shuffle, type Rng } from './rng.ts';
+import { rng, sampleDistinct, shuffle, type Rng } from '../random.ts';
 
 export interface TaskFilter {
   /** One level, 0..MAX_LEVEL; all levels when absent. */

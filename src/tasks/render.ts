@@ -9,7 +9,7 @@ import type { Variant } from './difficulty.ts';
 import type { Template } from './phrasing/templates.ts';
 import type { Ctx } from './phrasing/context.ts';
 import { WORDS } from './phrasing/words.ts';
-import { hash32, rng, shuffle } from './rng.ts';
+import { hash32, rng, shuffle } from '../random.ts';
 
 export const edgeKey = (from: string, to: string) => `${from}->${to}`;
 

@@ -1,23 +1,13 @@
 // Deterministic sample diagrams for the tldraw benchmarks and tests: 3-10 labelled shapes on a grid, a chain of
 // arrows plus a few extra ones (some parallel or reversed). Valid by construction unless `faults` asks otherwise.
 import { SHAPE_KINDS } from '../env/actions.ts';
+import { mulberry32 } from '../random.ts';
 
 const WORDS = ['Client', 'API', 'Queue', 'Worker', 'Cache', 'Database', 'Auth', 'Billing', 'Search', 'Mailer', 'Is it valid?', 'Retry'];
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Actions of one sample diagram; with `faults`, a few references to missing shapes, duplicates and self-arrows. */
 export function sampleActions(seed: number, faults = false): Record<string, unknown>[] {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
   const n = 3 + Math.floor(r() * 8);
   const actions: Record<string, unknown>[] = [];
