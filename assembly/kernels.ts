@@ -50,7 +50,7 @@ const LN2_LO: f32 = -2.12194440e-4;
 // The micro-kernel keeps a 4 x 8 tile of C in 8 registers. Scratch: 256 bytes of staging, then the packed block.
 
 const KC: i32 = 256;
-const NC: i32 = 128;
+const NC: i32 = 512;
 export const GEMM_SCRATCH_FLOATS: i32 = 64 + KC * NC;
 
 // Copies w (< 8) floats of a row into 8 staging lanes, zero-padded.
@@ -186,9 +186,15 @@ function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, b
       let i = m0;
       for (; i + 4 <= m1; i += 4) {
         const Ap = at(A, i * lda + k0);
-        for (let j = 0; j < nc; j += 8) {
-          const Bp = usePack ? at(pack, j * kc) : at(B, k0 * ldb + j0 + j);
-          tile4(Ap, ldaB, Bp, bs, at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
+        // Two call sites so that the packed stride is a constant in the inlined loop.
+        if (usePack) {
+          for (let j = 0; j < nc; j += 8) {
+            tile4(Ap, ldaB, at(pack, j * kc), 32, at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
+          }
+        } else {
+          for (let j = 0; j < nc; j += 8) {
+            tile4(Ap, ldaB, at(B, k0 * ldb + j0 + j), bs, at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
+          }
         }
       }
       for (; i < m1; i++) {

@@ -2,7 +2,8 @@
 // training tokens/s (forward + backward + AdamW, batch 16 x 256) and KV-cached sampling tokens/s (8 and 64 sequences,
 // 200 new tokens after a 16-token prompt). PyTorch runs python/bench_model.py with /usr/bin/python3 (Debian's python3-torch)
 // at 1 and 2 threads; the better figure counts.
-//   npm run bench:model -- [--configs small,big] [--steps 5] [--threads 1,2] [--no-torch]
+//   npm run bench:model -- [--configs small,big] [--steps 5] [--threads 1,2] [--no-torch] [--profile]
+// --profile times every kernel call of training steps instead (first thread count only) and prints where a step goes.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -75,6 +76,42 @@ async function benchCanvasgym(cfg: GPTConfig, steps: number, threads: number): P
   }
 }
 
+/** Per label: the median over steps of its time in a step; 'other' is the step's time outside kernel calls. */
+async function profileCanvasgym(cfg: GPTConfig, steps: number, threads: number): Promise<void> {
+  const model = await GPT.create(cfg, { seed: 0, threads });
+  try {
+    const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
+    const coef = new Float32Array(BATCH * SEQ).fill(-1 / (BATCH * SEQ));
+    const perLabel = new Map<string, number[]>();
+    const totals: number[] = [];
+    for (let step = 0; step < steps + 2; step++) {
+      const profile = model.profile(true)!;
+      const t0 = performance.now();
+      model.zeroGrad();
+      model.forward(tokens, targets, BATCH, SEQ);
+      model.backward(coef);
+      model.clipGradNorm(1);
+      model.adamwStep({ lr: 1e-4 });
+      const total = performance.now() - t0;
+      model.profile(false);
+      if (step < 2) continue;
+      totals.push(total);
+      let inKernels = 0;
+      for (const [label, { ms }] of profile) {
+        inKernels += ms;
+        perLabel.set(label, [...(perLabel.get(label) ?? []), ms]);
+      }
+      perLabel.set('other (JS, copies, zeroGrad)', [...(perLabel.get('other (JS, copies, zeroGrad)') ?? []), total - inKernels]);
+    }
+    const step = median(totals);
+    console.log(`  profile, ${threads} thread(s): median step ${step.toFixed(1)} ms (${((BATCH * SEQ) / step * 1000).toFixed(0)} tok/s)`);
+    const rows = [...perLabel].map(([label, ms]) => [label, median(ms)] as const).sort((a, b) => b[1] - a[1]);
+    for (const [label, ms] of rows) console.log(`    ${label.padEnd(32)} ${ms.toFixed(2).padStart(8)} ms ${(100 * ms / step).toFixed(1).padStart(5)}%`);
+  } finally {
+    await model.dispose();
+  }
+}
+
 function benchTorch(cfg: GPTConfig, steps: number): Figures | string {
   if (!existsSync(PYTHON)) return `${PYTHON} not found`;
   const script = fileURLToPath(new URL('../python/bench_model.py', import.meta.url));
@@ -110,6 +147,7 @@ async function main(): Promise<void> {
       steps: { type: 'string', default: '5' },
       threads: { type: 'string', default: '1,2' },
       'no-torch': { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
     },
   });
   const steps = Number(values.steps);
@@ -121,6 +159,10 @@ async function main(): Promise<void> {
     if (!cfg) throw new Error(`unknown config '${name}' (expected ${Object.keys(CONFIGS).join(', ')})`);
     // The cores are shared: a load average above the core count means every figure below is depressed.
     console.log(`${name}: ${JSON.stringify(cfg)}, batch ${BATCH}x${SEQ} (load average ${loadavg()[0].toFixed(1)})`);
+    if (values.profile) {
+      await profileCanvasgym(cfg, steps, threadList[0]);
+      continue;
+    }
     const runs: Figures[] = [];
     let oneThread: Figures | undefined;
     for (const t of threadList) {

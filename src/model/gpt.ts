@@ -3,7 +3,7 @@
 // Tensors live in the engine's arena (kernels.ts) and are named by byte offsets; shapes are in the comments:
 // B batch, T time, C channels (nEmbd), nh heads, hs = C / nh, V vocabulary, BT = B * T rows.
 // Weights use Hugging Face GPT-2's layouts (Conv1D: [in, out]), so a checkpoint is a copy of the arena.
-import { Engine, type KernelName } from './kernels.ts';
+import { Engine, type KernelName, type Profile } from './kernels.ts';
 
 /** Work (multiply-adds or so) below which a kernel call stays on one thread. */
 const MIN_PART_WORK = 1 << 17;
@@ -209,25 +209,32 @@ export class GPT {
 
   /** Splits [0, total) between the threads when each part gets at least MIN_PART_WORK of `cost` per item (about 20 us):
    *  smaller calls are not worth a cross-thread handoff. */
-  private run(name: KernelName, args: number[], total: number, align = 1, cost = 1): void {
-    this.e.run(name, args, total, { align, grain: Math.ceil(MIN_PART_WORK / cost) });
+  private run(name: KernelName, args: number[], total: number, align = 1, cost = 1, label?: string): void {
+    this.e.run(name, args, total, { align, grain: Math.ceil(MIN_PART_WORK / cost), label });
+  }
+
+  /** Starts (or with false, stops) timing every kernel call; returns the live profile by label (bench/model.ts --profile). */
+  profile(on: boolean): Profile | undefined {
+    this.e.profile = on ? new Map() : undefined;
+    return this.e.profile;
   }
 
   /** y (rows, N) = (accumulate ? y : 0) + bias + x (rows, K) @ w (K, N). */
-  private matmul(x: number, w: number, bias: number, y: number, rows: number, K: number, N: number, accumulate = false): void {
-    if (rows >= 8) this.run('gemmRows', [x, K, w, N, y, N, bias, N, K, accumulate ? 1 : 0], rows, 4, K * N);
-    else this.run('gemmCols', [x, K, w, N, y, N, bias, rows, K, accumulate ? 1 : 0], N, 8, K * rows);
+  private matmul(x: number, w: number, bias: number, y: number, rows: number, K: number, N: number, accumulate = false, label = 'matmul'): void {
+    const l = `${label} ${K}x${N}`;
+    if (rows >= 8) this.run('gemmRows', [x, K, w, N, y, N, bias, N, K, accumulate ? 1 : 0], rows, 4, K * N, l);
+    else this.run('gemmCols', [x, K, w, N, y, N, bias, rows, K, accumulate ? 1 : 0], N, 8, K * rows, l);
   }
 
   /** Backward of y = x @ w + b: dw and db (db stored right after dw) += x^T dy; dx = dy @ w^T (if dx). */
   private matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number): void {
     const a = this.acts!;
     // x^T with a row of ones appended: one GEMM yields [dW; db] (K + 1, N) since db follows dW in memory.
-    this.run('transpose', [x, K, a.xT, rows, rows, K, 0, 1], K + 1, 1, rows);
-    this.run('gemmRows', [a.xT, rows, dy, N, dwb, N, 0, N, rows, 1], K + 1, 4, rows * N);
+    this.run('transpose', [x, K, a.xT, rows, rows, K, 0, 1], K + 1, 1, rows, 'transpose x');
+    this.run('gemmRows', [a.xT, rows, dy, N, dwb, N, 0, N, rows, 1], K + 1, 4, rows * N, `dW ${K}x${N}`);
     if (dx) {
-      this.run('transpose', [w, N, this.wTScratch, K, K, N, 0, 0], N, 1, K);
-      this.matmul(dy, this.wTScratch, 0, dx, rows, N, K);
+      this.run('transpose', [w, N, this.wTScratch, K, K, N, 0, 0], N, 1, K, 'transpose w');
+      this.matmul(dy, this.wTScratch, 0, dx, rows, N, K, false, 'dx');
     }
   }
 
@@ -316,8 +323,8 @@ export class GPT {
     }
     // logits (BT, V) = ln_f(x) @ wte^T (tied LM head)
     this.layerNorm(x, P + this.offset('transformer.ln_f.weight'), P + this.offset('transformer.ln_f.bias'), a.lnf, a.lnfMean, a.lnfRstd, rows);
-    this.run('transpose', [P + this.offset('transformer.wte.weight'), C, this.wteT, V, V, C, 0, 0], C, 1, V);
-    this.matmul(a.lnf, this.wteT, 0, a.probs, rows, C, V);
+    this.run('transpose', [P + this.offset('transformer.wte.weight'), C, this.wteT, V, V, C, 0, 0], C, 1, V, 'transpose wte');
+    this.matmul(a.lnf, this.wteT, 0, a.probs, rows, C, V, false, 'lm head');
     return a;
   }
 
@@ -355,10 +362,10 @@ export class GPT {
     // dlogits (BT, V) = dlogprob * (onehot(target) - probs), in place
     this.run('softmaxRowsBackward', [a.probs, V, a.targets, a.dlogprobs], rows, 1, V);
     // LM head: dlnf (BT, C) = dlogits @ wte; dwte (V, C) += (lnf^T @ dlogits)^T
-    this.matmul(a.probs, P + this.offset('transformer.wte.weight'), 0, a.dln, rows, V, C);
-    this.run('transpose', [a.lnf, C, a.xT, rows, rows, C, 0, 0], C, 1, rows);
-    this.run('gemmRows', [a.xT, rows, a.probs, V, this.dwteT, V, 0, V, rows, 0], C, 4, rows * V);
-    this.run('transpose', [this.dwteT, V, G + this.offset('transformer.wte.weight'), C, C, V, 1, 0], V, 1, C);
+    this.matmul(a.probs, P + this.offset('transformer.wte.weight'), 0, a.dln, rows, V, C, false, 'lm head dx');
+    this.run('transpose', [a.lnf, C, a.xT, rows, rows, C, 0, 0], C, 1, rows, 'transpose x');
+    this.run('gemmRows', [a.xT, rows, a.probs, V, this.dwteT, V, 0, V, rows, 0], C, 4, rows * V, 'lm head dW');
+    this.run('transpose', [this.dwteT, V, G + this.offset('transformer.wte.weight'), C, C, V, 1, 0], V, 1, C, 'transpose dwte');
     // ln_f: dres (BT, C) = the gradient flowing down the residual stream
     this.e.f32(a.dres, rows * C).fill(0);
     const xLast = nLayer > 0 ? a.layers[nLayer - 1].res2 : a.x0;

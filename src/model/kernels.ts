@@ -111,7 +111,12 @@ export interface RunOptions {
   grain?: number;
   /** Part boundaries are multiples of this (e.g. 4 rows for the GEMM micro-kernel). */
   align?: number;
+  /** Name of the call in a profile (default: the kernel's name). */
+  label?: string;
 }
+
+/** Wall time and call count per label, collected while Engine.profile is set. */
+export type Profile = Map<string, { ms: number; calls: number }>;
 
 /** A bump allocator over one shared memory plus the thread pool that computes in it. Pointers are byte offsets. */
 export class Engine {
@@ -128,6 +133,8 @@ export class Engine {
   private top = RESERVED_BYTES;
   private scratchFloats = 0;
   private disposed = false;
+  /** When set, every run() adds its wall time under its label (bench/model.ts --profile). */
+  profile?: Profile;
 
   private constructor(threads: number) {
     this.threads = threads;
@@ -213,6 +220,17 @@ export class Engine {
   run(name: KernelName, args: number[], total: number, opts: RunOptions = {}): void {
     if (this.disposed) throw new Error('the model was disposed');
     if (total <= 0) return;
+    if (!this.profile) return this.dispatch(name, args, total, opts);
+    const t0 = performance.now();
+    this.dispatch(name, args, total, opts);
+    const key = opts.label ?? name;
+    const entry = this.profile.get(key) ?? { ms: 0, calls: 0 };
+    entry.ms += performance.now() - t0;
+    entry.calls++;
+    this.profile.set(key, entry);
+  }
+
+  private dispatch(name: KernelName, args: number[], total: number, opts: RunOptions): void {
     const align = opts.align ?? 1;
     const grain = Math.max(opts.grain ?? 1, align);
     const fn = this.k.fns[name];
