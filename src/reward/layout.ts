@@ -157,6 +157,11 @@ interface Segment {
   y2: number;
 }
 
+/** Where a ray from the box's centre along (dx, dy) leaves the box, as a multiple of (dx, dy). */
+function exitAt(box: Box, dx: number, dy: number): number {
+  return Math.min(dx === 0 ? Infinity : box.w / 2 / Math.abs(dx), dy === 0 ? Infinity : box.h / 2 / Math.abs(dy));
+}
+
 /** The visible part of an arrow: the centre-to-centre segment clipped at both shapes' borders; null if none shows. */
 export function arrowSegment(a: Box, b: Box): Segment | null {
   const ax = a.x + a.w / 2;
@@ -164,9 +169,8 @@ export function arrowSegment(a: Box, b: Box): Segment | null {
   const dx = b.x + b.w / 2 - ax;
   const dy = b.y + b.h / 2 - ay;
   if (dx === 0 && dy === 0) return null;
-  const exit = (box: Box) => Math.min(dx === 0 ? Infinity : box.w / 2 / Math.abs(dx), dy === 0 ? Infinity : box.h / 2 / Math.abs(dy));
-  const t1 = exit(a);
-  const t2 = 1 - exit(b);
+  const t1 = exitAt(a, dx, dy);
+  const t2 = 1 - exitAt(b, dx, dy);
   if (t1 >= t2) return null;
   return { x1: ax + dx * t1, y1: ay + dy * t1, x2: ax + dx * t2, y2: ay + dy * t2 };
 }

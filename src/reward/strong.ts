@@ -108,6 +108,11 @@ function entitiesPresent(spec: DiagramSpec, shapes: Shape[]): { reports: EntityR
   return { reports, excess, value: (recall * n) / (n + excess) };
 }
 
+/** The shape matched to an entity named as the spec names it, or in its canonical form. */
+function shapeNamed(shapeOf: Map<string, string>, name: string): string | undefined {
+  return shapeOf.get(name) ?? shapeOf.get(normalizeLabel(name).compact);
+}
+
 function edgesCorrect(
   spec: DiagramSpec,
   specSource: 'input' | 'prompt',
@@ -121,7 +126,6 @@ function edgesCorrect(
     shapeOf.set(e.entity, e.shape);
     shapeOf.set(normalizeLabel(e.entity).compact, e.shape);
   }
-  const lookup = (name: string) => shapeOf.get(name) ?? shapeOf.get(normalizeLabel(name).compact);
   const report: EdgeReport = {
     expected: spec.edges.length,
     correct: 0,
@@ -134,21 +138,24 @@ function edgesCorrect(
 
   let structure: number;
   if (spec.edges.length > 0) {
-    const firstArrow = new Map<string, number>();
-    arrows.forEach((a, i) => {
-      const key = `${a.from}\u0000${a.to}`;
-      if (!firstArrow.has(key)) firstArrow.set(key, i);
-    });
+    // Index of the first arrow from each shape to each other shape.
+    const firstArrow = new Map<string, Map<string, number>>();
+    for (let i = 0; i < arrows.length; i++) {
+      const { from, to } = arrows[i];
+      let targets = firstArrow.get(from);
+      if (!targets) firstArrow.set(from, (targets = new Map()));
+      if (!targets.has(to)) targets.set(to, i);
+    }
     const useful = new Set<number>();
     for (const [from, to] of spec.edges) {
-      const a = lookup(from);
-      const b = lookup(to);
+      const a = shapeNamed(shapeOf, from);
+      const b = shapeNamed(shapeOf, to);
       if (!a || !b) continue;
-      const fwd = firstArrow.get(`${a}\u0000${b}`);
+      const fwd = firstArrow.get(a)?.get(b);
       if (fwd !== undefined) {
         report.correct++;
         useful.add(fwd);
-      } else if (firstArrow.has(`${b}\u0000${a}`)) {
+      } else if (firstArrow.get(b)?.has(a)) {
         report.reversed++;
       }
     }
@@ -170,8 +177,8 @@ function edgesCorrect(
   let labelSum = 0;
   for (const [key, want] of requested) {
     const [from, to] = key.split('->');
-    const a = from === undefined ? undefined : lookup(from.trim());
-    const b = to === undefined ? undefined : lookup(to.trim());
+    const a = from === undefined ? undefined : shapeNamed(shapeOf, from.trim());
+    const b = to === undefined ? undefined : shapeNamed(shapeOf, to.trim());
     if (!a || !b) continue;
     let best = 0;
     for (const arrow of arrows) if (arrow.from === a && arrow.to === b) best = Math.max(best, labelMatch(want, arrow.text));
@@ -179,6 +186,13 @@ function edgesCorrect(
   }
   report.labels = labelSum / requested.length;
   return { report, value: (1 - EDGE_LABEL_SHARE) * structure + EDGE_LABEL_SHARE * report.labels };
+}
+
+/** Union-find root. */
+function rootOf(parent: Map<string, string>, s: string): string {
+  let r = s;
+  while (parent.get(r) !== r) r = parent.get(r)!;
+  return r;
 }
 
 /**
@@ -194,18 +208,13 @@ function connectivityScore(entities: EntityReport[], arrows: { from: string; to:
     return 0;
   }
   const parent = new Map(nodes.map((s) => [s, s]));
-  const find = (s: string): string => {
-    let r = s;
-    while (parent.get(r) !== r) r = parent.get(r)!;
-    return r;
-  };
   let components = n;
   let inside = 0;
   for (const a of arrows) {
     if (!parent.has(a.from) || !parent.has(a.to)) continue;
     inside++;
-    const ra = find(a.from);
-    const rb = find(a.to);
+    const ra = rootOf(parent, a.from);
+    const rb = rootOf(parent, a.to);
     if (ra !== rb) {
       parent.set(ra, rb);
       components--;
@@ -217,9 +226,17 @@ function connectivityScore(entities: EntityReport[], arrows: { from: string; to:
   return report.connectivity * Math.min(1, budget / arrows.length) * (inside / arrows.length);
 }
 
+// Specs extractSpec returned (it caches them per prompt), spelled out.
+const spelledSpecs = new WeakMap<DiagramSpec, DiagramSpec>();
+
 /** A spec read from the prompt names entities as the user typed them; the reward asks for the fuller names. */
 function spelledOut(spec: DiagramSpec): DiagramSpec {
-  return { ...spec, entities: spec.entities.map(spellOut), edges: spec.edges.map(([a, b]) => [spellOut(a), spellOut(b)] as [string, string]) };
+  let spelled = spelledSpecs.get(spec);
+  if (!spelled) {
+    spelled = { ...spec, entities: spec.entities.map(spellOut), edges: spec.edges.map(([a, b]) => [spellOut(a), spellOut(b)] as [string, string]) };
+    spelledSpecs.set(spec, spelled);
+  }
+  return spelled;
 }
 
 /** Runs a completion and measures everything the strong rubric scores; also what logs show about a rollout. */
