@@ -159,6 +159,97 @@ function packB(B: usize, ldb: i32, kc: i32, nc: i32, pack: usize): void {
   else { v128.store(tmp, c0); v128.store(tmp, c1, 16); stageOut(C, w, tmp); }
 }
 
+// Tiles for a transposed A (stored K x M): the 4 rows of a step are adjacent floats, k advances by ak bytes.
+@inline function tile4T(A: usize, ak: usize, B: usize, C: usize, ldc: usize, kc: i32, w: i32, load: bool, tmp: usize): void {
+  let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
+  let c20 = f32x4.splat(0), c21 = f32x4.splat(0), c30 = f32x4.splat(0), c31 = f32x4.splat(0);
+  if (load) {
+    if (w == 8) {
+      c00 = v128.load(C); c01 = v128.load(C, 16);
+      c10 = v128.load(C + ldc); c11 = v128.load(C + ldc, 16);
+      c20 = v128.load(C + 2 * ldc); c21 = v128.load(C + 2 * ldc, 16);
+      c30 = v128.load(C + 3 * ldc); c31 = v128.load(C + 3 * ldc, 16);
+    } else {
+      stageIn(C, w, tmp); c00 = v128.load(tmp); c01 = v128.load(tmp, 16);
+      stageIn(C + ldc, w, tmp); c10 = v128.load(tmp); c11 = v128.load(tmp, 16);
+      stageIn(C + 2 * ldc, w, tmp); c20 = v128.load(tmp); c21 = v128.load(tmp, 16);
+      stageIn(C + 3 * ldc, w, tmp); c30 = v128.load(tmp); c31 = v128.load(tmp, 16);
+    }
+  }
+  let a = A, b = B;
+  for (let k = 0; k < kc; k++) {
+    const b0 = v128.load(b), b1 = v128.load(b, 16);
+    let x = v128.load32_splat(a);
+    c00 = f32x4.relaxed_madd(x, b0, c00); c01 = f32x4.relaxed_madd(x, b1, c01);
+    x = v128.load32_splat(a, 4);
+    c10 = f32x4.relaxed_madd(x, b0, c10); c11 = f32x4.relaxed_madd(x, b1, c11);
+    x = v128.load32_splat(a, 8);
+    c20 = f32x4.relaxed_madd(x, b0, c20); c21 = f32x4.relaxed_madd(x, b1, c21);
+    x = v128.load32_splat(a, 12);
+    c30 = f32x4.relaxed_madd(x, b0, c30); c31 = f32x4.relaxed_madd(x, b1, c31);
+    a += ak;
+    b += 32;
+  }
+  if (w == 8) {
+    v128.store(C, c00); v128.store(C, c01, 16);
+    v128.store(C + ldc, c10); v128.store(C + ldc, c11, 16);
+    v128.store(C + 2 * ldc, c20); v128.store(C + 2 * ldc, c21, 16);
+    v128.store(C + 3 * ldc, c30); v128.store(C + 3 * ldc, c31, 16);
+  } else {
+    v128.store(tmp, c00); v128.store(tmp, c01, 16); stageOut(C, w, tmp);
+    v128.store(tmp, c10); v128.store(tmp, c11, 16); stageOut(C + ldc, w, tmp);
+    v128.store(tmp, c20); v128.store(tmp, c21, 16); stageOut(C + 2 * ldc, w, tmp);
+    v128.store(tmp, c30); v128.store(tmp, c31, 16); stageOut(C + 3 * ldc, w, tmp);
+  }
+}
+
+@inline function tile1T(A: usize, ak: usize, B: usize, C: usize, kc: i32, w: i32, load: bool, tmp: usize): void {
+  let c0 = f32x4.splat(0), c1 = f32x4.splat(0);
+  if (load) {
+    if (w == 8) { c0 = v128.load(C); c1 = v128.load(C, 16); }
+    else { stageIn(C, w, tmp); c0 = v128.load(tmp); c1 = v128.load(tmp, 16); }
+  }
+  let a = A, b = B;
+  for (let k = 0; k < kc; k++) {
+    const x = v128.load32_splat(a);
+    c0 = f32x4.relaxed_madd(x, v128.load(b), c0);
+    c1 = f32x4.relaxed_madd(x, v128.load(b, 16), c1);
+    a += ak;
+    b += 32;
+  }
+  if (w == 8) { v128.store(C, c0); v128.store(C, c1, 16); }
+  else { v128.store(tmp, c0); v128.store(tmp, c1, 16); stageOut(C, w, tmp); }
+}
+
+// C = (accumulate ? C : 0) + A^T @ B for A stored (K, M) with leading dimension lda; B is always packed (many rows share it).
+function gemmBlockTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, K: i32, accumulate: bool,
+                     m0: i32, m1: i32, n0: i32, n1: i32, scratch: usize): void {
+  const tmp = scratch;
+  const pack = scratch + 256;
+  const ak = <usize>lda << 2, ldcB = <usize>ldc << 2;
+  if (K == 0) {
+    if (!accumulate) for (let i = m0; i < m1; i++) memory.fill(at(C, i * ldc + n0), 0, <usize>(n1 - n0) << 2);
+    return;
+  }
+  for (let k0 = 0; k0 < K; k0 += KC) {
+    const kc = min(KC, K - k0);
+    const load = accumulate || k0 > 0;
+    for (let j0 = n0; j0 < n1; j0 += NC) {
+      const nc = min(NC, n1 - j0);
+      packB(at(B, k0 * ldb + j0), ldb, kc, nc, pack);
+      let i = m0;
+      for (; i + 4 <= m1; i += 4) {
+        const Ap = at(A, k0 * lda + i);
+        for (let j = 0; j < nc; j += 8) tile4T(Ap, ak, at(pack, j * kc), at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, tmp);
+      }
+      for (; i < m1; i++) {
+        const Ap = at(A, k0 * lda + i);
+        for (let j = 0; j < nc; j += 8) tile1T(Ap, ak, at(pack, j * kc), at(C, i * ldc + j0 + j), kc, min(8, nc - j), load, tmp);
+      }
+    }
+  }
+}
+
 function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, K: i32, accumulate: bool,
                    m0: i32, m1: i32, n0: i32, n1: i32, scratch: usize): void {
   const tmp = scratch;
@@ -212,6 +303,23 @@ function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, b
 export function gemmRows(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, N: i32, K: i32,
                          accumulate: i32, lo: i32, hi: i32, scratch: usize): void {
   gemmBlock(A, lda, B, ldb, C, ldc, bias, K, accumulate != 0, lo, hi, 0, N, scratch);
+}
+
+/** Rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B with A stored (K, M): weight gradients x^T dy without a transpose. */
+export function gemmRowsTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, N: i32, K: i32, accumulate: i32,
+                           lo: i32, hi: i32, scratch: usize): void {
+  gemmBlockTA(A, lda, B, ldb, C, ldc, K, accumulate != 0, lo, hi, 0, N, scratch);
+}
+
+/** db[j] += sum over rows of dy[r, j], for columns [4lo, 4hi): bias gradients. */
+export function columnSums(dy: usize, N: i32, rows: i32, db: usize, lo: i32, hi: i32, scratch: usize): void {
+  for (let c0 = lo * 4; c0 < hi * 4; c0 += 32) {
+    const c1 = min(hi * 4, c0 + 32);
+    for (let r = 0; r < rows; r++) {
+      const g = at(dy, r * N);
+      for (let c = c0; c < c1; c += 4) v128.store(at(db, c), f32x4.add(v128.load(at(db, c)), v128.load(at(g, c))));
+    }
+  }
 }
 
 /** Columns [lo, hi) of the same product, for few rows (decoding). */
@@ -426,7 +534,7 @@ const RB: i32 = 32;
 
 /** Floats of per-thread scratch the attention kernels need. */
 export function attnScratchFloats(T: i32, hs: i32): i32 {
-  return 6 * hs * T + 2 * T * T + GEMM_SCRATCH_FLOATS + 64;
+  return 2 * hs * T + 2 * T * T + GEMM_SCRATCH_FLOATS + 64;
 }
 
 // Scores of query rows [r0, r1) against keys [0, r1) -> S (ld T), softmax with the causal mask applied; returns nothing,
@@ -508,8 +616,8 @@ export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, dq
                              lo: i32, hi: i32, scratch: usize): void {
   const hs = C / nh, ld = 3 * C;
   const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
-  const KT = scratch, VT = at(KT, hs * T), QT = at(VT, hs * T), dOT = at(QT, hs * T), dKT = at(dOT, hs * T), dVT = at(dKT, hs * T);
-  const P = at(dVT, hs * T), dS = at(P, T * T), gs = at(dS, T * T);
+  const KT = scratch, VT = at(KT, hs * T);
+  const P = at(VT, hs * T), dS = at(P, T * T), gs = at(dS, T * T);
   const sv = f32x4.splat(scale);
   for (let bh = lo; bh < hi; bh++) {
     const b = bh / nh, h = bh % nh;
@@ -543,17 +651,13 @@ export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, dq
       // dQ[r0:r1] = dS[r0:r1, 0:r1] @ K[0:r1]
       gemmBlock(at(dS, r0 * T), T, K, ld, at(dQ, r0 * ld), ld, 0, r1, false, 0, r1 - r0, 0, hs, gs);
     }
-    // dV^T = dO^T P and dK^T = Q^T dS, by key blocks j0..j1 summing over queries t >= j0. The blocks match the query
+    // dV = P^T dO and dK = dS^T Q, by key blocks j0..j1 summing over queries t >= j0. The blocks match the query
     // row blocks above, so every entry read was written (zeros above the diagonal).
-    transposeBlock(dO, C, dOT, T, T, hs);
-    transposeBlock(Q, ld, QT, T, T, hs);
     for (let j0 = 0; j0 < T; j0 += RB) {
       const j1 = min(T, j0 + RB);
-      gemmBlock(at(dOT, j0), T, at(P, j0 * T + j0), T, at(dVT, j0), T, 0, T - j0, false, 0, hs, 0, j1 - j0, gs);
-      gemmBlock(at(QT, j0), T, at(dS, j0 * T + j0), T, at(dKT, j0), T, 0, T - j0, false, 0, hs, 0, j1 - j0, gs);
+      gemmBlockTA(at(P, j0 * T + j0), T, at(dO, j0 * C), C, at(dV, j0 * ld), ld, T - j0, false, 0, j1 - j0, 0, hs, gs);
+      gemmBlockTA(at(dS, j0 * T + j0), T, at(Q, j0 * ld), ld, at(dK, j0 * ld), ld, T - j0, false, 0, j1 - j0, 0, hs, gs);
     }
-    transposeBlock(dVT, T, dV, ld, hs, T);
-    transposeBlock(dKT, T, dK, ld, hs, T);
   }
 }
 

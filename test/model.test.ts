@@ -76,11 +76,12 @@ describe('GPT', () => {
     expect(() => m.backward(new Float32Array(3))).toThrow(/forward\(\) first/);
   });
 
-  it('computes gradients that match finite differences for every parameter', async () => {
-    const cfg: GPTConfig = { vocabSize: 23, nCtx: 16, nEmbd: 16, nLayer: 2, nHead: 2 };
+  // The second shape has T > 32 (several attention row blocks) and more than 256 rows (several K blocks in the
+  // weight-gradient GEMMs).
+  it.each([[2, 11], [7, 40]])('computes gradients that match finite differences for every parameter (B=%i, T=%i)', async (B, T) => {
+    const cfg: GPTConfig = { vocabSize: 23, nCtx: 48, nEmbd: 16, nLayer: 2, nHead: 2 };
     const m = await make(cfg, { seed: 7, threads: 1 });
     perturb(m, 11);
-    const B = 2, T = 11;
     const { tokens, targets } = batch(cfg.vocabSize, B, T, 5);
     const r = lcg(99);
     const coef = Float32Array.from({ length: B * T }, () => r() * 2 - 1);
@@ -115,7 +116,7 @@ describe('GPT', () => {
       const rel = Math.sqrt(err2) / Math.max(Math.sqrt(num2), 1e-6);
       if (rel > worst) { worst = rel; worstName = p.name; }
     });
-    console.log(`gradient check: worst relative error ${worst.toExponential(2)} (${worstName})`);
+    console.log(`gradient check B=${B} T=${T}: worst relative error ${worst.toExponential(2)} (${worstName})`);
     expect(worst).toBeLessThan(3e-3);
   });
 

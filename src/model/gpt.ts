@@ -84,7 +84,6 @@ interface Acts {
   dres: number; dln: number; datty: number; // (BT, C)
   dqkv: number; // (BT, 3C)
   dfc: number; dfcg: number; // (BT, 4C)
-  xT: number; // (4C + 1, BT) transposed layer input with a row of ones (bias gradients)
 }
 
 /** A KV cache over `slots` sequences and the buffers of a forward over at most `rows` new tokens (sampler.ts). */
@@ -125,7 +124,6 @@ export class GPT {
   private readonly wTScratch: number; // (4C, C) a transposed weight
   private acts?: Acts;
   private wteT = 0; // (C, V) for the LM head, sized with the activations
-  private dwteT = 0; // (C, V)
   private last?: { B: number; T: number };
   private step = 0;
 
@@ -226,12 +224,10 @@ export class GPT {
     else this.run('gemmCols', [x, K, w, N, y, N, bias, rows, K, accumulate ? 1 : 0], N, 8, K * rows, l);
   }
 
-  /** Backward of y = x @ w + b: dw and db (db stored right after dw) += x^T dy; dx = dy @ w^T (if dx). */
+  /** Backward of y = x @ w + b: dw += x^T dy and db (stored right after dw) += column sums of dy; dx = dy @ w^T (if dx). */
   private matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number): void {
-    const a = this.acts!;
-    // x^T with a row of ones appended: one GEMM yields [dW; db] (K + 1, N) since db follows dW in memory.
-    this.run('transpose', [x, K, a.xT, rows, rows, K, 0, 1], K + 1, 1, rows, 'transpose x');
-    this.run('gemmRows', [a.xT, rows, dy, N, dwb, N, 0, N, rows, 1], K + 1, 4, rows * N, `dW ${K}x${N}`);
+    this.run('gemmRowsTA', [x, K, dy, N, dwb, N, N, rows, 1], K, 4, rows * N, `dW ${K}x${N}`);
+    this.run('columnSums', [dy, N, rows, dwb + K * N * 4], N / 4, 8, rows * 4, 'db');
     if (dx) {
       this.run('transpose', [w, N, this.wTScratch, K, K, N, 0, 0], N, 1, K, 'transpose w');
       this.matmul(dy, this.wTScratch, 0, dx, rows, N, K, false, 'dx');
@@ -271,12 +267,9 @@ export class GPT {
       rows: cap, tokens: al(cap), targets: al(cap), positions: al(cap), x0: al(cap * C), layers,
       lnf: al(cap * C), lnfMean: al(cap), lnfRstd: al(cap), probs: al(cap * V), logprobs: al(cap), entropy: al(cap),
       dlogprobs: al(cap), dres: al(cap * C), dln: al(cap * C), datty: al(cap * C), dqkv: al(cap * 3 * C), dfc: al(cap * 4 * C),
-      dfcg: al(cap * 4 * C), xT: al((4 * C + 1) * cap),
+      dfcg: al(cap * 4 * C),
     };
-    if (!this.wteT) {
-      this.wteT = al(C * V);
-      this.dwteT = al(C * V);
-    }
+    if (!this.wteT) this.wteT = al(C * V);
     return this.acts;
   }
 
@@ -361,11 +354,9 @@ export class GPT {
 
     // dlogits (BT, V) = dlogprob * (onehot(target) - probs), in place
     this.run('softmaxRowsBackward', [a.probs, V, a.targets, a.dlogprobs], rows, 1, V);
-    // LM head: dlnf (BT, C) = dlogits @ wte; dwte (V, C) += (lnf^T @ dlogits)^T
+    // LM head: dlnf (BT, C) = dlogits @ wte; dwte (V, C) += dlogits^T @ lnf
     this.matmul(a.probs, P + this.offset('transformer.wte.weight'), 0, a.dln, rows, V, C, false, 'lm head dx');
-    this.run('transpose', [a.lnf, C, a.xT, rows, rows, C, 0, 0], C, 1, rows, 'transpose x');
-    this.run('gemmRows', [a.xT, rows, a.probs, V, this.dwteT, V, 0, V, rows, 0], C, 4, rows * V, 'lm head dW');
-    this.run('transpose', [this.dwteT, V, G + this.offset('transformer.wte.weight'), C, C, V, 1, 0], V, 1, C, 'transpose dwte');
+    this.run('gemmRowsTA', [a.probs, V, a.lnf, C, G + this.offset('transformer.wte.weight'), C, C, rows, 1], V, 4, rows * C, 'lm head dW');
     // ln_f: dres (BT, C) = the gradient flowing down the residual stream
     this.e.f32(a.dres, rows * C).fill(0);
     const xLast = nLayer > 0 ? a.layers[nLayer - 1].res2 : a.x0;
