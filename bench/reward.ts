@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateCorpus, type CorpusItem } from '../src/env/corpus.ts';
 import { executeCompletion } from '../src/env/execute.ts';
-import { parseCompletion } from '../src/env/parse.ts';
+import { parseCompletion, parseJson } from '../src/env/parse.ts';
 import { getRubric, RUBRIC_NAMES } from '../src/reward/presets.ts';
 import { checkCompletion, parseSeedActions } from '../src/reward/seed-python.ts';
 
@@ -115,4 +115,7 @@ const both = timePasses(items, (it) => rubrics.reduce((sum, r) => sum + r.score(
 const bothRate = n / both.cpuSeconds;
 const bothName = `${RUBRIC_NAMES.join(' + ')} (same text)`;
 console.log(row([bothName, Math.round(bothRate), (1e6 / bothRate).toFixed(1), (bothRate / pyRate).toFixed(1), Math.round(n / both.seconds)]));
+// The floor under both: V8's JSON.parse of each completion once (failures without stack traces, as parse.ts does).
+const floor = timePasses(items, (it) => (parseJson(it.completion).ok ? 1 : 0));
+breakdowns.push(`JSON.parse of each completion once: ${((1e6 * floor.cpuSeconds) / n).toFixed(1)} µs/completion (CPU)`);
 console.log(`\n${breakdowns.join('\n')}\n\n${seedAgreement}`);
