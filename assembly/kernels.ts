@@ -85,6 +85,31 @@ function packB(B: usize, ldb: i32, kc: i32, nc: i32, pack: usize): void {
   }
 }
 
+// dst[0:nc] += column sums of a packed block (kc x nc in 8-column panels, zero-padded).
+function sumPanels(pack: usize, kc: i32, nc: i32, dst: usize): void {
+  let p = pack;
+  for (let j = 0; j < nc; j += 8) {
+    let s0 = f32x4.splat(0), s1 = f32x4.splat(0);
+    for (let k = 0; k < kc; k++) {
+      s0 = f32x4.add(s0, v128.load(p));
+      s1 = f32x4.add(s1, v128.load(p, 16));
+      p += 32;
+    }
+    const w = min(8, nc - j);
+    const d = at(dst, j);
+    if (w == 8) {
+      v128.store(d, f32x4.add(v128.load(d), s0));
+      v128.store(d, f32x4.add(v128.load(d, 16), s1), 16);
+    } else {
+      for (let i = 0; i < w; i++) store<f32>(at(d, i), load<f32>(at(d, i)) + laneOf(i < 4 ? s0 : s1, i & 3));
+    }
+  }
+}
+
+@inline function laneOf(v: v128, i: i32): f32 {
+  return i == 0 ? f32x4.extract_lane(v, 0) : i == 1 ? f32x4.extract_lane(v, 1) : i == 2 ? f32x4.extract_lane(v, 2) : f32x4.extract_lane(v, 3);
+}
+
 @inline function tile4(A: usize, lda: usize, B: usize, bs: usize, C: usize, ldc: usize, kc: i32, w: i32,
                        load: bool, bias: usize, tmp: usize): void {
   let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
@@ -222,7 +247,8 @@ function packB(B: usize, ldb: i32, kc: i32, nc: i32, pack: usize): void {
 }
 
 // C = (accumulate ? C : 0) + A^T @ B for A stored (K, M) with leading dimension lda; B is always packed (many rows share it).
-function gemmBlockTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, K: i32, accumulate: bool,
+// colSums (if not 0) gets += the column sums of B[0:K, n0:n1], summed while packing (every element is read once there).
+function gemmBlockTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, K: i32, accumulate: bool, colSums: usize,
                      m0: i32, m1: i32, n0: i32, n1: i32, scratch: usize): void {
   const tmp = scratch;
   const pack = scratch + 256;
@@ -237,6 +263,7 @@ function gemmBlockTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32,
     for (let j0 = n0; j0 < n1; j0 += NC) {
       const nc = min(NC, n1 - j0);
       packB(at(B, k0 * ldb + j0), ldb, kc, nc, pack);
+      if (colSums) sumPanels(pack, kc, nc, at(colSums, j0));
       let i = m0;
       for (; i + 4 <= m1; i += 4) {
         const Ap = at(A, k0 * lda + i);
@@ -305,21 +332,11 @@ export function gemmRows(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: 
   gemmBlock(A, lda, B, ldb, C, ldc, bias, K, accumulate != 0, lo, hi, 0, N, scratch);
 }
 
-/** Rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B with A stored (K, M): weight gradients x^T dy without a transpose. */
+/** Rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B with A stored (K, M): weight gradients x^T dy without a transpose.
+ *  If colSums, it also gets += the column sums of B (bias gradients), by the thread whose range starts at row 0. */
 export function gemmRowsTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, N: i32, K: i32, accumulate: i32,
-                           lo: i32, hi: i32, scratch: usize): void {
-  gemmBlockTA(A, lda, B, ldb, C, ldc, K, accumulate != 0, lo, hi, 0, N, scratch);
-}
-
-/** db[j] += sum over rows of dy[r, j], for columns [4lo, 4hi): bias gradients. */
-export function columnSums(dy: usize, N: i32, rows: i32, db: usize, lo: i32, hi: i32, scratch: usize): void {
-  for (let c0 = lo * 4; c0 < hi * 4; c0 += 32) {
-    const c1 = min(hi * 4, c0 + 32);
-    for (let r = 0; r < rows; r++) {
-      const g = at(dy, r * N);
-      for (let c = c0; c < c1; c += 4) v128.store(at(db, c), f32x4.add(v128.load(at(db, c)), v128.load(at(g, c))));
-    }
-  }
+                           colSums: usize, lo: i32, hi: i32, scratch: usize): void {
+  gemmBlockTA(A, lda, B, ldb, C, ldc, K, accumulate != 0, lo == 0 ? colSums : 0, lo, hi, 0, N, scratch);
 }
 
 /** Columns [lo, hi) of the same product, for few rows (decoding). */
@@ -655,8 +672,8 @@ export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, dq
     // row blocks above, so every entry read was written (zeros above the diagonal).
     for (let j0 = 0; j0 < T; j0 += RB) {
       const j1 = min(T, j0 + RB);
-      gemmBlockTA(at(P, j0 * T + j0), T, at(dO, j0 * C), C, at(dV, j0 * ld), ld, T - j0, false, 0, j1 - j0, 0, hs, gs);
-      gemmBlockTA(at(dS, j0 * T + j0), T, at(Q, j0 * ld), ld, at(dK, j0 * ld), ld, T - j0, false, 0, j1 - j0, 0, hs, gs);
+      gemmBlockTA(at(P, j0 * T + j0), T, at(dO, j0 * C), C, at(dV, j0 * ld), ld, T - j0, false, 0, 0, j1 - j0, 0, hs, gs);
+      gemmBlockTA(at(dS, j0 * T + j0), T, at(Q, j0 * ld), ld, at(dK, j0 * ld), ld, T - j0, false, 0, 0, j1 - j0, 0, hs, gs);
     }
   }
 }

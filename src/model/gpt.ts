@@ -226,8 +226,7 @@ export class GPT {
 
   /** Backward of y = x @ w + b: dw += x^T dy and db (stored right after dw) += column sums of dy; dx = dy @ w^T (if dx). */
   private matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number): void {
-    this.run('gemmRowsTA', [x, K, dy, N, dwb, N, N, rows, 1], K, 4, rows * N, `dW ${K}x${N}`);
-    this.run('columnSums', [dy, N, rows, dwb + K * N * 4], N / 4, 8, rows * 4, 'db');
+    this.run('gemmRowsTA', [x, K, dy, N, dwb, N, N, rows, 1, dwb + K * N * 4], K, 4, rows * N, `dW ${K}x${N}`);
     if (dx) {
       this.run('transpose', [w, N, this.wTScratch, K, K, N, 0, 0], N, 1, K, 'transpose w');
       this.matmul(dy, this.wTScratch, 0, dx, rows, N, K, false, 'dx');
@@ -356,7 +355,7 @@ export class GPT {
     this.run('softmaxRowsBackward', [a.probs, V, a.targets, a.dlogprobs], rows, 1, V);
     // LM head: dlnf (BT, C) = dlogits @ wte; dwte (V, C) += dlogits^T @ lnf
     this.matmul(a.probs, P + this.offset('transformer.wte.weight'), 0, a.dln, rows, V, C, false, 'lm head dx');
-    this.run('gemmRowsTA', [a.probs, V, a.lnf, C, G + this.offset('transformer.wte.weight'), C, C, rows, 1], V, 4, rows * C, 'lm head dW');
+    this.run('gemmRowsTA', [a.probs, V, a.lnf, C, G + this.offset('transformer.wte.weight'), C, C, rows, 1, 0], V, 4, rows * C, 'lm head dW');
     // ln_f: dres (BT, C) = the gradient flowing down the residual stream
     this.e.f32(a.dres, rows * C).fill(0);
     const xLast = nLayer > 0 ? a.layers[nLayer - 1].res2 : a.x0;
