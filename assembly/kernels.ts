@@ -837,11 +837,22 @@ export function scale(x: usize, s: f32, lo: i32, hi: i32, scratch: usize): void 
   for (let i = lo; i < hi; i++) store<f32>(at(x, i), load<f32>(at(x, i)) * s);
 }
 
-/** PyTorch's AdamW over floats [lo, hi): p *= 1 - lr wd; m, v moments; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps). */
-export function adamw(p: usize, g: usize, m: usize, v: usize, lr: f32, b1: f32, b2: f32, eps: f32, wd: f32, bc1: f32, bc2: f32,
-                      lo: i32, hi: i32, scratch: usize): void {
-  const decay: f32 = 1 - lr * wd, stepSize: f32 = lr / bc1, rbc2: f32 = 1.0 / Mathf.sqrt(bc2);
-  for (let i = lo; i < hi; i++) {
+// PyTorch's AdamW over floats [i0, i1) with decay factor `decay` (1 - lr wd, or 1): same operations, same order, in every lane.
+function adamwRange(p: usize, g: usize, m: usize, v: usize, b1: f32, b2: f32, eps: f32, decay: f32, stepSize: f32, rbc2: f32,
+                    i0: i32, i1: i32): void {
+  const vb1 = f32x4.splat(b1), vb1c = f32x4.splat(1 - b1), vb2 = f32x4.splat(b2), vb2c = f32x4.splat(1 - b2);
+  const veps = f32x4.splat(eps), vdecay = f32x4.splat(decay), vstep = f32x4.splat(stepSize), vr = f32x4.splat(rbc2);
+  let i = i0;
+  for (; i < i0 + ((i1 - i0) & ~3); i += 4) {
+    const gi = v128.load(at(g, i));
+    const mi = f32x4.add(f32x4.mul(vb1, v128.load(at(m, i))), f32x4.mul(vb1c, gi));
+    const vi = f32x4.add(f32x4.mul(vb2, v128.load(at(v, i))), f32x4.mul(f32x4.mul(vb2c, gi), gi));
+    v128.store(at(m, i), mi);
+    v128.store(at(v, i), vi);
+    const den = f32x4.add(f32x4.mul(f32x4.sqrt(vi), vr), veps);
+    v128.store(at(p, i), f32x4.sub(f32x4.mul(v128.load(at(p, i)), vdecay), f32x4.div(f32x4.mul(vstep, mi), den)));
+  }
+  for (; i < i1; i++) {
     const gi = load<f32>(at(g, i));
     const mi = b1 * load<f32>(at(m, i)) + (1 - b1) * gi;
     const vi = b2 * load<f32>(at(v, i)) + (1 - b2) * gi * gi;
@@ -849,4 +860,20 @@ export function adamw(p: usize, g: usize, m: usize, v: usize, lr: f32, b1: f32, 
     store<f32>(at(v, i), vi);
     store<f32>(at(p, i), load<f32>(at(p, i)) * decay - stepSize * mi / (Mathf.sqrt(vi) * rbc2 + eps));
   }
+}
+
+/** PyTorch's AdamW over floats [lo, hi) of all parameters: p *= 1 - lr wd inside the decayed ranges (int32 pairs
+ *  [start, end) at decayRanges, sorted), m and v moments, p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps). */
+export function adamw(p: usize, g: usize, m: usize, v: usize, lr: f32, b1: f32, b2: f32, eps: f32, wd: f32, bc1: f32, bc2: f32,
+                      decayRanges: usize, nRanges: i32, lo: i32, hi: i32, scratch: usize): void {
+  const decay: f32 = 1 - lr * wd, stepSize: f32 = lr / bc1, rbc2: f32 = 1.0 / Mathf.sqrt(bc2);
+  let i = lo;
+  for (let r = 0; r < nRanges && i < hi; r++) {
+    const a = min(hi, max(i, load<i32>(at(decayRanges, 2 * r)))), b = min(hi, load<i32>(at(decayRanges, 2 * r + 1)));
+    if (b <= i) continue;
+    adamwRange(p, g, m, v, b1, b2, eps, 1, stepSize, rbc2, i, a);
+    adamwRange(p, g, m, v, b1, b2, eps, decay, stepSize, rbc2, a, b);
+    i = b;
+  }
+  adamwRange(p, g, m, v, b1, b2, eps, 1, stepSize, rbc2, i, hi);
 }

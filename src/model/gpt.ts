@@ -122,6 +122,8 @@ export class GPT {
   private readonly m: number;
   private readonly v: number;
   private readonly wTScratch: number; // (4C, C) a transposed weight
+  private readonly decayRanges: number; // int32 [start, end) pairs (floats into a parameter block) of the decayed weights
+  private readonly nDecayRanges: number;
   private acts?: Acts;
   private wteT = 0; // (C, V) for the LM head, sized with the activations
   private last?: { B: number; T: number };
@@ -138,6 +140,10 @@ export class GPT {
     this.m = engine.alloc(this.nParams);
     this.v = engine.alloc(this.nParams);
     this.wTScratch = engine.alloc(4 * config.nEmbd * config.nEmbd);
+    const decayed = this.specs.filter((s) => s.decay).flatMap((s) => [s.offset, s.offset + s.size]);
+    this.nDecayRanges = decayed.length / 2;
+    this.decayRanges = engine.alloc(decayed.length);
+    engine.i32(this.decayRanges, decayed.length).set(decayed);
   }
 
   /** GPT-2 init: normal(0, 0.02), residual projections (attn.c_proj, mlp.c_proj) scaled by 1/sqrt(2 * nLayer), LayerNorm 1/0, biases 0. */
@@ -408,11 +414,8 @@ export class GPT {
     if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1)) throw new Error(`betas must be in [0, 1), got ${beta1}, ${beta2}`);
     this.step++;
     const bc1 = 1 - beta1 ** this.step, bc2 = 1 - beta2 ** this.step;
-    for (const s of this.specs) {
-      const off = s.offset * 4;
-      this.run('adamw', [this.params + off, this.grads + off, this.m + off, this.v + off, lr, beta1, beta2, eps,
-        s.decay ? weightDecay : 0, bc1, bc2], s.size, 16, 16);
-    }
+    this.run('adamw', [this.params, this.grads, this.m, this.v, lr, beta1, beta2, eps, weightDecay, bc1, bc2,
+      this.decayRanges, this.nDecayRanges], this.nParams, 16, 16);
   }
 
   /** For exact resume. */
