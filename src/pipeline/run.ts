@@ -14,7 +14,7 @@ import type { QuirkRates } from '../policy/quirks.ts';
 import { getRubric } from '../reward/presets.ts';
 import { generateTasks } from '../tasks/generate.ts';
 import type { Task } from '../tasks/spec.ts';
-import { runSft, sftConfig, type Preset as SftPreset, type SFTConfig } from '../train/sft.ts';
+import { latestCheckpoint, runSft, sftConfig, type Preset as SftPreset, type SFTConfig } from '../train/sft.ts';
 import { grpoConfig, trainGrpo, type GRPOConfig } from '../train/grpo.ts';
 
 export const RUN_PRESETS = ['quick', 'default', 'full'] as const;
@@ -179,7 +179,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
     const r = await runSft({
       config: cfg,
       dataPath: join(paths.teacher, 'train.jsonl'),
-      resume: existsSync(paths.sft),
+      resume: latestCheckpoint(paths.sft) !== undefined,
       onProgress: (p) => {
         progress.setTotal(p.maxSteps);
         progress.update(p.step, p.log ? `loss ${p.log.loss.toFixed(3)}` : '');
@@ -196,7 +196,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
     const cfg = grpoConfig({ output_dir: paths.grpo, init: sftFinal, seed: config.seed + 7, ...config.grpo });
     const r = await trainGrpo(cfg, {
       tasks: train,
-      resume: existsSync(join(paths.grpo, 'log.jsonl')),
+      resume: latestCheckpoint(paths.grpo) !== undefined,
       onStep: (row, maxSteps) => {
         progress.setTotal(maxSteps);
         progress.update(row.step, `reward ${f3(row.reward_mean)} kl ${row.kl.toFixed(4)}`);
