@@ -121,7 +121,7 @@ async function main() {
     if (!Number.isFinite(v) || v < lo || v > hi) throw new Error(`--${k} must be a number from ${lo} to ${hi}, got ${v}`);
   }
   if (rounds * seconds > 600) throw new Error(`--rounds x --seconds is ${rounds * seconds} s per side; keep it to 600`);
-  const warmRows = 3 * pool.length;
+  const warmRows = 10 * pool.length;
   const rubric = getRubric(values.reward!);
   const batches = Array.from({ length: Math.ceil(pool.length / batch) }, (_, i) => pool.slice(i * batch, (i + 1) * batch));
 
