@@ -154,4 +154,16 @@ describe('sft training', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/line 4: messages: .*expected array/);
   });
+
+  it('canvasgym sft names a bad batch budget or warmup ratio', () => {
+    const path = dataFile(3);
+    const out = mkdtempSync(join(tmpdir(), 'sft-cli-'));
+    const run = (...flags: string[]) => spawnSync(process.execPath, ['bin/canvasgym.js', 'sft', '--data', path, '--out', out, '--preset', 'tiny', ...flags], { encoding: 'utf8' });
+    const budget = run('--tokens-per-batch', '0');
+    expect(budget.status).toBe(2);
+    expect(budget.stderr).toMatch(/--tokens-per-batch must be a positive integer, got "0"/);
+    const warmup = run('--warmup-ratio', '1.5');
+    expect(warmup.status).toBe(2);
+    expect(warmup.stderr).toMatch(/--warmup-ratio must be a number in \[0, 1\), got "1.5"/);
+  });
 });

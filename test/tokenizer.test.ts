@@ -45,12 +45,27 @@ describe('tokenizer', () => {
   });
 
   it('learns the action language as whole tokens', () => {
-    for (const piece of ['type":"', 'create_shape","', 'rectangle","', 'connect","', ',"y":', '160']) {
+    for (const piece of ['[{"type":"', 'create_shape', '","id":"', '","shape":"', 'rectangle', 'connect', '","from":"', ',"y":', '"},{"type":"', '160']) {
       const ids = tok.encode(piece);
       expect(ids.map((id) => tok.tokenString(id)), piece).toHaveLength(1);
     }
     const c = completion(3);
     expect(tok.encode(c).length).toBeLessThan(new TextEncoder().encode(c).length / 4);
+  });
+
+  it('gives a word and an id the same tokens wherever they stand, so that the student can copy them', () => {
+    const pieces = (text: string) => tok.encode(text).map((id) => tok.tokenString(id));
+    const inPrompt = pieces('Draw Client, API Gateway and Worker.');
+    const inCompletion = pieces('{"text":"API Gateway"},{"text":"Worker"}');
+    expect(inPrompt).toContain(tok.tokenString(tok.encode(' Gateway')[0]));
+    expect(inCompletion).toContain(tok.tokenString(tok.encode(' Gateway')[0]));
+    expect(tok.encode(' Gateway')).toHaveLength(1);
+    const created = tok.encode('","id":"api_gateway","shape":"');
+    const referenced = tok.encode('","to":"api_gateway"}]}');
+    const idTokens = tok.encode('api_gateway');
+    const contains = (ids: number[], sub: number[]) => ids.some((_, i) => sub.every((t, k) => ids[i + k] === t));
+    expect(contains(created, idTokens)).toBe(true);
+    expect(contains(referenced, idTokens)).toBe(true);
   });
 
   it('never encodes special-token text as a special token', () => {

@@ -5,10 +5,13 @@ import { readFileSync } from 'node:fs';
 export const SPECIAL_TOKENS = ['<|system|>', '<|user|>', '<|assistant|>', '<|end|>'] as const;
 export type SpecialToken = (typeof SPECIAL_TOKENS)[number];
 
-/** A pre-token is an optional space, punctuation, one word and the punctuation after it, so that JSON keys and string
- *  values with their quotes (`type":"`, `create_shape","`, `,"y":`) can each become one token; a number stands alone, so
- *  that `160` is the same token whatever follows it. Written for both JavaScript (`u` flag) and Oniguruma (`tokenizers`). */
-export const PRETOKEN_PATTERN = String.raw` ?[^\s\p{L}\p{N}]*[\p{L}_]+[^\s\p{L}\p{N}]*|\p{N}+|\s+(?!\S)|\s+|[^\s\p{L}\p{N}]+`;
+/** A pre-token is a JSON key with the punctuation around it (`{"type":"`, `","id":"`, `,"y":`, `"},{"type":"`), a
+ *  word with an optional leading space, a number, whitespace, or a run of punctuation. Keys become single tokens, and a
+ *  value never absorbs the punctuation that follows it, so that a word is the same token in the prompt, in a `text`
+ *  value and wherever it ends (` Logs` in `Web Logs,`, `"text":"Web Logs"}` and `"Web Logs",`) and an id is the same
+ *  tokens in `create_shape` and in every `connect`: what the student copies looks the same everywhere.
+ *  Written for both JavaScript (`u` flag) and Oniguruma (`tokenizers`). */
+export const PRETOKEN_PATTERN = String.raw`[^\s\p{L}\p{N}]*[\p{L}_]+":"?| ?[\p{L}_]+|\p{N}+|\s+(?!\S)|\s+| ?[^\s\p{L}\p{N}]+`;
 
 export const DEFAULT_VOCAB_SIZE = 2048;
 

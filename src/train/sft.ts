@@ -94,7 +94,7 @@ const COMMON: PresetDefaults = {
 
 export const PRESET_DEFAULTS: Record<Preset, PresetDefaults> = {
   tiny: { ...COMMON, vocab_size: 512, learning_rate: 1e-2, max_steps: 12, tokens_per_batch: 2048, eval_steps: 6, eval_samples: 4, final_eval_samples: 4, eval_loss_rows: 8, save_steps: 6, logging_steps: 1 },
-  default: COMMON,
+  default: { ...COMMON, learning_rate: 3e-3, tokens_per_batch: 2048, max_steps: 1200, eval_steps: 150, save_steps: 150 },
   large: { ...COMMON, learning_rate: 1e-3 },
 };
 
