@@ -4,10 +4,10 @@ import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { JsonlWriter, readLines } from '../io/jsonl.ts';
 import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
-import type { RendererReadback, Rubric, ScoreInput } from '../reward/rubric.ts';
+import type { RendererReadback, Rubric } from '../reward/rubric.ts';
+import { scoreLine } from '../reward/rows.ts';
 import type { TldrawDriver } from '../tldraw/driver.ts';
 import { parseRenderer } from '../tldraw/renderer.ts';
-import { DiagramSpec } from '../tasks/spec.ts';
 import { UsageError } from './main.ts';
 
 interface ScoreFlags {
@@ -17,42 +17,8 @@ interface ScoreFlags {
   renderer?: string;
 }
 
-type Row = Record<string, unknown>;
-
 /** Lines per browser call with --renderer tldraw. */
 const TLDRAW_CHUNK = 64;
-
-/** The row to write for one input line: the input fields plus the score, or an `error` naming the line. */
-export function scoreLine(rubric: Rubric, text: string, lineNumber: number, readback?: RendererReadback): { ok: boolean; row: Row } {
-  const fail = (why: string, input: Row = {}) => ({ ok: false, row: { ...input, line: lineNumber, error: `line ${lineNumber}: ${why}` } });
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return fail(`not valid JSON (${(err as Error).message})`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('expected a JSON object {"prompt", "completion", "spec"?}');
-  const row = value as Row;
-  for (const field of ['prompt', 'completion']) {
-    if (!(field in row)) return fail(`missing field "${field}"`, row);
-    if (typeof row[field] !== 'string') return fail(`field "${field}" must be a string`, row);
-  }
-  const input: ScoreInput = { prompt: row.prompt as string, completion: row.completion as string, ...(readback ? { readback } : {}) };
-  if (row.spec !== undefined) {
-    const spec = DiagramSpec.safeParse(row.spec);
-    if (!spec.success) {
-      const issue = spec.error.issues[0];
-      return fail(`invalid field "spec.${issue.path.map(String).join('.')}": ${issue.message}`, row);
-    }
-    input.spec = spec.data;
-  }
-  try {
-    const { reward, components, errors } = rubric.score(input);
-    return { ok: true, row: { ...row, reward, components, errors } };
-  } catch (err) {
-    return fail(`scoring failed: ${(err as Error).message}`, row);
-  }
-}
 
 export async function runScore(flags: ScoreFlags): Promise<{ rows: number; failed: number }> {
   let rubric: Rubric;

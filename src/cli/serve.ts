@@ -5,6 +5,7 @@ import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { DEFAULT_CONFIG, describeLimits, startServer, type ServerConfig } from '../server/app.ts';
 import { MAX_TURNS_LIMIT } from '../env/episode.ts';
 import { UsageError } from './main.ts';
+import { choiceFlag, numberFlag } from './flags.ts';
 
 interface ServeFlags {
   host: string;
@@ -19,13 +20,10 @@ interface ServeFlags {
   modelName: string;
   maxN: string;
   schemaRetries: string;
+  scoringThreads: string;
 }
 
-function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${JSON.stringify(value)}`);
-  return n;
-}
+const integer = (flag: string, value: string, min: number, max?: number) => numberFlag(flag, value, { integer: true, min, max });
 
 export function registerServe(program: Command): void {
   const d = DEFAULT_CONFIG;
@@ -43,9 +41,10 @@ export function registerServe(program: Command): void {
     .option('--policy <ckpt>', 'student checkpoint directory to serve on /v1/chat/completions')
     .option('--model-name <id>', 'model id clients ask for', d.modelId)
     .option('--max-n <n>', 'most completions per chat request', String(d.maxN))
+    .option('--scoring-threads <n>', 'worker threads that score /reward and /get_reward (0: score on the HTTP thread)', String(d.scoringThreads))
     .option('--schema-retries <n>', 'resampling rounds for choices that miss a response_format JSON schema', String(d.schemaRetries))
     .action(async (flags: ServeFlags) => {
-      if (!RUBRIC_NAMES.includes(flags.reward)) throw new UsageError(`--reward must be one of ${RUBRIC_NAMES.join(', ')}, got ${JSON.stringify(flags.reward)}`);
+      choiceFlag('--reward', flags.reward, RUBRIC_NAMES);
       const config: Partial<ServerConfig> = {
         host: flags.host,
         port: integer('--port', flags.port, 0, 65535),
@@ -58,6 +57,7 @@ export function registerServe(program: Command): void {
         modelId: flags.modelName,
         maxN: integer('--max-n', flags.maxN, 1, 256),
         schemaRetries: integer('--schema-retries', flags.schemaRetries, 0, 16),
+        scoringThreads: integer('--scoring-threads', flags.scoringThreads, 0, 256),
       };
       if (flags.policy !== undefined) {
         const { StudentPolicy } = await import('../policy/student.ts');

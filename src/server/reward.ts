@@ -1,6 +1,6 @@
 // Reward over HTTP: POST /reward scores rows exactly as `canvasgym score` does (same row function), and
 // POST /get_reward speaks OpenRLHF's remote reward-model protocol.
-import { scoreLine } from '../cli/score.ts';
+import { scoreRow } from '../reward/rows.ts';
 import { getRubric } from '../reward/presets.ts';
 import type { Rubric } from '../reward/rubric.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
@@ -28,8 +28,8 @@ export function scoreRows(rubric: Rubric, body: unknown, maxBatch: number): { re
   }
   checkBatch(body.length, maxBatch, 'the rows array');
   const scored = body.map((row, i) => {
-    // scoreLine is the `score` command's own row function: same validation, same reward, components and errors.
-    const { ok, row: out } = scoreLine(rubric, JSON.stringify(row), i);
+    // The `score` command's own row function: same validation, same reward, components and errors.
+    const { ok, row: out } = scoreRow(rubric, row, i);
     if (!ok) throw new HttpError(400, 'invalid_row', `row ${i}: ${String(out.error).replace(/^line \d+: /, '')}`);
     return { reward: out.reward as number, components: out.components as Record<string, number>, errors: out.errors as string[] };
   });
