@@ -608,11 +608,15 @@ function transposeBlock(src: usize, lds: i32, dst: usize, ldd: i32, rows: i32, c
   }
 }
 
-export function attnForward(qkv: usize, out: usize, lse: usize, T: i32, C: i32, nh: i32, lo: i32, hi: i32, scratch: usize): void {
+/** out (B, T, C) = causal attention of qkv (B, T, 3C); lse kept for backward, and the probabilities too if probs is not 0
+ *  (probs: (B, nh, T, T), causal part only), so that backward need not recompute them. */
+export function attnForward(qkv: usize, out: usize, lse: usize, probs: usize, T: i32, C: i32, nh: i32, lo: i32, hi: i32,
+                            scratch: usize): void {
   const hs = C / nh, ld = 3 * C;
   const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
-  const KT = scratch, S = at(KT, hs * T), gs = at(S, T * T);
+  const KT = scratch, gs = at(KT, hs * T + T * T);
   for (let bh = lo; bh < hi; bh++) {
+    const S = probs ? at(probs, bh * T * T) : at(KT, hs * T);
     const b = bh / nh, h = bh % nh;
     const base = at(qkv, b * T * ld);
     const Q = at(base, h * hs), K = at(base, C + h * hs), V = at(base, 2 * C + h * hs);
@@ -628,26 +632,28 @@ export function attnForward(qkv: usize, out: usize, lse: usize, T: i32, C: i32, 
   }
 }
 
-/** dqkv (B, T, 3C) gets the gradients of q, k, v (overwritten) from dout (B, T, C). */
-export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, dqkv: usize, T: i32, C: i32, nh: i32,
+/** dqkv (B, T, 3C) gets the gradients of q, k, v (overwritten) from dout (B, T, C); probs: those saved by attnForward, or
+ *  0 to recompute them from lse. */
+export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, probs: usize, dqkv: usize, T: i32, C: i32, nh: i32,
                              lo: i32, hi: i32, scratch: usize): void {
   const hs = C / nh, ld = 3 * C;
   const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
   const KT = scratch, VT = at(KT, hs * T);
-  const P = at(VT, hs * T), dS = at(P, T * T), gs = at(dS, T * T);
+  const dS = at(VT, hs * T), gs = at(dS, T * T + T * T);
   const sv = f32x4.splat(scale);
   for (let bh = lo; bh < hi; bh++) {
+    const P = probs ? at(probs, bh * T * T) : at(dS, T * T);
     const b = bh / nh, h = bh % nh;
     const base = at(qkv, b * T * ld), dbase = at(dqkv, b * T * ld);
     const Q = at(base, h * hs), K = at(base, C + h * hs), V = at(base, 2 * C + h * hs);
     const dQ = at(dbase, h * hs), dK = at(dbase, C + h * hs), dV = at(dbase, 2 * C + h * hs);
     const O = at(out, b * T * C + h * hs), dO = at(dout, b * T * C + h * hs);
     const L = at(lse, bh * T);
-    transposeBlock(K, ld, KT, T, T, hs);
+    if (!probs) transposeBlock(K, ld, KT, T, T, hs);
     transposeBlock(V, ld, VT, T, T, hs);
     for (let r0 = 0; r0 < T; r0 += RB) {
       const r1 = min(T, r0 + RB);
-      causalProbs(Q, ld, KT, P, T, hs, scale, r0, r1, L, false, gs);
+      if (!probs) causalProbs(Q, ld, KT, P, T, hs, scale, r0, r1, L, false, gs);
       // dP[r0:r1, 0:r1] = dO[r0:r1] @ V[0:r1]^T
       gemmBlock(at(dO, r0 * C), C, VT, T, at(dS, r0 * T), T, 0, hs, false, 0, r1 - r0, 0, r1, gs);
       // dS = P * (dP - sum_j P dP) * scale; sum_j P dP = dO . O

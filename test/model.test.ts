@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GPT, presetConfig, type GPTConfig } from '../src/model/gpt.ts';
 
 const models: GPT[] = [];
-async function make(config: GPTConfig, opts: { seed?: number; threads?: number } = {}): Promise<GPT> {
+async function make(config: GPTConfig, opts: { seed?: number; threads?: number; attnProbsBytes?: number } = {}): Promise<GPT> {
   const m = await GPT.create(config, opts);
   models.push(m);
   return m;
@@ -77,10 +77,10 @@ describe('GPT', () => {
   });
 
   // The second shape has T > 32 (several attention row blocks) and more than 256 rows (several K blocks in the
-  // weight-gradient GEMMs).
-  it.each([[2, 11], [7, 40]])('computes gradients that match finite differences for every parameter (B=%i, T=%i)', async (B, T) => {
+  // weight-gradient GEMMs); the third recomputes the attention probabilities in backward instead of keeping them.
+  it.each([[2, 11, undefined], [7, 40, undefined], [7, 40, 0]])('computes gradients that match finite differences for every parameter (B=%i, T=%i, attnProbsBytes %s)', async (B, T, attnProbsBytes) => {
     const cfg: GPTConfig = { vocabSize: 23, nCtx: 48, nEmbd: 16, nLayer: 2, nHead: 2 };
-    const m = await make(cfg, { seed: 7, threads: 1 });
+    const m = await make(cfg, { seed: 7, threads: 1, attnProbsBytes });
     perturb(m, 11);
     const { tokens, targets } = batch(cfg.vocabSize, B, T, 5);
     const r = lcg(99);
@@ -116,7 +116,7 @@ describe('GPT', () => {
       const rel = Math.sqrt(err2) / Math.max(Math.sqrt(num2), 1e-6);
       if (rel > worst) { worst = rel; worstName = p.name; }
     });
-    console.log(`gradient check B=${B} T=${T}: worst relative error ${worst.toExponential(2)} (${worstName})`);
+    console.log(`gradient check B=${B} T=${T} attnProbsBytes ${attnProbsBytes}: worst relative error ${worst.toExponential(2)} (${worstName})`);
     expect(worst).toBeLessThan(3e-3);
   });
 

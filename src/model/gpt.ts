@@ -7,6 +7,9 @@ import { Engine, type KernelName, type Profile } from './kernels.ts';
 
 /** Work (multiply-adds or so) below which a kernel call stays on one thread. */
 const MIN_PART_WORK = 1 << 17;
+/** Attention probabilities of all layers are kept for backward (instead of recomputed there) while they take at most
+ *  this much memory (B * nHead * T * T floats per layer); GPT.create's attnProbsBytes overrides it. */
+const ATTN_PROBS_BYTES = 512 * 2 ** 20;
 
 export interface GPTConfig {
   vocabSize: number;
@@ -126,6 +129,8 @@ export class GPT {
   private readonly nDecayRanges: number;
   private acts?: Acts;
   private wteT = 0; // (C, V) for the LM head, sized with the activations
+  private attnProbs = { floats: 0, layers: [] as number[] }; // per layer (B, nh, T, T), see ATTN_PROBS_BYTES
+  private attnProbsBytes = ATTN_PROBS_BYTES;
   private last?: { B: number; T: number };
   private step = 0;
 
@@ -147,10 +152,11 @@ export class GPT {
   }
 
   /** GPT-2 init: normal(0, 0.02), residual projections (attn.c_proj, mlp.c_proj) scaled by 1/sqrt(2 * nLayer), LayerNorm 1/0, biases 0. */
-  static async create(config: GPTConfig, opts: { seed?: number; threads?: number } = {}): Promise<GPT> {
+  static async create(config: GPTConfig, opts: { seed?: number; threads?: number; attnProbsBytes?: number } = {}): Promise<GPT> {
     validateConfig(config);
     const engine = await Engine.create(opts.threads);
     const model = new GPT({ ...config }, engine);
+    if (opts.attnProbsBytes !== undefined) model.attnProbsBytes = opts.attnProbsBytes;
     model.init(opts.seed ?? 0);
     return model;
   }
@@ -278,6 +284,18 @@ export class GPT {
     return this.acts;
   }
 
+  /** Per-layer buffers for the attention probabilities of a (B, T) batch, or zeros (recompute in backward) above the budget. */
+  private attnProbsFor(B: number, T: number): number[] {
+    const { nHead: nh, nLayer } = this.config;
+    const floats = B * nh * T * T;
+    if (floats * nLayer * 4 > this.attnProbsBytes) return new Array<number>(nLayer).fill(0);
+    if (floats > this.attnProbs.floats) {
+      const cap = 2 ** Math.ceil(Math.log2(floats));
+      this.attnProbs = { floats: cap, layers: Array.from({ length: nLayer }, () => this.e.alloc(cap)) };
+    }
+    return this.attnProbs.layers;
+  }
+
   private checkBatch(tokens: Int32Array, B: number, T: number): void {
     if (!Number.isInteger(B) || !Number.isInteger(T) || B < 1 || T < 1) throw new Error(`batch shape must be positive integers, got B=${B} T=${T}`);
     if (T > this.config.nCtx) throw new Error(`sequence length T=${T} exceeds the model context nCtx=${this.config.nCtx}`);
@@ -302,12 +320,13 @@ export class GPT {
     // x0 (BT, C) = wte[tokens] + wpe[positions]
     this.run('embed', [a.tokens, a.positions, P + this.offset('transformer.wte.weight'), P + this.offset('transformer.wpe.weight'), a.x0, C], rows, 1, C);
     let x = a.x0;
+    const probs = this.attnProbsFor(B, T);
     for (let l = 0; l < nLayer; l++) {
       const w = this.layerOffsets(l), L = a.layers[l];
       // attention: qkv (BT, 3C) = ln_1(x) @ c_attn; atty (BT, C) = causal softmax(q k^T / sqrt(hs)) v per head
       this.layerNorm(x, P + w.ln1w, P + w.ln1b, L.ln1, L.ln1Mean, L.ln1Rstd, rows);
       this.matmul(L.ln1, P + w.attnW, P + w.attnB, L.qkv, rows, C, 3 * C);
-      this.run('attnForward', [L.qkv, L.atty, L.lse, T, C, nh], B * nh, 1, T * T * C / nh);
+      this.run('attnForward', [L.qkv, L.atty, L.lse, probs[l], T, C, nh], B * nh, 1, T * T * C / nh);
       // res1 (BT, C) = x + atty @ c_proj
       this.e.f32(L.res1, rows * C).set(this.e.f32(x, rows * C));
       this.matmul(L.atty, P + w.projW, P + w.projB, L.res1, rows, C, C, true);
@@ -355,6 +374,7 @@ export class GPT {
     const a = this.acts;
     const { nEmbd: C, nHead: nh, vocabSize: V, nLayer } = this.config;
     const P = this.params, G = this.grads;
+    const probs = this.attnProbsFor(B, T);
     this.e.f32(a.dlogprobs, rows).set(dLogprobs);
 
     // dlogits (BT, V) = dlogprob * (onehot(target) - probs), in place
@@ -378,7 +398,7 @@ export class GPT {
       this.layerNormBackward(L.res1, P + w.ln2w, L.ln2Mean, L.ln2Rstd, a.dln, a.dres, G + w.ln2w, G + w.ln2b, rows);
       // attention backward: res1 = x + attn(ln_1(x)) @ c_proj
       this.matmulBackward(L.atty, P + w.projW, G + w.projW, a.dres, a.datty, rows, C, C);
-      this.run('attnBackward', [L.qkv, L.atty, a.datty, L.lse, a.dqkv, T, C, nh], B * nh, 1, 3 * T * T * C / nh);
+      this.run('attnBackward', [L.qkv, L.atty, a.datty, L.lse, probs[l], a.dqkv, T, C, nh], B * nh, 1, 3 * T * T * C / nh);
       this.matmulBackward(L.ln1, P + w.attnW, G + w.attnW, a.dqkv, a.dln, rows, C, 3 * C);
       this.layerNormBackward(x, P + w.ln1w, L.ln1Mean, L.ln1Rstd, a.dln, a.dres, G + w.ln1w, G + w.ln1b, rows);
     }
