@@ -219,8 +219,8 @@ export class GPT {
 
   /** Splits [0, total) between the threads when each part gets at least MIN_PART_WORK of `cost` per item (about 20 us):
    *  smaller calls are not worth a cross-thread handoff. */
-  private run(name: KernelName, args: number[], total: number, align = 1, cost = 1, label?: string): void {
-    this.e.run(name, args, total, { align, grain: Math.ceil(MIN_PART_WORK / cost), label });
+  private run(name: KernelName, args: number[], total: number, align = 1, cost = 1, label?: string, chunksPerThread?: number): void {
+    this.e.run(name, args, total, { align, grain: Math.ceil(MIN_PART_WORK / cost), label, chunksPerThread });
   }
 
   /** Starts (or with false, stops) timing every kernel call; returns the live profile by label (bench/model.ts --profile). */
@@ -238,7 +238,8 @@ export class GPT {
 
   /** Backward of y = x @ w + b: dw += x^T dy and db (stored right after dw) += column sums of dy; dx = dy @ w^T (if dx). */
   private matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number): void {
-    this.run('gemmRowsTA', [x, K, dy, N, dwb, N, N, rows, 1, dwb + K * N * 4], K, 4, rows * N, `dW ${K}x${N}`);
+    // Each chunk packs all of dy (rows x N): one chunk per thread.
+    this.run('gemmRowsTA', [x, K, dy, N, dwb, N, N, rows, 1, dwb + K * N * 4], K, 4, rows * N, `dW ${K}x${N}`, 1);
     if (dx) {
       this.run('transpose', [w, N, this.wTScratch, K, K, N, 0, 0], N, 1, K, 'transpose w');
       this.matmul(dy, this.wTScratch, 0, dx, rows, N, K, false, 'dx');
@@ -381,7 +382,7 @@ export class GPT {
     this.run('softmaxRowsBackward', [a.probs, V, a.targets, a.dlogprobs], rows, 1, V);
     // LM head: dlnf (BT, C) = dlogits @ wte; dwte (V, C) += dlogits^T @ lnf
     this.matmul(a.probs, P + this.offset('transformer.wte.weight'), 0, a.dln, rows, V, C, false, 'lm head dx');
-    this.run('gemmRowsTA', [a.probs, V, a.lnf, C, G + this.offset('transformer.wte.weight'), C, C, rows, 1, 0], V, 4, rows * C, 'lm head dW');
+    this.run('gemmRowsTA', [a.probs, V, a.lnf, C, G + this.offset('transformer.wte.weight'), C, C, rows, 1, 0], V, 4, rows * C, 'lm head dW', 1);
     // ln_f: dres (BT, C) = the gradient flowing down the residual stream
     this.e.f32(a.dres, rows * C).fill(0);
     const xLast = nLayer > 0 ? a.layers[nLayer - 1].res2 : a.x0;
