@@ -277,8 +277,15 @@ function gemmBlockTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32,
   }
 }
 
-function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, K: i32, accumulate: bool,
-                   m0: i32, m1: i32, n0: i32, n1: i32, scratch: usize): void {
+@inline function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, K: i32, accumulate: bool,
+                           m0: i32, m1: i32, n0: i32, n1: i32, scratch: usize): void {
+  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, accumulate, m0, m1, n0, n1, 0, scratch);
+}
+
+// The GEMM, with an optional GELU epilogue: if geluOut, each finished row block of C (still in cache) goes through gelu
+// (out: geluOut, same layout as C; C becomes gelu' there, see gelu()).
+function gemmBlockE(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, K: i32, accumulate: bool,
+                    m0: i32, m1: i32, n0: i32, n1: i32, geluOut: usize, scratch: usize): void {
   const tmp = scratch;
   const pack = scratch + 256;
   const usePack = m1 - m0 >= 16;
@@ -314,6 +321,9 @@ function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, b
             tile4(Ap, ldaB, at(B, k0 * ldb + j0 + j), bs, at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
           }
         }
+        if (geluOut && k0 + kc >= K) {
+          for (let r = i; r < i + 4; r++) gelu(at(C, r * ldc + j0), at(geluOut, r * ldc + j0), 1, 0, nc >> 2, 0);
+        }
       }
       for (; i < m1; i++) {
         const Ap = at(A, i * lda + k0);
@@ -321,6 +331,7 @@ function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, b
           const Bp = usePack ? at(pack, j * kc) : at(B, k0 * ldb + j0 + j);
           tile1(Ap, Bp, bs, at(C, i * ldc + j0 + j), kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
         }
+        if (geluOut && k0 + kc >= K) gelu(at(C, i * ldc + j0), at(geluOut, i * ldc + j0), 1, 0, nc >> 2, 0);
       }
     }
   }
@@ -330,6 +341,12 @@ function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, b
 export function gemmRows(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, N: i32, K: i32,
                          accumulate: i32, lo: i32, hi: i32, scratch: usize): void {
   gemmBlock(A, lda, B, ldb, C, ldc, bias, K, accumulate != 0, lo, hi, 0, N, scratch);
+}
+
+/** Rows [lo, hi) of Y = gelu(bias + A @ B) (N a multiple of 4), with C = gelu'(bias + A @ B) kept for backward. */
+export function gemmRowsGelu(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, N: i32, K: i32,
+                             Y: usize, lo: i32, hi: i32, scratch: usize): void {
+  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, false, lo, hi, 0, N, Y, scratch);
 }
 
 /** Rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B with A stored (K, M): weight gradients x^T dy without a transpose.

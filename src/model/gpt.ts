@@ -333,8 +333,13 @@ export class GPT {
       this.matmul(L.atty, P + w.projW, P + w.projB, L.res1, rows, C, C, true);
       // MLP: fcg (BT, 4C) = gelu(ln_2(res1) @ c_fc); res2 (BT, C) = res1 + fcg @ c_proj
       this.layerNorm(L.res1, P + w.ln2w, P + w.ln2b, L.ln2, L.ln2Mean, L.ln2Rstd, rows);
-      this.matmul(L.ln2, P + w.fcW, P + w.fcB, L.fc, rows, C, 4 * C);
-      this.run('gelu', [L.fc, L.fcg, 1], rows * C, 1, 32);
+      if (rows >= 8) {
+        // GELU runs in the GEMM's epilogue on each finished block, while it is in cache.
+        this.run('gemmRowsGelu', [L.ln2, C, P + w.fcW, 4 * C, L.fc, 4 * C, P + w.fcB, 4 * C, C, L.fcg], rows, 4, 4 * C * C, `matmul+gelu ${C}x${4 * C}`);
+      } else {
+        this.matmul(L.ln2, P + w.fcW, P + w.fcB, L.fc, rows, C, 4 * C);
+        this.run('gelu', [L.fc, L.fcg, 1], rows * C, 1, 32);
+      }
       this.e.f32(L.res2, rows * C).set(this.e.f32(L.res1, rows * C));
       this.matmul(L.fcg, P + w.fc2W, P + w.fc2B, L.res2, rows, 4 * C, C, true);
       x = L.res2;
