@@ -12,12 +12,16 @@
 const LOG2E: f32 = 1.44269504;
 const LN2_HI: f32 = 0.693359375;
 const LN2_LO: f32 = -2.12194440e-4;
+const ROUND_MAGIC: f32 = 12582912.0; // 1.5 * 2^23
 
 // exp on 4 lanes: range reduction to r in [-ln2/2, ln2/2], a degree-6 polynomial, 2^n built in the exponent bits.
 // Inputs are clamped to [-87, 88] so that 2^n never leaves the normal range (exp(-87) is 1.6e-38, close enough to 0).
 @inline function vexp(x: v128): v128 {
   x = f32x4.min(f32x4.max(x, f32x4.splat(-87.0)), f32x4.splat(88.0));
-  const n = f32x4.nearest(f32x4.mul(x, f32x4.splat(LOG2E)));
+  // Round x log2(e) to the nearest integer by adding 1.5 * 2^23: the sum's low mantissa bits are that integer, so
+  // 2^n is built from them with integer ops (same n as f32x4.nearest, without V8's costly float-to-int conversion).
+  const t = f32x4.add(f32x4.mul(x, f32x4.splat(LOG2E)), f32x4.splat(ROUND_MAGIC));
+  const n = f32x4.sub(t, f32x4.splat(ROUND_MAGIC));
   let r = f32x4.sub(x, f32x4.mul(n, f32x4.splat(LN2_HI)));
   r = f32x4.sub(r, f32x4.mul(n, f32x4.splat(LN2_LO)));
   let p = f32x4.splat(1.9875691500e-4);
@@ -27,7 +31,8 @@ const LN2_LO: f32 = -2.12194440e-4;
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.6666665459e-1));
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(5.0000001201e-1));
   p = f32x4.add(f32x4.add(f32x4.mul(p, f32x4.mul(r, r)), r), f32x4.splat(1.0));
-  const e = i32x4.shl(i32x4.add(i32x4.trunc_sat_f32x4_s(n), i32x4.splat(127)), 23);
+  // (bits of t) = (bits of 1.5 * 2^23) + n, and the former's low 9 bits are 0: shifting by 23 leaves (n + 127) << 23.
+  const e = i32x4.shl(i32x4.add(t, i32x4.splat(127)), 23);
   return f32x4.mul(p, e);
 }
 
