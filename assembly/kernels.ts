@@ -371,25 +371,16 @@ export function gemmCols(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: 
 
 // ---------------------------------------------------------------- elementwise and row kernels
 
-/** dst[c, r] = (accumulate ? dst[c, r] : 0) + src[r, c] for dst rows c in [lo, hi); a row c == cols (if ones) is set to 1. */
-export function transpose(src: usize, lds: i32, dst: usize, ldd: i32, rows: i32, cols: i32, accumulate: i32,
-                          ones: i32, lo: i32, hi: i32, scratch: usize): void {
-  const cEnd = min(hi, cols);
+/** dst[c, r] = src[r, c] for dst rows c in [lo, hi). */
+export function transpose(src: usize, lds: i32, dst: usize, ldd: i32, rows: i32, lo: i32, hi: i32, scratch: usize): void {
   for (let r0 = 0; r0 < rows; r0 += 16) {
     const r1 = min(rows, r0 + 16);
-    for (let c0 = lo; c0 < cEnd; c0 += 16) {
-      const c1 = min(cEnd, c0 + 16);
+    for (let c0 = lo; c0 < hi; c0 += 16) {
+      const c1 = min(hi, c0 + 16);
       for (let c = c0; c < c1; c++) {
-        for (let r = r0; r < r1; r++) {
-          const d = at(dst, c * ldd + r);
-          const v = load<f32>(at(src, r * lds + c));
-          store<f32>(d, accumulate ? load<f32>(d) + v : v);
-        }
+        for (let r = r0; r < r1; r++) store<f32>(at(dst, c * ldd + r), load<f32>(at(src, r * lds + c)));
       }
     }
-  }
-  if (ones && hi > cols) {
-    for (let r = 0; r < rows; r++) store<f32>(at(dst, cols * ldd + r), 1);
   }
 }
 

@@ -241,7 +241,7 @@ export class GPT {
     // Each chunk packs all of dy (rows x N): one chunk per thread.
     this.run('gemmRowsTA', [x, K, dy, N, dwb, N, N, rows, 1, dwb + K * N * 4], K, 4, rows * N, `dW ${K}x${N}`, 1);
     if (dx) {
-      this.run('transpose', [w, N, this.wTScratch, K, K, N, 0, 0], N, 1, K, 'transpose w');
+      this.run('transpose', [w, N, this.wTScratch, K, K], N, 1, K, 'transpose w');
       this.matmul(dy, this.wTScratch, 0, dx, rows, N, K, false, 'dx');
     }
   }
@@ -346,7 +346,7 @@ export class GPT {
     }
     // logits (BT, V) = ln_f(x) @ wte^T (tied LM head)
     this.layerNorm(x, P + this.offset('transformer.ln_f.weight'), P + this.offset('transformer.ln_f.bias'), a.lnf, a.lnfMean, a.lnfRstd, rows);
-    this.run('transpose', [P + this.offset('transformer.wte.weight'), C, this.wteT, V, V, C, 0, 0], C, 1, V, 'transpose wte');
+    this.run('transpose', [P + this.offset('transformer.wte.weight'), C, this.wteT, V, V], C, 1, V, 'transpose wte');
     this.matmul(a.lnf, this.wteT, 0, a.probs, rows, C, V, false, 'lm head');
     return a;
   }
@@ -491,7 +491,7 @@ export class GPT {
       x: al(rows * C), ln: al(rows * C), atty: al(rows * C), qkv: al(rows * 3 * C), fc: al(rows * 4 * C), logits: al(rows * V),
       desc: al(32),
     };
-    this.run('transpose', [this.params + this.offset('transformer.wte.weight'), C, cache.wteT, V, V, C, 0, 0], C, 1, V);
+    this.run('transpose', [this.params + this.offset('transformer.wte.weight'), C, cache.wteT, V, V], C, 1, V);
     // Field order: DESC_* in assembly/kernels.ts.
     this.e.i32(cache.desc, 20).set([this.params, V, nCtx, C, nLayer, nHead, kBase, vBase, slots, ctx, cache.wteT,
       cache.tokens, cache.slotIdx, cache.positions, cache.x, cache.ln, cache.qkv, cache.atty, cache.fc, cache.logits]);
