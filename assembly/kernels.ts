@@ -560,7 +560,7 @@ export function softmaxRowsBackward(probs: usize, V: i32, targets: usize, dlogpr
 // ---------------------------------------------------------------- attention (training: causal, whole sequences)
 // qkv: (B, T, 3C) with q | k | v, head h at columns h*hs of each. out: (B, T, C). lse: (B, nh, T), log-sum-exp of the scaled scores.
 // Work items are (b, h) pairs. Attention runs as GEMMs on row blocks of RB queries, skipping the masked upper triangle
-// block by block; probabilities are recomputed in backward from lse instead of being stored.
+// block by block; backward reads the probabilities that forward kept, or recomputes them from lse (memory budget in gpt.ts).
 
 const RB: i32 = 32;
 
