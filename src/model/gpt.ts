@@ -3,6 +3,7 @@
 // Tensors live in the engine's arena (kernels.ts) and are named by byte offsets; shapes are in the comments:
 // B batch, T time, C channels (nEmbd), nh heads, hs = C / nh, V vocabulary, BT = B * T rows.
 // Weights use Hugging Face GPT-2's layouts (Conv1D: [in, out]), so a checkpoint is a copy of the arena.
+import { mulberry32 } from '../random.ts';
 import { Engine, type KernelName, type Profile } from './kernels.ts';
 
 /** Work (multiply-adds or so) below which a kernel call stays on one thread. */
@@ -575,14 +576,7 @@ function paramSpecs(c: GPTConfig): ParamSpec[] {
 
 /** Standard normal samples from a seeded generator (mulberry32 + Box-Muller): the same seed gives the same weights. */
 function gaussian(seed: number): () => number {
-  let s = seed >>> 0;
-  const uniform = (): number => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const uniform = mulberry32(seed);
   return () => {
     const u = 1 - uniform();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());

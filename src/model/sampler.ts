@@ -1,5 +1,6 @@
 // Batched sampling from the student GPT with a KV cache: all prompts x n samples advance together, one token per step,
 // each with its own seeded random stream (so a sample does not depend on what else is in the batch).
+import { mulberry32 } from '../random.ts';
 import type { GPT, KVCache } from './gpt.ts';
 
 export interface SampleOptions {
@@ -207,12 +208,5 @@ function lastNonZero(p: Float64Array): number {
 
 /** Uniform [0, 1) stream for sample `index` of a run seeded with `seed` (mulberry32 over a mixed seed). */
 function seededUniform(seed: number, index: number): () => number {
-  let s = (Math.imul((seed | 0) ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(Math.imul((seed | 0) ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35));
 }
