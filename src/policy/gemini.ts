@@ -2,7 +2,7 @@
 // `responseMimeType: application/json` with the response JSON Schema. The system prompt goes in `systemInstruction`.
 import { GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
 import type { ChatMessage, Completion, FinishReason, Policy, SamplingOptions } from './policy.ts';
-import { callWithRetries, Limiter, portableResponseSchema, REMOTE_DEFAULTS, RemoteError, type Endpoint, type RemoteOptions } from './remote.ts';
+import { callWithRetries, Limiter, portableResponseSchema, RemoteError, withDefaults, type Endpoint, type RemoteOptions } from './remote.ts';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -45,7 +45,7 @@ export class GeminiPolicy implements Policy {
     this.endpoint = { policy: this.name, baseUrl: baseUrl ?? GEMINI_DEFAULT_BASE_URL, model: options.model, keyHint: 'GEMINI_API_KEY or --api-key' };
     // No SDK retries (none without retryOptions) and no SDK timeout: remote.ts handles both for every protocol.
     this.ai = new GoogleGenAI({ apiKey, ...(baseUrl ? { httpOptions: { baseUrl } } : {}) });
-    this.limiter = new Limiter(options.concurrency ?? REMOTE_DEFAULTS.concurrency);
+    this.limiter = new Limiter(withDefaults(options).concurrency);
   }
 
   async generate(conversations: ChatMessage[][], opts: SamplingOptions = {}): Promise<Completion[][]> {

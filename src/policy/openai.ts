@@ -3,7 +3,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ChatMessage, Completion, FinishReason, Policy, SamplingOptions } from './policy.ts';
-import { callWithRetries, Limiter, portableResponseSchema, REMOTE_DEFAULTS, RemoteError, type Endpoint, type RemoteOptions } from './remote.ts';
+import { callWithRetries, Limiter, portableResponseSchema, RemoteError, withDefaults, type Endpoint, type RemoteOptions } from './remote.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -46,8 +46,8 @@ export class OpenAIPolicy implements Policy {
     this.name = `openai:${options.model}`;
     this.endpoint = { policy: this.name, baseUrl: baseURL, model: options.model, keyHint: 'OPENAI_API_KEY or --api-key' };
     // Retries and timeouts are ours (remote.ts), the same for every protocol; the SDK's own are switched off.
-    this.client = new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: (options.timeoutMs ?? REMOTE_DEFAULTS.timeoutMs) + 1_000 });
-    this.limiter = new Limiter(options.concurrency ?? REMOTE_DEFAULTS.concurrency);
+    this.client = new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: withDefaults(options).timeoutMs + 1_000 });
+    this.limiter = new Limiter(withDefaults(options).concurrency);
   }
 
   async generate(conversations: ChatMessage[][], opts: SamplingOptions = {}): Promise<Completion[][]> {
