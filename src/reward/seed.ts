@@ -1,11 +1,18 @@
 // The seed's reward.py as a rubric: 0.4 valid + 0.3 layout + 0.3 semantics, and 0 unless every action applied.
 // Bit for bit: the same float operations in the same order, on a canvas built the way Python builds it (seed-python.ts).
+import { jsonReader } from './fast-json.ts';
 import { defineRubric, type Rubric } from './rubric.ts';
-import { checkCompletion, pyHasNonSpace, type SeedCanvas, type SeedOutcome } from './seed-python.ts';
+import { checkSeedFast } from './seed-fast.ts';
+import { checkCompletion, pyHasNonSpace, validateCompletion, type SeedCanvas } from './seed-python.ts';
 
 interface SeedContext {
   prompt: string;
-  outcome: SeedOutcome;
+  /** null when parse_actions raised. */
+  canvas: SeedCanvas | null;
+  /** Parsed, and every action applied. */
+  clean: boolean;
+  /** validate_completion's strings, or a function that words them when first read. */
+  errors: string[] | (() => string[]);
 }
 
 /** `re.findall(r"[a-zA-Z][a-zA-Z0-9_-]+", text.lower())` into a set. */
@@ -66,17 +73,34 @@ export function seedSemantics(prompt: string, canvas: SeedCanvas): number {
   return Math.max(0.0, Math.min(1.0, coverage));
 }
 
-const passes = ({ outcome }: SeedContext) => outcome.canvas !== null && outcome.errors.length === 0;
+const passes = (ctx: SeedContext) => ctx.clean;
 
 /** parse_actions' refusal as errors worded on read: a Python JSON message takes a pass of the exact reader. */
 function wordLater(refusal: { readonly message: string }): () => string[] {
   return () => [refusal.message];
 }
 
+/** The exact port's errors for a completion the fast reader found faulty, worded on read: few logs read them. */
+function exactErrorsLater(completion: string): () => string[] {
+  return () => validateCompletion(completion).errors;
+}
+
+/**
+ * validate_completion through the WebAssembly reader (seed-fast.ts) when it can settle the completion, else through
+ * the exact port; the same canvas and verdict either way, and the same error strings when read.
+ */
+function prepareSeed(prompt: string, completion: string): SeedContext {
+  const fast = jsonReader ? checkSeedFast(completion) : null;
+  if (fast) return { prompt, canvas: fast.canvas, clean: fast.clean, errors: fast.clean ? [] : exactErrorsLater(completion) };
+  const outcome = checkCompletion(completion);
+  if (outcome.canvas === null) return { prompt, canvas: null, clean: false, errors: wordLater(outcome.refusal) };
+  return { prompt, canvas: outcome.canvas, clean: outcome.errors.length === 0, errors: outcome.errors };
+}
+
 export const seedRubric: Rubric = defineRubric<SeedContext>({
   name: 'seed',
   description: "the seed document's reward.py, exactly: 0.4 valid + 0.3 layout + 0.3 semantics, 0 on any parse or action error",
-  prepare: ({ prompt, completion }) => ({ prompt, outcome: checkCompletion(completion) }),
+  prepare: ({ prompt, completion }) => prepareSeed(prompt, completion),
   components: [
     {
       name: 'valid',
@@ -88,16 +112,16 @@ export const seedRubric: Rubric = defineRubric<SeedContext>({
       name: 'layout',
       weight: 0.3,
       description: '1 - 0.15 per touching pair + 0.1 per labeled shape (max 5) + 0.1 per arrow (max 5), clamped',
-      fn: ({ outcome }) => (outcome.canvas ? seedLayout(outcome.canvas) : 0),
+      fn: ({ canvas }) => (canvas ? seedLayout(canvas) : 0),
     },
     {
       name: 'semantics',
       weight: 0.3,
       description: "share of the prompt's 4+ letter words that appear in shape labels (0.5 if the prompt has none)",
-      fn: ({ prompt, outcome }) => (outcome.canvas ? seedSemantics(prompt, outcome.canvas) : 0),
+      fn: ({ prompt, canvas }) => (canvas ? seedSemantics(prompt, canvas) : 0),
     },
   ],
   // A refused completion's one error may be a Python JSON message, which takes a pass of the exact reader: worded on read.
-  errors: ({ outcome }) => (outcome.canvas === null ? wordLater(outcome.refusal) : outcome.errors),
+  errors: (ctx) => ctx.errors,
   gate: passes,
 });

@@ -1,0 +1,503 @@
+// A JSON validator that reads a diagram answer without building it (npm run build:wasm; used by
+// src/reward/fast-json.ts). It scans UTF-8 bytes once, checks the grammar, and records only what the rewards read:
+// the top-level value's kind, the top-level "actions" value, and for each of its first MAX_RECORDED elements the kind
+// and position of the ten action fields. Two grammars: strict (JSON.parse's) and Python's json module (the same plus
+// NaN, Infinity and -Infinity). Anything the caller could not read back exactly from the records makes the scan
+// answer UNUSUAL, and the caller then takes its exact path: nesting deeper than Python's limit, an int literal longer
+// than Python converts, a top-level or action key written with an escape.
+
+export const OK: i32 = 0;
+export const INVALID: i32 = 1;
+export const UNUSUAL: i32 = 2;
+
+// Value kinds.
+const STRING: i32 = 1;
+const INT: i32 = 2;
+const FLOAT: i32 = 3;
+const TRUE: i32 = 4;
+const FALSE: i32 = 5;
+const NULL: i32 = 6;
+const OBJECT: i32 = 7;
+const ARRAY: i32 = 8;
+const NAN: i32 = 9;
+const INF: i32 = 10;
+const NEG_INF: i32 = 11;
+
+// Action fields, in the order of src/reward/fast-json.ts's FIELD.
+const F_TYPE: i32 = 0;
+const F_ID: i32 = 1;
+const F_SHAPE: i32 = 2;
+const F_X: i32 = 3;
+const F_Y: i32 = 4;
+const F_W: i32 = 5;
+const F_H: i32 = 6;
+const F_TEXT: i32 = 7;
+const F_FROM: i32 = 8;
+const F_TO: i32 = 9;
+const FIELDS: i32 = 10;
+
+/** Actions recorded field by field: one past the rewards' limit of 40, whose length check refuses the rest. */
+const MAX_RECORDED: i32 = 41;
+/** Deepest {}/[] nesting accepted (Python's json refuses more from a shallow caller; see seed-python.ts). */
+const MAX_DEPTH: i32 = 990;
+/** Python's int-to-str digit limit. */
+const MAX_INT_DIGITS: i32 = 4300;
+
+// A field record: kind, start and end (UTF-16 indexes of the JavaScript string: a string's contents between its
+// quotes, any other value's token), flags, then the number's value as f64. 24 bytes.
+const REC_BYTES: i32 = 24;
+const FLAG_ESCAPE: i32 = 1;
+/** The number's f64 was computed exactly here; otherwise the caller converts the token itself. */
+const FLAG_EXACT: i32 = 2;
+
+const records = memory.data(MAX_RECORDED * FIELDS * REC_BYTES);
+const elementKinds = memory.data(MAX_RECORDED * 4);
+const POW10 = memory.data<f64>([1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]);
+
+let pos: usize = 0;
+let end: usize = 0;
+/** UTF-16 index minus byte offset at `pos`: each continuation byte takes one away, each 4-byte lead adds one. */
+let adj: i32 = 0;
+let base: usize = 0;
+let python: bool = false;
+let status: i32 = OK;
+let depth: i32 = 0;
+
+// Where the last scanned token lay (UTF-16 indexes), its flags and its number value.
+let tokStart: i32 = 0;
+let tokEnd: i32 = 0;
+let tokFlags: i32 = 0;
+let tokNumber: f64 = 0;
+
+let rootKind: i32 = 0;
+let actionsKind: i32 = 0;
+let actionCount: i32 = 0;
+
+export function inputBase(): usize {
+  return (__heap_base + 15) & ~(<usize>15);
+}
+export function recordsBase(): usize {
+  return records;
+}
+export function elementKindsBase(): usize {
+  return elementKinds;
+}
+export function getRootKind(): i32 {
+  return rootKind;
+}
+export function getActionsKind(): i32 {
+  return actionsKind;
+}
+export function getActionCount(): i32 {
+  return actionCount;
+}
+
+@inline function u16At(p: usize): i32 {
+  return <i32>(p - base) + adj;
+}
+
+@inline function peek(): i32 {
+  return pos < end ? <i32>load<u8>(pos) : -1;
+}
+
+@inline function skipWs(): void {
+  while (pos < end) {
+    const c = load<u8>(pos);
+    if (c != 0x20 && c != 0x0a && c != 0x0d && c != 0x09) return;
+    pos++;
+  }
+}
+
+@inline function isDigit(c: i32): bool {
+  return <u32>(c - 0x30) < 10;
+}
+
+@inline function isHex(c: i32): bool {
+  return <u32>(c - 0x30) < 10 || <u32>((c | 0x20) - 0x61) < 6;
+}
+
+/** A string whose opening quote is at pos; leaves pos after the closing quote. */
+function scanString(): void {
+  pos++;
+  tokStart = u16At(pos);
+  let flags = 0;
+  while (pos < end) {
+    const c = <i32>load<u8>(pos);
+    if (c == 0x22) {
+      tokEnd = u16At(pos);
+      tokFlags = flags;
+      pos++;
+      return;
+    }
+    if (c == 0x5c) {
+      flags = FLAG_ESCAPE;
+      if (pos + 1 >= end) break;
+      const e = <i32>load<u8>(pos + 1);
+      if (e == 0x75) {
+        if (pos + 5 >= end) break;
+        if (!(isHex(load<u8>(pos + 2)) && isHex(load<u8>(pos + 3)) && isHex(load<u8>(pos + 4)) && isHex(load<u8>(pos + 5)))) break;
+        pos += 6;
+        continue;
+      }
+      if (e != 0x22 && e != 0x5c && e != 0x2f && e != 0x62 && e != 0x66 && e != 0x6e && e != 0x72 && e != 0x74) break;
+      pos += 2;
+      continue;
+    }
+    if (c < 0x20) break;
+    if (c >= 0x80) {
+      if ((c & 0xc0) == 0x80) adj--;
+      else if (c >= 0xf0) adj++;
+    }
+    pos++;
+  }
+  status = INVALID;
+}
+
+@inline function matchWord(word: u64, len: i32): bool {
+  // `word` holds the literal's bytes little-endian; compares `len` (<= 8) bytes at pos.
+  if (pos + <usize>len > end) return false;
+  for (let i = 0; i < len; i++) {
+    if (<u64>load<u8>(pos + <usize>i) != ((word >> (<u64>i * 8)) & 0xff)) return false;
+  }
+  return true;
+}
+
+/** A number at pos (after an optional '-'), Python's and JSON's grammar: sets tokNumber and returns INT or FLOAT. */
+function scanNumber(): i32 {
+  const start = pos;
+  let negative = false;
+  if (load<u8>(pos) == 0x2d) {
+    negative = true;
+    pos++;
+  }
+  let c = peek();
+  let mantissa: u64 = 0;
+  let digits = 0;
+  let intDigits = 0;
+  if (c == 0x30) {
+    pos++;
+    intDigits = 1;
+  } else if (c >= 0x31 && c <= 0x39) {
+    while (pos < end && isDigit(load<u8>(pos))) {
+      if (digits < 19) mantissa = mantissa * 10 + <u64>(load<u8>(pos) - 0x30);
+      digits++;
+      intDigits++;
+      pos++;
+    }
+  } else {
+    status = INVALID;
+    return 0;
+  }
+  let kind = INT;
+  let fracDigits = 0;
+  if (peek() == 0x2e && pos + 1 < end && isDigit(load<u8>(pos + 1))) {
+    kind = FLOAT;
+    pos++;
+    while (pos < end && isDigit(load<u8>(pos))) {
+      if (digits < 19) {
+        mantissa = mantissa * 10 + <u64>(load<u8>(pos) - 0x30);
+        fracDigits++;
+      }
+      if (mantissa != 0) digits++;
+      pos++;
+    }
+  }
+  let exp = 0;
+  let expOk = true;
+  c = peek();
+  if (c == 0x65 || c == 0x45) {
+    let q = pos + 1;
+    let expNegative = false;
+    if (q < end && (load<u8>(q) == 0x2b || load<u8>(q) == 0x2d)) {
+      expNegative = load<u8>(q) == 0x2d;
+      q++;
+    }
+    const from = q;
+    while (q < end && isDigit(load<u8>(q))) {
+      if (exp < 100000) exp = exp * 10 + <i32>(load<u8>(q) - 0x30);
+      q++;
+    }
+    if (q > from) {
+      kind = FLOAT;
+      pos = q;
+      if (exp >= 100000) expOk = false;
+      if (expNegative) exp = -exp;
+    }
+  }
+  if (kind == INT && intDigits > MAX_INT_DIGITS && python) status = UNUSUAL;
+  tokStart = u16At(start);
+  tokEnd = u16At(pos);
+  // Exact when the digits fit in 53 bits and the power of ten is exact: one correctly rounded multiply or divide.
+  const e10 = exp - fracDigits;
+  if (digits <= 15 && expOk && e10 >= -22 && e10 <= 22) {
+    let v = <f64>mantissa;
+    if (e10 >= 0) v *= load<f64>(POW10 + (<usize>e10 << 3));
+    else v /= load<f64>(POW10 + (<usize>(-e10) << 3));
+    tokNumber = negative ? -v : v;
+    tokFlags = FLAG_EXACT;
+  } else {
+    tokFlags = 0;
+  }
+  return kind;
+}
+
+/** Any value at pos; returns its kind (0 with status set on failure). */
+function scanValue(): i32 {
+  const c = peek();
+  if (c == 0x22) {
+    scanString();
+    return STRING;
+  }
+  if (c == 0x7b) return scanObject(0);
+  if (c == 0x5b) return scanArray(0);
+  const start = pos;
+  if (c == 0x74 && matchWord(0x65757274, 4)) {
+    pos += 4;
+    return literal(start, TRUE);
+  }
+  if (c == 0x66 && matchWord(0x65736c6166, 5)) {
+    pos += 5;
+    return literal(start, FALSE);
+  }
+  if (c == 0x6e && matchWord(0x6c6c756e, 4)) {
+    pos += 4;
+    return literal(start, NULL);
+  }
+  if (python) {
+    if (c == 0x4e && matchWord(0x4e614e, 3)) {
+      pos += 3;
+      return literal(start, NAN);
+    }
+    if (c == 0x49 && matchWord(0x7974696e69666e49, 8)) {
+      pos += 8;
+      return literal(start, INF);
+    }
+    if (c == 0x2d && pos + 1 < end && load<u8>(pos + 1) == 0x49) {
+      pos++;
+      if (matchWord(0x7974696e69666e49, 8)) {
+        pos += 8;
+        return literal(start, NEG_INF);
+      }
+      status = INVALID;
+      return 0;
+    }
+  }
+  if (c == 0x2d || isDigit(c)) return scanNumber();
+  status = INVALID;
+  return 0;
+}
+
+@inline function literal(start: usize, kind: i32): i32 {
+  tokStart = u16At(start);
+  tokEnd = u16At(pos);
+  tokFlags = 0;
+  return kind;
+}
+
+/** Which action field a key names, or -1. The key's bytes are [s, s + n). */
+function fieldOf(s: usize, n: usize): i32 {
+  if (n == 1) {
+    const c = load<u8>(s);
+    if (c == 0x78) return F_X;
+    if (c == 0x79) return F_Y;
+    if (c == 0x77) return F_W;
+    if (c == 0x68) return F_H;
+    return -1;
+  }
+  if (n == 2) {
+    const v = load<u16>(s);
+    if (v == 0x6469) return F_ID;
+    if (v == 0x6f74) return F_TO;
+    return -1;
+  }
+  if (n == 4) {
+    const v = load<u32>(s);
+    if (v == 0x65707974) return F_TYPE;
+    if (v == 0x74786574) return F_TEXT;
+    if (v == 0x6d6f7266) return F_FROM;
+    return -1;
+  }
+  if (n == 5 && load<u32>(s) == 0x70616873 && load<u8>(s + 4) == 0x65) return F_SHAPE;
+  return -1;
+}
+
+/**
+ * An object at pos. `role` 1: the top-level object (its "actions" value is read), 2: an action (its fields are
+ * recorded in action `slot`). Keys there may not hold escapes: "t\u0079pe" is "type" to a JSON reader.
+ */
+function scanObject(role: i32, slot: i32 = 0): i32 {
+  if (++depth > MAX_DEPTH) {
+    status = UNUSUAL;
+    return 0;
+  }
+  const open = pos;
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    depth--;
+    tokStart = u16At(open);
+    tokEnd = u16At(pos);
+    tokFlags = 0;
+    return OBJECT;
+  }
+  const tokStartObject = u16At(open);
+  for (;;) {
+    if (peek() != 0x22) {
+      status = INVALID;
+      return 0;
+    }
+    const keyBytes = pos + 1;
+    scanString();
+    if (status != OK) return 0;
+    const keyLen = pos - 1 - keyBytes;
+    const keyEscaped = (tokFlags & FLAG_ESCAPE) != 0;
+    skipWs();
+    if (peek() != 0x3a) {
+      status = INVALID;
+      return 0;
+    }
+    pos++;
+    skipWs();
+    if (role != 0 && keyEscaped) {
+      status = UNUSUAL;
+      return 0;
+    }
+    if (role == 1 && keyLen == 7 && load<u32>(keyBytes) == 0x69746361 && load<u16>(keyBytes + 4) == 0x6e6f && load<u8>(keyBytes + 6) == 0x73) {
+      actionsKind = peek() == 0x5b ? scanArray(1) : scanValue();
+    } else if (role == 2) {
+      const f = fieldOf(keyBytes, keyLen);
+      const kind = scanValue();
+      if (status != OK) return 0;
+      if (f >= 0) {
+        const r = records + <usize>((slot * FIELDS + f) * REC_BYTES);
+        store<i32>(r, kind);
+        store<i32>(r, tokStart, 4);
+        store<i32>(r, tokEnd, 8);
+        store<i32>(r, tokFlags, 12);
+        store<f64>(r, tokNumber, 16);
+      }
+    } else {
+      scanValue();
+    }
+    if (status != OK) return 0;
+    skipWs();
+    const c = peek();
+    if (c == 0x7d) {
+      pos++;
+      depth--;
+      tokStart = tokStartObject;
+      tokEnd = u16At(pos);
+      tokFlags = 0;
+      return OBJECT;
+    }
+    if (c != 0x2c) {
+      status = INVALID;
+      return 0;
+    }
+    pos++;
+    skipWs();
+  }
+  return 0;
+}
+
+/** An array at pos. `role` 1: the "actions" array, whose elements are counted and recorded. */
+function scanArray(role: i32): i32 {
+  if (++depth > MAX_DEPTH) {
+    status = UNUSUAL;
+    return 0;
+  }
+  const open = pos;
+  pos++;
+  skipWs();
+  let n = 0;
+  if (role == 1) actionCount = 0;
+  if (peek() == 0x5d) {
+    pos++;
+    depth--;
+    tokStart = u16At(open);
+    tokEnd = u16At(pos);
+    tokFlags = 0;
+    return ARRAY;
+  }
+  const tokStartArray = u16At(open);
+  for (;;) {
+    if (role == 1 && n < MAX_RECORDED) {
+      memory.fill(records + <usize>(n * FIELDS * REC_BYTES), 0, FIELDS * REC_BYTES);
+      const kind = peek() == 0x7b ? scanObject(2, n) : scanValue();
+      store<i32>(elementKinds + (<usize>n << 2), kind);
+    } else {
+      scanValue();
+    }
+    if (status != OK) return 0;
+    n++;
+    skipWs();
+    const c = peek();
+    if (c == 0x5d) {
+      pos++;
+      depth--;
+      if (role == 1) actionCount = n;
+      tokStart = tokStartArray;
+      tokEnd = u16At(pos);
+      tokFlags = 0;
+      return ARRAY;
+    }
+    if (c != 0x2c) {
+      status = INVALID;
+      return 0;
+    }
+    pos++;
+    skipWs();
+  }
+  return 0;
+}
+
+/**
+ * Scans input bytes [from, to) as one JSON document. `utf16From` is the UTF-16 index of byte `from` in the caller's
+ * string. `pythonGrammar` accepts NaN and the infinities and applies Python's limits. Returns OK, INVALID or UNUSUAL.
+ */
+export function scan(from: usize, to: usize, utf16From: i32, pythonGrammar: bool): i32 {
+  base = inputBase();
+  pos = base + from;
+  end = base + to;
+  adj = utf16From - <i32>from;
+  python = pythonGrammar;
+  status = OK;
+  depth = 0;
+  rootKind = 0;
+  actionsKind = 0;
+  actionCount = 0;
+  skipWs();
+  const c = peek();
+  rootKind = c == 0x7b ? scanObject(1) : scanValue();
+  if (status != OK) return status;
+  skipWs();
+  if (pos != end) return INVALID;
+  return OK;
+}
+
+/** Byte offset of UTF-16 index `unit` in input bytes [0, length): for spans found on the JavaScript string. */
+export function byteOffset(unit: i32, length: usize): usize {
+  const b = inputBase();
+  let u = 0;
+  let i: usize = 0;
+  while (i < length && u < unit) {
+    const c = load<u8>(b + i);
+    i += c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+    u += c >= 0xf0 ? 2 : 1;
+  }
+  return i;
+}
+
+/** Byte offset of the first '{' in input bytes [0, length), or -1 (an ASCII byte never occurs inside a longer character). */
+export function firstOpenBrace(length: usize): i32 {
+  const b = inputBase();
+  for (let i: usize = 0; i < length; i++) if (load<u8>(b + i) == 0x7b) return <i32>i;
+  return -1;
+}
+/** Byte offset of the last '}' in input bytes [0, length), or -1. */
+export function lastCloseBrace(length: usize): i32 {
+  const b = inputBase();
+  for (let i = <i32>length - 1; i >= 0; i--) if (load<u8>(b + <usize>i) == 0x7d) return i;
+  return -1;
+}

@@ -1,0 +1,155 @@
+// The rewards' JSON reader: assembly/json-scan.ts compiled to WebAssembly (npm run build:wasm). It checks a
+// completion's grammar and records where each action's fields lie, without building any JavaScript object, so a
+// reward reads only the few values it scores. Scans answer OK, INVALID (the text is not JSON in the chosen grammar:
+// JSON.parse refuses it, or in Python's grammar json.loads raises JSONDecodeError) or UNUSUAL (the caller's exact
+// path must decide). One document is loaded at a time; the accessors read the last scan.
+import { existsSync, readFileSync } from 'node:fs';
+
+export const SCAN = { ok: 0, invalid: 1, unusual: 2 } as const;
+
+export const KIND = {
+  absent: 0,
+  string: 1,
+  int: 2,
+  float: 3,
+  true: 4,
+  false: 5,
+  null: 6,
+  object: 7,
+  array: 8,
+  nan: 9,
+  infinity: 10,
+  negInfinity: 11,
+} as const;
+
+export const FIELD = { type: 0, id: 1, shape: 2, x: 3, y: 4, w: 5, h: 6, text: 7, from: 8, to: 9 } as const;
+const FIELDS = 10;
+/** Actions recorded field by field; a longer actions array is only counted (the rewards refuse more than 40). */
+export const MAX_RECORDED = 41;
+const REC_INTS = 6; // 24 bytes: kind, start, end, flags, f64
+const FLAG_ESCAPE = 1;
+const FLAG_EXACT = 2;
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  inputBase(): number;
+  recordsBase(): number;
+  elementKindsBase(): number;
+  getRootKind(): number;
+  getActionsKind(): number;
+  getActionCount(): number;
+  scan(from: number, to: number, utf16From: number, python: number): number;
+  byteOffset(unit: number, length: number): number;
+  firstOpenBrace(length: number): number;
+  lastCloseBrace(length: number): number;
+}
+
+const WASM_URL = new URL('../../assembly/build/json-scan.wasm', import.meta.url);
+
+function load(): Exports | null {
+  if (!existsSync(WASM_URL)) return null;
+  const module = new WebAssembly.Module(readFileSync(WASM_URL));
+  return new WebAssembly.Instance(module, {}).exports as unknown as Exports;
+}
+
+/**
+ * The loaded reader. One document at a time: `load` copies a text in, `scan` checks a byte range of it, and the
+ * accessors read the last scan's records. Methods on one object: callers keep it in a module constant, which V8
+ * inlines, where an imported function would cost a getter call per use (tsx compiles modules to CommonJS).
+ */
+export class JsonReader {
+  private readonly encoder = new TextEncoder();
+  private input = new Uint8Array(0);
+  private ints = new Int32Array(0);
+  private floats = new Float64Array(0);
+  private kinds = new Int32Array(0);
+  private viewsOf: ArrayBuffer | null = null;
+  private loadedText: string | null = null;
+  private loadedBytes = 0;
+
+  constructor(private readonly w: Exports) {}
+
+  private refreshViews(): void {
+    const buffer = this.w.memory.buffer;
+    this.viewsOf = buffer;
+    const inputAt = this.w.inputBase();
+    this.input = new Uint8Array(buffer, inputAt, buffer.byteLength - inputAt);
+    const records = this.w.recordsBase();
+    this.ints = new Int32Array(buffer, records, MAX_RECORDED * FIELDS * REC_INTS);
+    this.floats = new Float64Array(buffer, records, (MAX_RECORDED * FIELDS * REC_INTS) / 2);
+    this.kinds = new Int32Array(buffer, this.w.elementKindsBase(), MAX_RECORDED);
+  }
+
+  /** Copies `text` in as UTF-8 (a lone surrogate becomes U+FFFD, also one UTF-16 unit); returns its byte length. */
+  load(text: string): number {
+    if (this.loadedText === text) return this.loadedBytes;
+    const memory = this.w.memory;
+    const need = this.w.inputBase() + 3 * text.length + 16;
+    if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
+    if (this.viewsOf !== memory.buffer) this.refreshViews();
+    this.loadedBytes = this.encoder.encodeInto(text, this.input).written;
+    this.loadedText = text;
+    return this.loadedBytes;
+  }
+
+  /** Scans loaded bytes [from, to), whose first byte is UTF-16 index `unitFrom`, in JSON's or Python's grammar. */
+  scan(from: number, to: number, unitFrom: number, python: boolean): number {
+    return this.w.scan(from, to, unitFrom, python ? 1 : 0);
+  }
+
+  /** Byte offset of a UTF-16 index of the loaded text (`bytes` long). */
+  byteOffset(unit: number, bytes: number): number {
+    return unit === 0 ? 0 : this.w.byteOffset(unit, bytes);
+  }
+
+  rootKind(): number {
+    return this.w.getRootKind();
+  }
+  actionsKind(): number {
+    return this.w.getActionsKind();
+  }
+  /** Elements of the last "actions" array (meaningful when actionsKind() is array). */
+  actionCount(): number {
+    return this.w.getActionCount();
+  }
+  elementKind(i: number): number {
+    return this.kinds[i];
+  }
+  fieldKind(i: number, f: number): number {
+    return this.ints[(i * FIELDS + f) * REC_INTS];
+  }
+  /** UTF-16 index where the field's value starts: a string's first character, any other value's first character. */
+  fieldStart(i: number, f: number): number {
+    return this.ints[(i * FIELDS + f) * REC_INTS + 1];
+  }
+  /** UTF-16 index just past the field's value (before a string's closing quote). */
+  fieldEnd(i: number, f: number): number {
+    return this.ints[(i * FIELDS + f) * REC_INTS + 2];
+  }
+
+  /** A string field's value: its text, or JSON.parse of it when it holds escapes (Python decodes them alike). */
+  fieldString(text: string, i: number, f: number): string {
+    const r = (i * FIELDS + f) * REC_INTS;
+    const s = this.ints[r + 1];
+    const e = this.ints[r + 2];
+    return this.ints[r + 3] & FLAG_ESCAPE ? (JSON.parse(text.slice(s - 1, e + 1)) as string) : text.slice(s, e);
+  }
+
+  /** Does a string field equal `word` (an escape-free literal)? Compared in place, without slicing. */
+  fieldIs(text: string, i: number, f: number, word: string): boolean {
+    const r = (i * FIELDS + f) * REC_INTS;
+    const s = this.ints[r + 1];
+    if (this.ints[r + 3] & FLAG_ESCAPE) return this.fieldString(text, i, f) === word;
+    return this.ints[r + 2] - s === word.length && text.startsWith(word, s);
+  }
+
+  /** A number field's value (kind int or float): the double JSON.parse and Python's float() give for its token. */
+  fieldNumber(text: string, i: number, f: number): number {
+    const r = (i * FIELDS + f) * REC_INTS;
+    return this.ints[r + 3] & FLAG_EXACT ? this.floats[r / 2 + 2] : Number(text.slice(this.ints[r + 1], this.ints[r + 2]));
+  }
+}
+
+const wasm = load();
+/** The reader, or null without the build: the rewards then take their exact paths (same scores, slower). */
+export const jsonReader: JsonReader | null = wasm ? new JsonReader(wasm) : null;

@@ -1,0 +1,131 @@
+// env.py's validate_completion on the WebAssembly reader's records (fast-json.ts): the canvas Python builds and
+// whether any error occurred, without the error strings (the exact port in seed-python.ts words those when read).
+// Anything the records cannot settle exactly returns null, and the caller takes the exact port.
+import { FIELD, jsonReader, KIND, SCAN, type JsonReader } from './fast-json.ts';
+import { pyJsonLoads, pyStr, type SeedCanvas } from './seed-python.ts';
+
+/** validate_completion's verdict: the canvas (null when parse_actions raised) and whether every action applied. */
+export interface SeedCheck {
+  canvas: SeedCanvas | null;
+  clean: boolean;
+}
+
+// Module constants: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
+const json = jsonReader as JsonReader;
+const Kind = KIND;
+const Field = FIELD;
+const Scan = SCAN;
+const REFUSED: SeedCheck = { canvas: null, clean: false };
+const ALLOWED_SHAPES = new Set(['rectangle', 'ellipse', 'diamond', 'text']);
+
+/** parse_actions: true when the records hold a usable actions list, false when it raises, null when unsure. */
+function parseActions(text: string): boolean | null {
+  const bytes = json.load(text);
+  let status = json.scan(0, bytes, 0, true);
+  if (status === Scan.unusual) return null;
+  if (status === Scan.invalid) {
+    const start = text.indexOf('{');
+    const end = text.lastIndexOf('}');
+    if (start === -1 || end === -1 || end <= start) return false;
+    const ascii = bytes === text.length;
+    const from = ascii ? start : json.byteOffset(start, bytes);
+    const to = ascii ? end + 1 : json.byteOffset(end + 1, bytes);
+    status = json.scan(from, to, start, true);
+    if (status !== Scan.ok) return status === Scan.invalid ? false : null;
+  }
+  if (json.rootKind() !== Kind.object || json.actionsKind() !== Kind.array) return false;
+  const n = json.actionCount();
+  if (n === 0 || n > 40) return false;
+  for (let i = 0; i < n; i++) if (json.elementKind(i) !== Kind.object) return false;
+  return true;
+}
+
+/** require_str: a non-empty string (an escape always stands for at least one character). */
+const isStr = (i: number, f: number) => json.fieldKind(i, f) === Kind.string && json.fieldEnd(i, f) > json.fieldStart(i, f);
+
+/** require_number's value, or NaN where it raises (bool is an int; a non-finite float or an int too large for one fails). */
+function numberOf(text: string, i: number, f: number): number {
+  switch (json.fieldKind(i, f)) {
+    case Kind.true:
+      return 1;
+    case Kind.false:
+      return 0;
+    case Kind.int:
+    case Kind.float: {
+      // float(int("-0")) is 0.0: + 0 turns an int's -0 into 0.
+      const v = json.fieldNumber(text, i, f);
+      return Number.isFinite(v) ? (json.fieldKind(i, f) === Kind.int ? v + 0 : v) : NaN;
+    }
+    default:
+      return NaN;
+  }
+}
+
+/** `str(action.get("text", ""))`. */
+function textOf(text: string, i: number): string {
+  switch (json.fieldKind(i, Field.text)) {
+    case Kind.absent:
+      return '';
+    case Kind.string:
+      return json.fieldString(text, i, Field.text);
+    case Kind.null:
+      return 'None';
+    case Kind.true:
+      return 'True';
+    case Kind.false:
+      return 'False';
+    default: {
+      // Numbers, lists and dicts: str() of what json.loads makes of the value's own text.
+      const value = pyJsonLoads(text.slice(json.fieldStart(i, Field.text), json.fieldEnd(i, Field.text)));
+      if (!value.ok) throw new Error('seed-fast: a recorded value does not parse on its own');
+      return pyStr(value.value);
+    }
+  }
+}
+
+/** validate_completion's canvas and verdict, or null when only the exact port can tell. */
+export function checkSeedFast(text: string): SeedCheck | null {
+  const parsed = parseActions(text);
+  if (parsed === null) return null;
+  if (!parsed) return REFUSED;
+  const canvas: SeedCanvas = { shapes: new Map(), arrows: [] };
+  let clean = true;
+  const n = json.actionCount();
+  for (let i = 0; i < n; i++) {
+    if (!isStr(i, Field.type)) {
+      clean = false;
+    } else if (json.fieldIs(text, i, Field.type, 'create_shape')) {
+      if (!isStr(i, Field.id) || !isStr(i, Field.shape)) {
+        clean = false;
+        continue;
+      }
+      const id = json.fieldString(text, i, Field.id);
+      const shape = json.fieldString(text, i, Field.shape);
+      const x = numberOf(text, i, Field.x);
+      const y = numberOf(text, i, Field.y);
+      const w = numberOf(text, i, Field.w);
+      const h = numberOf(text, i, Field.h);
+      // NaN fails every comparison: a coordinate that raised is caught by the isNaN tests.
+      if (!ALLOWED_SHAPES.has(shape) || canvas.shapes.has(id) || Number.isNaN(x) || Number.isNaN(y) || !(w > 0 && h > 0 && w <= 1000 && h <= 1000)) {
+        clean = false;
+        continue;
+      }
+      canvas.shapes.set(id, { id, shape, x, y, w, h, text: textOf(text, i) });
+    } else if (json.fieldIs(text, i, Field.type, 'connect')) {
+      if (!isStr(i, Field.from) || !isStr(i, Field.to)) {
+        clean = false;
+        continue;
+      }
+      const source = json.fieldString(text, i, Field.from);
+      const target = json.fieldString(text, i, Field.to);
+      if (!canvas.shapes.has(source) || !canvas.shapes.has(target) || source === target) {
+        clean = false;
+        continue;
+      }
+      canvas.arrows.push({ source, target, text: textOf(text, i) });
+    } else {
+      clean = false;
+    }
+  }
+  return { canvas, clean };
+}
