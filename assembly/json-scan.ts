@@ -2,13 +2,15 @@
 // src/reward/fast-json.ts). It scans UTF-8 bytes once, checks the grammar, and records only what the rewards read:
 // the top-level value's kind, the top-level "actions" value, and for each of its first MAX_RECORDED elements the kind
 // and position of the ten action fields. Two grammars: strict (JSON.parse's) and Python's json module (the same plus
-// NaN, Infinity and -Infinity). Anything the caller could not read back exactly from the records makes the scan
-// answer UNUSUAL, and the caller then takes its exact path: nesting deeper than Python's limit, an int literal longer
-// than Python converts, a top-level or action key written with an escape.
+// NaN, Infinity and -Infinity). In Python's grammar, nesting deeper than Python's limit or an int literal longer than
+// it converts makes json.loads raise something other than JSONDecodeError: the scan answers PY_LIMIT. Anything the
+// caller could not read back exactly from the records makes it answer UNUSUAL, and the caller takes its exact path:
+// a top-level or action key written with an escape, or (strict grammar) nesting deeper than STRICT_MAX_DEPTH.
 
 export const OK: i32 = 0;
 export const INVALID: i32 = 1;
 export const UNUSUAL: i32 = 2;
+export const PY_LIMIT: i32 = 3;
 
 // Value kinds.
 const STRING: i32 = 1;
@@ -38,8 +40,10 @@ const FIELDS: i32 = 10;
 
 /** Actions recorded field by field: one past the rewards' limit of 40, whose length check refuses the rest. */
 const MAX_RECORDED: i32 = 41;
-/** Deepest {}/[] nesting accepted (Python's json refuses more from a shallow caller; see seed-python.ts). */
-const MAX_DEPTH: i32 = 990;
+/** Deepest {}/[] nesting Python's json accepts from a shallow caller (see seed-python.ts). */
+const PY_MAX_DEPTH: i32 = 990;
+/** Deepest nesting read in the strict grammar, which has no limit: the recursion here must stay within wasm's stack. */
+const STRICT_MAX_DEPTH: i32 = 10000;
 /** Python's int-to-str digit limit. */
 const MAX_INT_DIGITS: i32 = 4300;
 
@@ -62,6 +66,7 @@ let base: usize = 0;
 let python: bool = false;
 let status: i32 = OK;
 let depth: i32 = 0;
+let maxDepth: i32 = 0;
 
 // Where the last scanned token lay (UTF-16 indexes), its flags and its number value.
 let tokStart: i32 = 0;
@@ -224,7 +229,7 @@ function scanNumber(): i32 {
       if (expNegative) exp = -exp;
     }
   }
-  if (kind == INT && intDigits > MAX_INT_DIGITS && python) status = UNUSUAL;
+  if (kind == INT && intDigits > MAX_INT_DIGITS && python) status = PY_LIMIT;
   tokStart = u16At(start);
   tokEnd = u16At(pos);
   // Exact when the digits fit in 53 bits and the power of ten is exact: one correctly rounded multiply or divide.
@@ -326,8 +331,8 @@ function fieldOf(s: usize, n: usize): i32 {
  * recorded in action `slot`). Keys there may not hold escapes: "t\u0079pe" is "type" to a JSON reader.
  */
 function scanObject(role: i32, slot: i32 = 0): i32 {
-  if (++depth > MAX_DEPTH) {
-    status = UNUSUAL;
+  if (++depth > maxDepth) {
+    status = python ? PY_LIMIT : UNUSUAL;
     return 0;
   }
   const open = pos;
@@ -403,8 +408,8 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
 
 /** An array at pos. `role` 1: the "actions" array, whose elements are counted and recorded. */
 function scanArray(role: i32): i32 {
-  if (++depth > MAX_DEPTH) {
-    status = UNUSUAL;
+  if (++depth > maxDepth) {
+    status = python ? PY_LIMIT : UNUSUAL;
     return 0;
   }
   const open = pos;
@@ -454,7 +459,8 @@ function scanArray(role: i32): i32 {
 
 /**
  * Scans input bytes [from, to) as one JSON document. `utf16From` is the UTF-16 index of byte `from` in the caller's
- * string. `pythonGrammar` accepts NaN and the infinities and applies Python's limits. Returns OK, INVALID or UNUSUAL.
+ * string. `pythonGrammar` accepts NaN and the infinities and applies Python's limits. Returns OK, INVALID, UNUSUAL
+ * or PY_LIMIT.
  */
 export function scan(from: usize, to: usize, utf16From: i32, pythonGrammar: bool): i32 {
   base = inputBase();
@@ -462,6 +468,7 @@ export function scan(from: usize, to: usize, utf16From: i32, pythonGrammar: bool
   end = base + to;
   adj = utf16From - <i32>from;
   python = pythonGrammar;
+  maxDepth = python ? PY_MAX_DEPTH : STRICT_MAX_DEPTH;
   status = OK;
   depth = 0;
   rootKind = 0;

@@ -170,6 +170,20 @@ export function applyAction(canvas: Canvas, action: Record<string, unknown>, ind
   return r.notes ? { index, type, applied: true, notes: r.notes } : { index, type, applied: true };
 }
 
+/**
+ * applyAction's verdict on one action, applied to the canvas in place, without wording a refusal (no zod pass):
+ * for rewards that only count outcomes. The action needs only the fields its type's schema declares.
+ */
+export function actionVerdict(canvas: Canvas, action: Record<string, unknown>, opts: ApplyOptions = {}): 'applied' | ActionErrorKind {
+  const type = action.type;
+  if (typeof type !== 'string' || type === '') return 'schema';
+  if (!(opts.allowedTypes ?? ACTION_TYPES).includes(type as ActionType)) return 'schema';
+  const h = HANDLERS[type as ActionType];
+  if (!h.isValid(action)) return 'schema';
+  const r = h.apply(canvas, action);
+  return 'reason' in r ? (r.kind ?? 'schema') : 'applied';
+}
+
 /** Applies actions in order to a copy of `start` (an empty canvas by default). Pure. */
 export function applyActions(actions: Record<string, unknown>[], start?: Canvas, opts: ApplyOptions = {}): ApplyResult {
   const canvas = start ? start.clone() : new Canvas();

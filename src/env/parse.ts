@@ -32,6 +32,14 @@ export const DEFAULT_MAX_INPUT_CHARS = 200_000;
 
 const FENCE = /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/;
 
+/** Where the first fenced block's contents lie in `text` ([start, end) in UTF-16 units), or null: extractJson's rule. */
+export function fencedRange(text: string): { start: number; end: number } | null {
+  const fence = text.includes('```') ? FENCE.exec(text) : null;
+  if (!fence) return null;
+  const end = fence.index + fence[0].length - 3;
+  return { start: end - fence[1].length, end };
+}
+
 export type JsonAttempt = { ok: true; value: unknown } | { ok: false; message: string };
 
 /**
@@ -76,9 +84,9 @@ export function parseJsonCached(text: string): JsonAttempt {
 export function extractJson(text: string): { ok: true; value: unknown; source: JsonSource } | { ok: false; error: ParseError } {
   const whole = parseJsonCached(text);
   if (whole.ok) return { ok: true, value: whole.value, source: 'whole' };
-  const fence = text.includes('```') ? FENCE.exec(text) : null;
+  const fence = fencedRange(text);
   if (fence) {
-    const fenced = parseJson(fence[1]);
+    const fenced = parseJson(text.slice(fence.start, fence.end));
     if (fenced.ok) return { ok: true, value: fenced.value, source: 'fenced' };
   }
   const start = text.indexOf('{');

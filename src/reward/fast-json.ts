@@ -1,11 +1,11 @@
 // The rewards' JSON reader: assembly/json-scan.ts compiled to WebAssembly (npm run build:wasm). It checks a
 // completion's grammar and records where each action's fields lie, without building any JavaScript object, so a
-// reward reads only the few values it scores. Scans answer OK, INVALID (the text is not JSON in the chosen grammar:
-// JSON.parse refuses it, or in Python's grammar json.loads raises JSONDecodeError) or UNUSUAL (the caller's exact
-// path must decide). One document is loaded at a time; the accessors read the last scan.
+// reward reads only the few values it scores. Scans answer ok, invalid (the text is not JSON in the chosen grammar:
+// JSON.parse refuses it, or in Python's grammar json.loads raises JSONDecodeError), pyLimit (Python's grammar only:
+// json.loads raises RecursionError or ValueError at a limit) or unusual (the caller's exact path must decide). One document is loaded at a time; the accessors read the last scan.
 import { existsSync, readFileSync } from 'node:fs';
 
-export const SCAN = { ok: 0, invalid: 1, unusual: 2 } as const;
+export const SCAN = { ok: 0, invalid: 1, unusual: 2, pyLimit: 3 } as const;
 
 export const KIND = {
   absent: 0,

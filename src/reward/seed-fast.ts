@@ -23,6 +23,8 @@ function parseActions(text: string): boolean | null {
   const bytes = json.load(text);
   let status = json.scan(0, bytes, 0, true);
   if (status === Scan.unusual) return null;
+  // json.loads raised something else than JSONDecodeError: parse_actions does not retry the brace span.
+  if (status === Scan.pyLimit) return false;
   if (status === Scan.invalid) {
     const start = text.indexOf('{');
     const end = text.lastIndexOf('}');
@@ -31,7 +33,7 @@ function parseActions(text: string): boolean | null {
     const from = ascii ? start : json.byteOffset(start, bytes);
     const to = ascii ? end + 1 : json.byteOffset(end + 1, bytes);
     status = json.scan(from, to, start, true);
-    if (status !== Scan.ok) return status === Scan.invalid ? false : null;
+    if (status !== Scan.ok) return status === Scan.unusual ? null : false;
   }
   if (json.rootKind() !== Kind.object || json.actionsKind() !== Kind.array) return false;
   const n = json.actionCount();

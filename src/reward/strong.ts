@@ -1,14 +1,16 @@
 // The `strong` preset: the seed document's stronger reward, with its weights, built to be hard to fool.
 // Syntax (parses, schema, canvas accepts) gives partial credit per action; semantics (entities, edges) is measured
 // against the task spec or, without one, against a spec extracted from the prompt; layout is measured on geometry.
-import type { Shape } from '../env/canvas.ts';
+import type { Canvas, Shape } from '../env/canvas.ts';
 import { executeCompletion, type Execution } from '../env/execute.ts';
 import type { JsonSource } from '../env/parse.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
 import { extractSpec } from './extract.ts';
 import { labelMatch, matchEntities, normalizeLabel, spellOut } from './labels.ts';
 import { scoreCanvasLayout, type LayoutReport } from './layout.ts';
+import { jsonReader } from './fast-json.ts';
 import { defineRubric, type RendererReadback, type ScoreInput } from './rubric.ts';
+import { executeCountsFast } from './strong-fast.ts';
 
 /**
  * Parse credit by where the JSON was found. The system prompt asks for bare JSON: a fenced block still works but
@@ -67,19 +69,22 @@ function shapeAllowance(entities: number): number {
   return 1 + Math.floor(entities / 3);
 }
 
-function parsesJson(exec: Execution): number {
-  const source = exec.parse.source;
+function parseCredit(source: JsonSource | undefined): number {
   return source ? PARSE_CREDIT[source] : 0;
 }
 
-function syntaxShares(exec: Execution, readback?: RendererReadback): { schema: number; accepted: number } {
-  const n = exec.outcomes.length;
+/** schema_valid and renderer_accepts from outcome counts: `n` actions run, of which some failed the schema, some applied. */
+function syntaxShares(n: number, schemaErrors: number, applied: number, shapes: number): { schema: number; accepted: number } {
   if (n === 0) return { schema: 0, accepted: 0 };
+  return { schema: (n - schemaErrors) / n, accepted: shapes > 0 ? applied / n : 0 };
+}
+
+function execShares(exec: Execution, readback?: RendererReadback): { schema: number; accepted: number } {
   let schemaErrors = 0;
   for (const o of exec.outcomes) if (!o.applied && o.error?.kind === 'schema') schemaErrors++;
   const applied = (readback?.outcomes ?? exec.outcomes).filter((o) => o.applied).length;
-  const hasShapes = (readback ? readback.shapes : (exec.canvas?.shapes.size ?? 0)) > 0;
-  return { schema: (n - schemaErrors) / n, accepted: hasShapes ? applied / n : 0 };
+  const shapes = readback ? readback.shapes : (exec.canvas?.shapes.size ?? 0);
+  return syntaxShares(exec.outcomes.length, schemaErrors, applied, shapes);
 }
 
 /** Share of an entity's credit kept when the spec asks for a shape kind and the diagram draws another. */
@@ -117,9 +122,9 @@ function edgesCorrect(
   spec: DiagramSpec,
   specSource: 'input' | 'prompt',
   entities: EntityReport[],
-  exec: Execution,
+  canvas: Canvas | null,
 ): { report: EdgeReport; value: number } {
-  const arrows = exec.canvas?.arrows ?? [];
+  const arrows = canvas?.arrows ?? [];
   const shapeOf = new Map<string, string>();
   for (const e of entities) {
     if (!e.shape) continue;
@@ -239,18 +244,15 @@ function spelledOut(spec: DiagramSpec): DiagramSpec {
   return spelled;
 }
 
-/** Runs a completion and measures everything the strong rubric scores; also what logs show about a rollout. */
-export function analyzeStrong(input: ScoreInput): StrongAnalysis {
-  const exec = executeCompletion(input.completion);
+/** Everything the strong rubric measures, given the canvas a completion drew and its syntax shares. */
+function measure(input: ScoreInput, canvas: Canvas | null, shares: { schema: number; accepted: number }, parses: number): Omit<StrongAnalysis, 'exec'> {
   const spec = input.spec ?? spelledOut(extractSpec(input.prompt));
   const specSource = input.spec ? 'input' : 'prompt';
-  const shapes = exec.canvas ? exec.canvas.shapeList() : [];
-  const { schema, accepted } = syntaxShares(exec, input.readback);
+  const shapes = canvas ? canvas.shapeList() : [];
   const ents = entitiesPresent(spec, shapes);
-  const edges = edgesCorrect(spec, specSource, ents.reports, exec);
-  const layout = input.readback ? input.readback.layout : exec.canvas ? scoreCanvasLayout(exec.canvas) : null;
+  const edges = edgesCorrect(spec, specSource, ents.reports, canvas);
+  const layout = input.readback ? input.readback.layout : canvas ? scoreCanvasLayout(canvas) : null;
   return {
-    exec,
     spec,
     specSource,
     shapes,
@@ -259,9 +261,9 @@ export function analyzeStrong(input: ScoreInput): StrongAnalysis {
     edges: edges.report,
     layout,
     values: {
-      parses_json: parsesJson(exec),
-      schema_valid: schema,
-      renderer_accepts: accepted,
+      parses_json: parses,
+      schema_valid: shares.schema,
+      renderer_accepts: shares.accepted,
       entities_present: shapes.length ? ents.value : 0,
       edges_correct: shapes.length ? edges.value : 0,
       layout_quality: layout?.score ?? 0,
@@ -269,10 +271,38 @@ export function analyzeStrong(input: ScoreInput): StrongAnalysis {
   };
 }
 
-export const strongRubric = defineRubric<StrongAnalysis>({
+/** Runs a completion and measures everything the strong rubric scores; also what logs show about a rollout. */
+export function analyzeStrong(input: ScoreInput): StrongAnalysis {
+  const exec = executeCompletion(input.completion);
+  return { exec, ...measure(input, exec.canvas, execShares(exec, input.readback), parseCredit(exec.parse.source)) };
+}
+
+interface StrongContext {
+  values: StrongAnalysis['values'];
+  /** executeCompletion's errors, or a function that runs it to word them when first read. */
+  errors: string[] | (() => string[]);
+}
+
+/**
+ * The rubric's measurements: from the WebAssembly reader's counts (strong-fast.ts) when it can settle the completion
+ * and no renderer readback is given, else from a full analysis. The same values either way.
+ */
+function prepareStrong(input: ScoreInput): StrongContext {
+  const fast = jsonReader && !input.readback ? executeCountsFast(input.completion) : null;
+  if (!fast) {
+    const analysis = analyzeStrong(input);
+    return { values: analysis.values, errors: analysis.exec.errors };
+  }
+  const shares = syntaxShares(fast.actions, fast.schemaErrors, fast.applied, fast.canvas?.shapes.size ?? 0);
+  const { values } = measure(input, fast.canvas, shares, parseCredit(fast.source));
+  const completion = input.completion;
+  return { values, errors: fast.clean ? [] : () => executeCompletion(completion).errors };
+}
+
+export const strongRubric = defineRubric<StrongContext>({
   name: 'strong',
   description: 'The seed document\'s stronger reward: parse, schema, canvas, entities, edges and layout, with partial credit.',
-  prepare: analyzeStrong,
+  prepare: prepareStrong,
   components: [
     {
       name: 'parses_json',
@@ -306,5 +336,5 @@ export const strongRubric = defineRubric<StrongAnalysis>({
       fn: (c) => c.values.layout_quality,
     },
   ],
-  errors: (c) => c.exec.errors,
+  errors: (c) => c.errors,
 });
