@@ -54,9 +54,10 @@ function numberOf(text: string, i: number, f: number): number {
       return 0;
     case Kind.int:
     case Kind.float: {
-      // float(int("-0")) is 0.0: + 0 turns an int's -0 into 0.
+      // An int too large for a float raises OverflowError; a float literal beyond the range reads as inf and fails.
+      // "-0" gives -0 as in the exact port's JSON.parse reading (Python's 0.0 compares and adds the same).
       const v = json.fieldNumber(text, i, f);
-      return Number.isFinite(v) ? (json.fieldKind(i, f) === Kind.int ? v + 0 : v) : NaN;
+      return Number.isFinite(v) ? v : NaN;
     }
     default:
       return NaN;
