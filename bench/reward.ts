@@ -2,17 +2,22 @@
 // reward.py in the same run, one thread on each side, and prints rewards/s and the ratio to Python.
 // Rates are per CPU-second of the scoring process (process.cpuUsage, time.process_time), which stays meaningful on a
 // shared machine; wall-clock rates are printed beside them. Also checks that seed and Python agree on every reward.
-// A breakdown per preset says where the time goes: parsing the JSON, applying the actions to a canvas, and the
-// components (what is left of a score); a last row scores both presets on each completion, which parses it once.
+// A breakdown per preset says where the time goes: reading the JSON (WebAssembly reader: UTF-8 copy and one scan of
+// the whole text), building the canvas from its records (fast paths, fence and span retries included), and the
+// components (what is left of a score); beside it, the exact path the fast one replaces. A last row scores both
+// presets on each completion.
 //   npx tsx bench/reward.ts [--n 20000] [--seed 1] [--rounds 3]
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateCorpus, type CorpusItem } from '../src/env/corpus.ts';
 import { executeCompletion } from '../src/env/execute.ts';
-import { parseCompletion, parseJson } from '../src/env/parse.ts';
+import { parseJson } from '../src/env/parse.ts';
+import { jsonReader } from '../src/reward/fast-json.ts';
 import { getRubric, RUBRIC_NAMES } from '../src/reward/presets.ts';
-import { checkCompletion, parseSeedActions } from '../src/reward/seed-python.ts';
+import { checkSeedFast } from '../src/reward/seed-fast.ts';
+import { checkCompletion } from '../src/reward/seed-python.ts';
+import { executeCountsFast } from '../src/reward/strong-fast.ts';
 
 const { values } = parseArgs({
   options: { n: { type: 'string', default: '20000' }, seed: { type: 'string', default: '1' }, rounds: { type: 'string', default: '3' } },
@@ -63,22 +68,32 @@ function timeRubric(name: string, items: CorpusItem[]): Timing {
   return timePasses(items, (it) => rubric.score(it).reward);
 }
 
-/** How each preset gets from text to a canvas: its parse step alone, then parse and apply. */
-const STAGES: Record<string, { parse: (text: string) => unknown; execute: (text: string) => unknown }> = {
-  seed: { parse: parseSeedActions, execute: checkCompletion },
-  strong: { parse: parseCompletion, execute: executeCompletion },
+if (!jsonReader) {
+  console.error('assembly/build/json-scan.wasm is missing: run `npm run build:wasm` (the rewards would take their exact paths)');
+  process.exit(2);
+}
+const reader = jsonReader;
+
+/** How each preset gets from text to a canvas: the reader's scan alone, its fast path, and the exact path it replaces. */
+const STAGES: Record<string, { python: boolean; fast: (text: string) => unknown; exact: (text: string) => unknown }> = {
+  seed: { python: true, fast: checkSeedFast, exact: checkCompletion },
+  strong: { python: false, fast: executeCountsFast, exact: executeCompletion },
 };
 
-/** CPU µs per completion in parse, apply and components, from timing the parse step, parse + apply, and the score. */
+/** CPU µs per completion in read, canvas and components, from timing the scan, the fast path and the score. */
 function breakdown(name: string, items: CorpusItem[], total: Timing): string {
   const stages = STAGES[name];
   if (!stages) return `${name}: no breakdown`;
   const us = (t: Timing) => (1e6 * t.cpuSeconds) / items.length;
-  const parse = us(timePasses(items, (it) => (stages.parse(it.completion) ? 1 : 0)));
-  const execute = us(timePasses(items, (it) => (stages.execute(it.completion) ? 1 : 0)));
+  const read = us(timePasses(items, (it) => reader.scan(0, reader.load(it.completion), 0, stages.python)));
+  const fast = us(timePasses(items, (it) => (stages.fast(it.completion) ? 1 : 0)));
+  const exact = us(timePasses(items, (it) => (stages.exact(it.completion) ? 1 : 0)));
   const all = us(total);
   const f = (v: number) => Math.max(0, v).toFixed(1);
-  return `${name} µs/completion (CPU): parse ${f(parse)} / apply ${f(execute - parse)} / components ${f(all - execute)} = ${all.toFixed(1)}`;
+  return (
+    `${name} µs/completion (CPU): read ${f(read)} / canvas ${f(fast - read)} / components ${f(all - fast)} = ${all.toFixed(1)}` +
+    ` (the exact path to a canvas: ${f(exact)}, the fast one: ${f(fast)})`
+  );
 }
 
 const t0 = performance.now();

@@ -5,6 +5,9 @@ import { defineRubric, type Rubric } from './rubric.ts';
 import { checkSeedFast } from './seed-fast.ts';
 import { checkCompletion, pyHasNonSpace, validateCompletion, type SeedCanvas } from './seed-python.ts';
 
+// A module constant: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
+const hasNonSpace = pyHasNonSpace;
+
 interface SeedContext {
   prompt: string;
   /** null when parse_actions raised. */
@@ -43,7 +46,7 @@ export function seedLayout(canvas: SeedCanvas): number {
     }
   }
   let labeled = 0;
-  for (const s of shapes) if (pyHasNonSpace(s.text)) labeled++;
+  for (const s of shapes) if (hasNonSpace(s.text)) labeled++;
   score += 0.1 * Math.min(labeled, 5);
   score += 0.1 * Math.min(canvas.arrows.length, 5);
   return Math.max(0.0, Math.min(1.0, score));
