@@ -53,19 +53,15 @@ describe('tokenizer', () => {
     expect(tok.encode(c).length).toBeLessThan(new TextEncoder().encode(c).length / 4);
   });
 
-  it('gives a word and an id the same tokens wherever they stand, so that the student can copy them', () => {
-    const pieces = (text: string) => tok.encode(text).map((id) => tok.tokenString(id));
-    const inPrompt = pieces('Draw Client, API Gateway and Worker.');
-    const inCompletion = pieces('{"text":"API Gateway"},{"text":"Worker"}');
-    expect(inPrompt).toContain(tok.tokenString(tok.encode(' Gateway')[0]));
-    expect(inCompletion).toContain(tok.tokenString(tok.encode(' Gateway')[0]));
-    expect(tok.encode(' Gateway')).toHaveLength(1);
-    const created = tok.encode('","id":"api_gateway","shape":"');
-    const referenced = tok.encode('","to":"api_gateway"}]}');
-    const idTokens = tok.encode('api_gateway');
+  it('gives a name the same tokens in the request, in a label and in an id, so that the student can copy it', () => {
     const contains = (ids: number[], sub: number[]) => ids.some((_, i) => sub.every((t, k) => ids[i + k] === t));
-    expect(contains(created, idTokens)).toBe(true);
-    expect(contains(referenced, idTokens)).toBe(true);
+    const name = tok.encode('API Gateway');
+    expect(name.length).toBeGreaterThan(1);
+    for (const context of ['Draw Client, API Gateway and Worker.', 'draw: API Gateway -> Worker', '{"text":"API Gateway"},{"text":"Worker"}', '","id":"API Gateway","shape":"', '","to":"API Gateway"}]}', '(API Gateway)']) {
+      expect(contains(tok.encode(context), name), context).toBe(true);
+    }
+    // A leading space is a token of its own, never part of the word after it.
+    expect(tok.encode(' Gateway')).toEqual([...tok.encode(' '), ...tok.encode('Gateway')]);
   });
 
   it('never encodes special-token text as a special token', () => {

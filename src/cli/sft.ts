@@ -15,6 +15,7 @@ interface SftFlags {
   resume?: boolean;
   learningRate?: string;
   tokensPerBatch?: string;
+  vocabSize?: string;
   warmupRatio?: string;
   evalSteps?: string;
   saveSteps?: string;
@@ -51,6 +52,7 @@ export function registerSft(program: Command): void {
     .option('--epochs <n>', 'passes over the data (num_train_epochs), when --steps is not given')
     .option('--resume', 'continue from the latest OUT/checkpoint-N exactly where it stopped')
     .option('--learning-rate <x>', 'peak learning rate')
+    .option('--vocab-size <n>', 'BPE vocabulary size of a new run (bytes, merges and the chat tokens)')
     .option('--tokens-per-batch <n>', 'padded tokens per batch (rows x longest row)')
     .option('--warmup-ratio <r>', 'share of the steps spent warming the learning rate up, in [0, 1)')
     .option('--eval-steps <n>', 'evaluate every n steps')
@@ -70,6 +72,7 @@ export function registerSft(program: Command): void {
         num_train_epochs: epochs,
         learning_rate: positive('--learning-rate', flags.learningRate, false),
         tokens_per_batch: positive('--tokens-per-batch', flags.tokensPerBatch, true),
+        vocab_size: positive('--vocab-size', flags.vocabSize, true),
         warmup_ratio: ratio('--warmup-ratio', flags.warmupRatio),
         eval_steps: positive('--eval-steps', flags.evalSteps, true),
         save_steps: positive('--save-steps', flags.saveSteps, true),

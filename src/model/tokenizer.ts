@@ -6,12 +6,12 @@ export const SPECIAL_TOKENS = ['<|system|>', '<|user|>', '<|assistant|>', '<|end
 export type SpecialToken = (typeof SPECIAL_TOKENS)[number];
 
 /** A pre-token is a JSON key with the punctuation around it (`{"type":"`, `","id":"`, `,"y":`, `"},{"type":"`), a
- *  word with an optional leading space, a number, whitespace, or a run of punctuation. Keys become single tokens, and a
- *  value never absorbs the punctuation that follows it, so that a word is the same token in the prompt, in a `text`
- *  value and wherever it ends (` Logs` in `Web Logs,`, `"text":"Web Logs"}` and `"Web Logs",`) and an id is the same
- *  tokens in `create_shape` and in every `connect`: what the student copies looks the same everywhere.
- *  Written for both JavaScript (`u` flag) and Oniguruma (`tokenizers`). */
-export const PRETOKEN_PATTERN = String.raw`[^\s\p{L}\p{N}]*[\p{L}_]+":"?| ?[\p{L}_]+|\p{N}+|\s+(?!\S)|\s+| ?[^\s\p{L}\p{N}]+`;
+ *  word, a number, whitespace, or a run of punctuation. Keys become single tokens; a word never carries the space
+ *  before it nor the punctuation after it, so that a name is the same tokens wherever it stands: `Web Logs` is
+ *  `Web`, ` `, `Logs` in `draw Web Logs,`, in `"text":"Web Logs"}` and in `"from":"Web Logs",`. What the student
+ *  copies from the request looks the same in its answer. Written for both JavaScript (`u` flag) and Oniguruma
+ *  (`tokenizers`). */
+export const PRETOKEN_PATTERN = String.raw`[^\s\p{L}\p{N}]*[\p{L}_]+":"?|[\p{L}_]+|\p{N}+|\s+(?!\S)|\s+| ?[^\s\p{L}\p{N}]+`;
 
 export const DEFAULT_VOCAB_SIZE = 2048;
 

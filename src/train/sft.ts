@@ -425,8 +425,8 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
     if (latestCheckpoint(cfg.output_dir) || existsSync(join(cfg.output_dir, 'final'))) {
       throw new SftInputError(`${cfg.output_dir} already holds checkpoints of a run: continue it with --resume, or choose another --out`);
     }
-    // Every occurrence counts, so that the system prompt, repeated in every row, gets tokens of its own.
-    tok = trainTokenizer(train.flatMap((r) => r.messages.map((m) => m.content)), { vocabSize: cfg.vocab_size });
+    // Trained on what the chat template renders (system messages are left out), every occurrence counting.
+    tok = trainTokenizer(train.flatMap((r) => r.messages.filter((m) => m.role !== 'system').map((m) => m.content)), { vocabSize: cfg.vocab_size });
     const preset = presetConfig(cfg.preset, tok.vocabSize);
     const longest = train.reduce((m, r) => Math.max(m, renderChat(tok, r.messages).ids.length), 0);
     const nCtx = Math.max(preset.nCtx, Math.min(cfg.max_length, Math.ceil(longest / 64) * 64));
