@@ -66,7 +66,7 @@ const canonical = (spec: DiagramSpec) => scriptCompletion(spec, { seed: 0, sampl
 const canvasOf = (text: string) => executeCompletion(text).canvas!;
 
 describe('scripted teacher', () => {
-  it('writes compact, valid JSON in the seed language: shapes first, then arrows, ids from labels', async () => {
+  it('writes compact, valid JSON in the seed language: shapes first, then arrows, labels as ids', async () => {
     const { text, quirks } = await canonical(chain);
     expect(quirks).toEqual([]);
     expect(text.startsWith('{"actions":[')).toBe(true);
@@ -75,7 +75,8 @@ describe('scripted teacher', () => {
     expect(run.errors).toEqual([]);
     const types = (JSON.parse(text) as { actions: { type: string }[] }).actions.map((a) => a.type);
     expect(types.lastIndexOf('create_shape')).toBeLessThan(types.indexOf('connect'));
-    expect([...run.canvas!.shapes.keys()]).toEqual(['client', 'api_gateway', 'authentication_service', 'user_database']);
+    expect([...run.canvas!.shapes.keys()]).toEqual(['Client', 'API Gateway', 'Authentication Service', 'User Database']);
+    expect([...run.canvas!.shapes.values()].map((s) => s.text)).toEqual([...run.canvas!.shapes.keys()]);
   });
 
   it.each([
@@ -109,7 +110,7 @@ describe('scripted teacher', () => {
   it('follows spec.shapes hints', async () => {
     const spec: DiagramSpec = { ...chain, shapes: { Client: 'ellipse' } };
     const c = canvasOf((await canonical(spec)).text);
-    expect(c.shapes.get('client')!.shape).toBe('ellipse');
+    expect(c.shapes.get('Client')!.shape).toBe('ellipse');
   });
 
   it('averages >= 0.95 strong reward on held-out tasks of every kind', async () => {

@@ -76,7 +76,8 @@ function decisionEntity(spec: DiagramSpec): string | undefined {
   return best;
 }
 
-/** Stable, meaningful ids: "Auth Service" -> "auth_service", deduplicated with a numeric suffix. */
+/** Slug ids for a canvas the user message shows (editing tasks): "Auth Service" -> "auth_service", deduplicated with a
+ *  numeric suffix. */
 export function idsFor(labels: string[]): string[] {
   const seen = new Set<string>();
   return labels.map((label) => {
@@ -94,6 +95,30 @@ export function idsFor(labels: string[]): string[] {
     seen.add(id);
     return id;
   });
+}
+
+/** The teacher's ids are its labels, deduplicated with a numeric suffix: a shape's id, its text and the prompt's name for
+ *  it are then the same characters, so a student learns one skill, copying, instead of also slugifying names. */
+export function labelIds(labels: string[]): string[] {
+  const seen = new Set<string>();
+  return labels.map((label) => {
+    const base = label.trim() || 'node';
+    let id = base;
+    for (let k = 2; seen.has(id); k++) id = `${base} ${k}`;
+    seen.add(id);
+    return id;
+  });
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** An entity's name as the prompt spells it ("data collection" in a lower-case request for "Data Collection"): labels
+ *  copied letter for letter from the request are what a student can learn to write for names it has never seen. The
+ *  spec's spelling when the prompt does not name the entity (it may use a short form). */
+export function spelledAsIn(prompt: string | undefined, name: string): string {
+  if (!prompt || prompt.includes(name)) return name;
+  const m = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(name)}(?![\\p{L}\\p{N}])`, 'iu').exec(prompt);
+  return m ? m[0] : name;
 }
 
 /** A box that holds its label on one line with padding; diamonds and ellipses need room for their slanted sides. */
@@ -255,7 +280,7 @@ function pushOntoNeighbour(nodes: PlacedNode[], edges: EdgeRef[], u: number): Pl
 /** One completion for a spec. `sample` 0 at temperature 0 is the canonical diagram; other samples vary the spacing. */
 export async function scriptCompletion(
   spec: DiagramSpec,
-  opts: { seed: number; sample: number; temperature: number; quirks?: QuirkRates; key?: string },
+  opts: { seed: number; sample: number; temperature: number; quirks?: QuirkRates; key?: string; prompt?: string },
 ): Promise<ScriptedSample> {
   const random = seededRandom(hashSeed(opts.seed, opts.key ?? spec.entities.join('|'), opts.sample));
   const fired = drawQuirks(opts.quirks ?? {}, random);
@@ -263,9 +288,10 @@ export async function scriptCompletion(
   const spread = 1 + 0.35 * jitter * random();
 
   const entities = [...new Set(spec.entities)];
-  const labels = fired.has('abbrev') ? entities.map(abbreviateLabel) : entities;
-  if (fired.has('abbrev') && labels.every((l, i) => l === entities[i])) fired.delete('abbrev');
-  const ids = idsFor(labels);
+  const spelled = entities.map((e) => spelledAsIn(opts.prompt, e));
+  const labels = fired.has('abbrev') ? spelled.map(abbreviateLabel) : spelled;
+  if (fired.has('abbrev') && labels.every((l, i) => l === spelled[i])) fired.delete('abbrev');
+  const ids = labelIds(labels);
   const idOf = new Map(entities.map((e, i) => [e, ids[i]]));
   const decision = decisionEntity(spec);
   const nodes: NodeBox[] = entities.map((e, i) => {
@@ -343,6 +369,7 @@ export class ScriptedPolicy implements Policy {
           temperature: opts.temperature ?? 1,
           quirks: this.options.quirks,
           key: prompt,
+          prompt,
         });
         samples.push({ text: s.text, finishReason: 'stop', quirks: s.quirks });
       }
