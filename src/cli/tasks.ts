@@ -17,6 +17,7 @@ interface TasksFlags {
   kinds?: string;
   out?: string;
   stats?: boolean;
+  syntheticNames?: string;
 }
 
 const integer = (flag: string, v: string, min: number) => numberFlag(flag, v, { integer: true, min });
@@ -50,6 +51,7 @@ export function registerTasks(program: Command): void {
     .option('--seed <seed>', 'the same seed gives the same tasks', '0')
     .option('--difficulty <level>', `only one difficulty level, 0 to ${MAX_LEVEL}`)
     .option('--kinds <k1,k2>', `only these kinds: ${DIAGRAM_KINDS.join(', ')}`)
+    .option('--synthetic-names <share>', 'share of tasks, 0 to 1, whose entities get made-up names (training data that makes a student copy names)')
     .option('--out <file>', 'JSONL file to write (stdout by default)')
     .option('--stats', 'print counts per kind and difficulty, distinct entities and templates per split')
     .action(async (flags: TasksFlags) => {
@@ -64,7 +66,8 @@ export function registerTasks(program: Command): void {
       if (n > max) throw new UsageError(`--n ${n} is too large: there are only ${max} distinct ${which}; the maximum --n is ${max}`);
       let tasks;
       try {
-        tasks = generateTasks({ split, n, seed, ...filter });
+        const syntheticNames = flags.syntheticNames === undefined ? undefined : numberFlag('--synthetic-names', flags.syntheticNames, { min: 0, max: 1 });
+        tasks = generateTasks({ split, n, seed, syntheticNames, ...filter });
       } catch (err) {
         if (err instanceof TaskRequestError) throw new UsageError(err.message);
         throw err;

@@ -9,7 +9,8 @@ import { SPLITS, type Split } from './scenarios.ts';
 import { templatesFor, type Template } from './phrasing/templates.ts';
 import { renderTask } from './render.ts';
 import { SEED_TASKS } from './seed-tasks.ts';
-import { rng, sampleDistinct, shuffle, type Rng } from '../random.ts';
+import { hash32, rng, sampleDistinct, shuffle, type Rng } from '../random.ts';
+import { withSyntheticNames } from './synthetic-names.ts';
 
 export interface TaskFilter {
   /** One level, 0..MAX_LEVEL; all levels when absent. */
@@ -22,6 +23,9 @@ export interface GenerateOptions extends TaskFilter {
   split: Split;
   n: number;
   seed?: number;
+  /** Share of the tasks, in [0, 1], whose entities get made-up names (training data for students that must learn to
+   *  copy names; see synthetic-names.ts). 0 by default. */
+  syntheticNames?: number;
 }
 
 /** A request the suite cannot serve (unknown split or kind, level out of range, more tasks than exist). */
@@ -146,7 +150,10 @@ export function generateTasks(opts: GenerateOptions): Task[] {
     if (ids.has(t.id)) throw new Error(`task generator produced duplicate id ${t.id}: two coordinates render the same task`);
     ids.add(t.id);
   }
-  return shuffle(r, tasks);
+  const share = opts.syntheticNames ?? 0;
+  if (!(share >= 0 && share <= 1)) throw new TaskRequestError(`syntheticNames must be a share in [0, 1], got ${share}`);
+  const pick = rng(hash32(`synthetic-names|${seed}`));
+  return shuffle(r, tasks).map((t) => (pick.next() < share ? withSyntheticNames(t, split, seed) : t));
 }
 
 function describeFilter(f: TaskFilter): string {
