@@ -24,6 +24,8 @@ export interface RunConfig {
   preset: RunPreset;
   seed: number;
   trainTasks: number;
+  /** Share of the train tasks whose entities get made-up names (see tasks/synthetic-names.ts); held-out tasks keep real ones. */
+  syntheticNames: number;
   heldoutTasks: number;
   teacher: { attempts: number; minReward: number; quirks: QuirkRates };
   sft: { preset: SftPreset } & Partial<SFTConfig>;
@@ -39,6 +41,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     preset: 'quick',
     seed: 0,
     trainTasks: 120,
+    syntheticNames: 1,
     heldoutTasks: 16,
     teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
     sft: { preset: 'tiny', max_steps: 30, eval_steps: 15, save_steps: 15 },
@@ -48,23 +51,25 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
   default: {
     preset: 'default',
     seed: 0,
-    trainTasks: 1500,
+    trainTasks: 4000,
+    syntheticNames: 1,
     heldoutTasks: 200,
     teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
     sft: { preset: 'default' },
     grpo: {},
-    eval: { temperature: 0.7, maxTokens: 384 },
+    eval: { temperature: 0.7, maxTokens: 512 },
   },
   full: {
     preset: 'full',
     seed: 0,
-    trainTasks: 1500,
+    trainTasks: 4000,
+    syntheticNames: 1,
     heldoutTasks: 400,
     teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
     // Longer SFT memorises the training vocabulary rather than learning to copy (docs/sft.md): the extra time goes to GRPO.
     sft: { preset: 'default' },
     grpo: { max_steps: 150 },
-    eval: { temperature: 0.7, maxTokens: 384 },
+    eval: { temperature: 0.7, maxTokens: 512 },
   },
 };
 
@@ -151,7 +156,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
 
   await stage('tasks', 2, async () => {
     mkdirSync(join(dir, 'tasks'), { recursive: true });
-    writeJsonl(paths.train, generateTasks({ split: 'train', n: config.trainTasks, seed: config.seed }));
+    writeJsonl(paths.train, generateTasks({ split: 'train', n: config.trainTasks, seed: config.seed, syntheticNames: config.syntheticNames }));
     progress.update(1);
     writeJsonl(paths.heldout, generateTasks({ split: 'heldout', n: config.heldoutTasks, seed: config.seed }));
     return `${config.trainTasks} train and ${config.heldoutTasks} held-out tasks`;
