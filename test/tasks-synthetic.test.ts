@@ -5,10 +5,20 @@ import { entityNames } from '../src/tasks/stats.ts';
 import { ScriptedPolicy } from '../src/policy/scripted.ts';
 import { conversationFor } from '../src/policy/prompt.ts';
 import { getRubric } from '../src/reward/presets.ts';
+import { mentionRegExp } from '../src/tasks/mentions.ts';
 
 const names = (tasks: Task[]) => new Set(tasks.flatMap((t) => t.spec.entities));
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const mentions = (prompt: string, name: string) => new RegExp(`(?<![\\p{L}\\p{N}])${escape(name)}(?![\\p{L}\\p{N}])`, 'iu').test(prompt);
+const mentions = (prompt: string, name: string) => mentionRegExp([name]).test(prompt);
+
+describe('mentionRegExp', () => {
+  it('finds a name only as whole words, in any case, longer names first', () => {
+    expect(mentionRegExp(['IP']).test('whip up an IP stack')).toBe(true);
+    expect(mentionRegExp(['IP']).test('whip up a stack')).toBe(false);
+    expect(mentionRegExp(['Data Lake']).exec('draw the data lake, then S3')?.[0]).toBe('data lake');
+    expect('API Gateway (API)'.match(mentionRegExp(['API Gateway', 'API'], 'giu'))).toEqual(['API Gateway', 'API']);
+    expect(mentionRegExp(['C++ (core)']).test('uses C++ (core) daily')).toBe(true);
+  });
+});
 
 describe('tasks with synthetic names', () => {
   const plain = generateTasks({ split: 'train', n: 300, seed: 3 });

@@ -4,6 +4,7 @@
 import type { CreateShape, Connect, ShapeKind } from '../env/actions.ts';
 import { LINE_HEIGHT, textWidth } from '../render/text.ts';
 import type { DiagramKind, DiagramSpec } from '../tasks/spec.ts';
+import { mentionRegExp } from '../tasks/mentions.ts';
 import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
 import { userPrompt } from './prompt.ts';
 import { scoreLayoutGeometry } from '../reward/layout.ts';
@@ -110,14 +111,12 @@ export function labelIds(labels: string[]): string[] {
   });
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** An entity's name as the prompt spells it ("data collection" in a lower-case request for "Data Collection"): labels
  *  copied letter for letter from the request are what a student can learn to write for names it has never seen. The
  *  spec's spelling when the prompt does not name the entity (it may use a short form). */
 export function spelledAsIn(prompt: string | undefined, name: string): string {
   if (!prompt || prompt.includes(name)) return name;
-  const m = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(name)}(?![\\p{L}\\p{N}])`, 'iu').exec(prompt);
+  const m = mentionRegExp([name]).exec(prompt);
   return m ? m[0] : name;
 }
 

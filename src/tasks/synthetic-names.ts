@@ -7,6 +7,7 @@ import { taskId } from './render.ts';
 import { SPLITS, type Split } from './scenarios.ts';
 import { rng, hash32, type Rng } from '../random.ts';
 import { entityNames } from './stats.ts';
+import { mentionRegExp } from './mentions.ts';
 
 const ONSETS = ['b', 'br', 'c', 'd', 'dr', 'f', 'g', 'gr', 'h', 'j', 'k', 'l', 'm', 'n', 'p', 'pl', 'r', 's', 'sh', 'st', 't', 'tr', 'v', 'w', 'z'];
 const VOWELS = ['a', 'e', 'i', 'o', 'u', 'a', 'e', 'o', 'ai', 'ou', 'y'];
@@ -47,15 +48,13 @@ export function syntheticName(r: Rng, split: Split): string {
 let allRealNames: Set<string> | undefined;
 const realNames = () => (allRealNames ??= new Set(SPLITS.flatMap((s) => [...entityNames(s)].map((n) => n.toLowerCase()))));
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** The same task with every entity the prompt names in full renamed, in the prompt and in the spec. An entity the
  *  prompt only calls by a short form ("DB") keeps its name, since the prompt would no longer name it. A lower-case
  *  mention gets the new name in lower case. */
 export function withSyntheticNames(task: Task, split: Split, seed: number): Task {
   const r = rng(hash32(`${seed}|${task.id}`));
   const { prompt, spec } = task;
-  const named = spec.entities.filter((e) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(e)}(?![\\p{L}\\p{N}])`, 'iu').test(prompt));
+  const named = spec.entities.filter((e) => mentionRegExp([e]).test(prompt));
   if (named.length === 0) return task;
   const taken = new Set(spec.entities.map((e) => e.toLowerCase()));
   const real = realNames();
@@ -68,8 +67,7 @@ export function withSyntheticNames(task: Task, split: Split, seed: number): Task
     rename.set(e.toLowerCase(), fresh);
   }
   // Longest first, so that "API Gateway" is renamed as a whole before "API" could match inside it.
-  const alternatives = [...named].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
-  const mention = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, 'giu');
+  const mention = mentionRegExp([...named].sort((a, b) => b.length - a.length), 'giu');
   const renamedPrompt = prompt.replace(mention, (m) => {
     const fresh = rename.get(m.toLowerCase())!;
     return m === m.toLowerCase() && m !== m.toUpperCase() ? fresh.toLowerCase() : fresh;
