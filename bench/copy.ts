@@ -6,6 +6,7 @@
 // the loss first falls below 0.5 nats, if it does. Spans of one fixed length (`--fixed`) can be copied from a fixed
 // distance back, which needs no induction: the comparison shows which of the two the budget allows.
 //   npx tsx bench/copy.ts [--steps 800] [--span 24] [--pieces 2000] [--filler 24] [--lrs 1e-3,3e-3] [--fixed]
+//                         [--layers 4] [--heads 4] [--rows 16]
 import { parseArgs } from 'node:util';
 import { GPT, presetConfig } from '../src/model/gpt.ts';
 import { rng } from '../src/random.ts';
@@ -19,10 +20,13 @@ const { values } = parseArgs({
     filler: { type: 'string', default: '24' },
     lrs: { type: 'string', default: '1e-3,3e-3' },
     threads: { type: 'string', default: '2' },
+    layers: { type: 'string' },
+    heads: { type: 'string' },
+    rows: { type: 'string', default: '16' },
   },
 });
 const steps = Number(values.steps), L = Number(values.span), P = Number(values.pieces), F = Number(values.filler);
-const VOCAB = 2048, FIRST = 8, ROWS = 16, T = 2 * L + 2 + F;
+const VOCAB = 2048, FIRST = 8, ROWS = Number(values.rows), T = 2 * L + 2 + F;
 if (P > VOCAB - FIRST) throw new Error(`--pieces must be at most ${VOCAB - FIRST}`);
 if (!(L >= 8)) throw new Error('--span must be at least 8');
 
@@ -42,7 +46,10 @@ function batch(r: ReturnType<typeof rng>) {
 }
 
 async function run(lr: number): Promise<{ formedAt: number | undefined; finalLoss: number; seconds: number }> {
-  const model = await GPT.create({ ...presetConfig('default', VOCAB), nCtx: Math.max(64, Math.ceil(T / 64) * 64) }, { seed: 1, threads: Number(values.threads) });
+  const shape = { ...presetConfig('default', VOCAB), nCtx: Math.max(64, Math.ceil(T / 64) * 64) };
+  if (values.layers) shape.nLayer = Number(values.layers);
+  if (values.heads) shape.nHead = Number(values.heads);
+  const model = await GPT.create(shape, { seed: 1, threads: Number(values.threads) });
   const r = rng(7);
   const t0 = performance.now();
   let formedAt: number | undefined;
@@ -67,7 +74,7 @@ async function run(lr: number): Promise<{ formedAt: number | undefined; finalLos
   return { formedAt, finalLoss: loss, seconds: (performance.now() - t0) / 1000 };
 }
 
-console.log(`copy task: ${values.fixed ? `spans of ${L}` : `spans of 8 to ${L}`} of ${P} distinct tokens, filler up to ${F}, ${ROWS} rows x ${T} tokens, ${steps} steps, default student shape`);
+console.log(`copy task: ${values.fixed ? `spans of ${L}` : `spans of 8 to ${L}`} of ${P} distinct tokens, filler up to ${F}, ${ROWS} rows x ${T} tokens, ${steps} steps, ${values.layers ?? 4} layers, ${values.heads ?? 4} heads, d 128`);
 console.log(`chance loss ln(${P}) = ${Math.log(P).toFixed(2)} nats\n`);
 console.log('learning rate | copies from step | final loss | seconds');
 for (const lr of values.lrs.split(',').map(Number)) {
