@@ -117,6 +117,13 @@ describe('chat template', () => {
     expect(tok.decode(ids)).toBe(chatText(messages));
   });
 
+  it('leaves the system message out, in the tokens and in the text', () => {
+    const ids = renderChat(tok, messages).ids;
+    expect(ids).toEqual(renderChat(tok, messages.slice(1)).ids);
+    expect(ids).not.toContain(tok.specialIds['<|system|>']);
+    expect(chatText(messages)).toBe(`<|user|>${prompt(1)}<|end|><|assistant|>${completion(1)}<|end|>`);
+  });
+
   it('the generation prompt is the prompt part of the rendered conversation', () => {
     const full = renderChat(tok, messages).ids;
     const gen = renderGenerationPrompt(tok, messages.slice(0, 2));

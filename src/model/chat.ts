@@ -24,10 +24,14 @@ export interface RenderedChat {
   mask: number[];
 }
 
+/** The messages the template renders: all but system messages. */
+export function templateMessages(messages: ChatMessage[]): ChatMessage[] {
+  return messages.filter((m) => m.role !== 'system');
+}
+
 /** The conversation as the rendered template's string (what transformers' apply_chat_template returns). */
 export function chatText(messages: ChatMessage[], addGenerationPrompt = false): string {
-  const body = messages
-    .filter((m) => m.role !== 'system')
+  const body = templateMessages(messages)
     .map((m) => `${ROLE_TOKEN[m.role]}${m.content}<|end|>`)
     .join('');
   return addGenerationPrompt ? body + ROLE_TOKEN.assistant : body;
@@ -37,9 +41,10 @@ export function renderChat(tok: Tokenizer, messages: ChatMessage[]): RenderedCha
   const ids: number[] = [];
   const mask: number[] = [];
   for (const m of messages) {
+    if (!ROLE_TOKEN[m.role]) throw new Error(`unknown chat role ${JSON.stringify(m.role)}: expected system, user or assistant`);
+  }
+  for (const m of templateMessages(messages)) {
     const roleToken = ROLE_TOKEN[m.role];
-    if (!roleToken) throw new Error(`unknown chat role ${JSON.stringify(m.role)}: expected system, user or assistant`);
-    if (m.role === 'system') continue;
     const trained = m.role === 'assistant' ? 1 : 0;
     ids.push(tok.specialIds[roleToken]);
     mask.push(0);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { GPT, presetConfig, type GPTConfig } from '../model/gpt.ts';
 import { trainTokenizer, type Tokenizer } from '../model/tokenizer.ts';
-import { renderChat } from '../model/chat.ts';
+import { renderChat, templateMessages } from '../model/chat.ts';
 import { loadCheckpoint, saveCheckpoint, type TrainerState } from '../model/checkpoint.ts';
 import type { ChatMessage } from '../policy/policy.ts';
 import { userPrompt } from '../policy/prompt.ts';
@@ -426,7 +426,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       throw new SftInputError(`${cfg.output_dir} already holds checkpoints of a run: continue it with --resume, or choose another --out`);
     }
     // Trained on what the chat template renders (system messages are left out), every occurrence counting.
-    tok = trainTokenizer(train.flatMap((r) => r.messages.filter((m) => m.role !== 'system').map((m) => m.content)), { vocabSize: cfg.vocab_size });
+    tok = trainTokenizer(train.flatMap((r) => templateMessages(r.messages).map((m) => m.content)), { vocabSize: cfg.vocab_size });
     const preset = presetConfig(cfg.preset, tok.vocabSize);
     const longest = train.reduce((m, r) => Math.max(m, renderChat(tok, r.messages).ids.length), 0);
     const nCtx = Math.max(preset.nCtx, Math.min(cfg.max_length, Math.ceil(longest / 64) * 64));
