@@ -6,7 +6,7 @@ import { getRubric } from '../src/reward/presets.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 import type { DiagramSpec } from '../src/tasks/spec.ts';
 import { conversationFor } from '../src/policy/prompt.ts';
-import { GRID, ScriptedPolicy, scriptCompletion } from '../src/policy/scripted.ts';
+import { GRID, ScriptedPolicy, scriptCompletion, idsFor, labelIds } from '../src/policy/scripted.ts';
 import {
   abbreviateLabel,
   abbreviationRate,
@@ -105,6 +105,11 @@ describe('scripted teacher', () => {
     const d = canvasOf((await canonical(decision)).text);
     expect(d.shapeList().find((s) => s.text === 'Payment valid?')!.shape).toBe('diamond');
     expect(d.arrows.map((a) => a.text).sort()).toEqual(['', 'no', 'yes']);
+  });
+
+  it('makes ids unique: labels as they are for the teacher, slugs for editing canvases', () => {
+    expect(labelIds(['API', ' API ', 'Worker', 'API'])).toEqual(['API', 'API 2', 'Worker', 'API 3']);
+    expect(idsFor(['Auth Service', 'auth service!', '9 Lives', '***'])).toEqual(['auth_service', 'auth_service_2', 'n_9_lives', 'node']);
   });
 
   it('follows spec.shapes hints', async () => {

@@ -77,38 +77,38 @@ function decisionEntity(spec: DiagramSpec): string | undefined {
   return best;
 }
 
+/** The bases made unique in order: a repeated base gets `${base}${separator}2`, then 3, ... */
+function distinct(bases: string[], separator: string): string[] {
+  const seen = new Set<string>();
+  return bases.map((base) => {
+    let id = base;
+    for (let k = 2; seen.has(id); k++) id = `${base}${separator}${k}`;
+    seen.add(id);
+    return id;
+  });
+}
+
 /** Slug ids for a canvas the user message shows (editing tasks): "Auth Service" -> "auth_service", deduplicated with a
  *  numeric suffix. */
 export function idsFor(labels: string[]): string[] {
-  const seen = new Set<string>();
-  return labels.map((label) => {
-    let base = label
+  const slugs = labels.map((label) => {
+    const base = label
       .normalize('NFKD')
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '_')
       .replace(/^_+|_+$/g, '')
       .slice(0, 32)
       .replace(/_+$/, '');
-    if (!base) base = 'node';
-    if (/^[0-9]/.test(base)) base = `n_${base}`;
-    let id = base;
-    for (let k = 2; seen.has(id); k++) id = `${base}_${k}`;
-    seen.add(id);
-    return id;
+    if (!base) return 'node';
+    return /^[0-9]/.test(base) ? `n_${base}` : base;
   });
+  return distinct(slugs, '_');
 }
 
 /** The teacher's ids are its labels, deduplicated with a numeric suffix: a shape's id, its text and the prompt's name for
  *  it are then the same characters, so a student learns one skill, copying, instead of also slugifying names. */
 export function labelIds(labels: string[]): string[] {
-  const seen = new Set<string>();
-  return labels.map((label) => {
-    const base = label.trim() || 'node';
-    let id = base;
-    for (let k = 2; seen.has(id); k++) id = `${base} ${k}`;
-    seen.add(id);
-    return id;
-  });
+  return distinct(labels.map((label) => label.trim() || 'node'), ' ');
 }
 
 /** An entity's name as the prompt spells it ("data collection" in a lower-case request for "Data Collection"): labels
