@@ -5,7 +5,8 @@
 // NaN, Infinity and -Infinity). In Python's grammar, nesting deeper than Python's limit or an int literal longer than
 // it converts makes json.loads raise something other than JSONDecodeError: the scan answers PY_LIMIT. Anything the
 // caller could not read back exactly from the records makes it answer UNUSUAL, and the caller takes its exact path:
-// a top-level or action key written with an escape, or (strict grammar) nesting deeper than STRICT_MAX_DEPTH.
+// a top-level or action key written with an escape, (strict grammar) nesting deeper than STRICT_MAX_DEPTH, or more
+// unconverted numbers in action fields than there are fields (duplicate keys).
 
 export const OK: i32 = 0;
 export const INVALID: i32 = 1;
@@ -13,33 +14,33 @@ export const UNUSUAL: i32 = 2;
 export const PY_LIMIT: i32 = 3;
 
 // Value kinds.
-const STRING: i32 = 1;
-const INT: i32 = 2;
-const FLOAT: i32 = 3;
-const TRUE: i32 = 4;
-const FALSE: i32 = 5;
-const NULL: i32 = 6;
-const OBJECT: i32 = 7;
-const ARRAY: i32 = 8;
-const NAN: i32 = 9;
-const INF: i32 = 10;
-const NEG_INF: i32 = 11;
+export const STRING: i32 = 1;
+export const INT: i32 = 2;
+export const FLOAT: i32 = 3;
+export const TRUE: i32 = 4;
+export const FALSE: i32 = 5;
+export const NULL: i32 = 6;
+export const OBJECT: i32 = 7;
+export const ARRAY: i32 = 8;
+export const NAN: i32 = 9;
+export const INF: i32 = 10;
+export const NEG_INF: i32 = 11;
 
 // Action fields, in the order of src/reward/fast-json.ts's FIELD.
-const F_TYPE: i32 = 0;
-const F_ID: i32 = 1;
-const F_SHAPE: i32 = 2;
-const F_X: i32 = 3;
-const F_Y: i32 = 4;
-const F_W: i32 = 5;
-const F_H: i32 = 6;
-const F_TEXT: i32 = 7;
-const F_FROM: i32 = 8;
-const F_TO: i32 = 9;
-const FIELDS: i32 = 10;
+export const F_TYPE: i32 = 0;
+export const F_ID: i32 = 1;
+export const F_SHAPE: i32 = 2;
+export const F_X: i32 = 3;
+export const F_Y: i32 = 4;
+export const F_W: i32 = 5;
+export const F_H: i32 = 6;
+export const F_TEXT: i32 = 7;
+export const F_FROM: i32 = 8;
+export const F_TO: i32 = 9;
+export const FIELDS: i32 = 10;
 
 /** Actions recorded field by field: one past the rewards' limit of 40, whose length check refuses the rest. */
-const MAX_RECORDED: i32 = 41;
+export const MAX_RECORDED: i32 = 41;
 /** Deepest {}/[] nesting Python's json accepts from a shallow caller (see seed-python.ts). */
 const PY_MAX_DEPTH: i32 = 990;
 /** Deepest nesting read in the strict grammar, which has no limit: the recursion here must stay within wasm's stack. */
@@ -48,21 +49,25 @@ const STRICT_MAX_DEPTH: i32 = 10000;
 const MAX_INT_DIGITS: i32 = 4300;
 
 // A field record: kind, start and end (UTF-16 indexes of the JavaScript string: a string's contents between its
-// quotes, any other value's token), flags, then the number's value as f64. 24 bytes.
-const REC_BYTES: i32 = 24;
-const FLAG_ESCAPE: i32 = 1;
+// quotes, any other value's token), flags, the same start and end as offsets of the input bytes (for the scorers in
+// this module's neighbours, which read the bytes), then the number's value as f64. 32 bytes.
+export const REC_BYTES: i32 = 32;
+export const FLAG_ESCAPE: i32 = 1;
 /** The number's f64 was computed exactly here; otherwise the caller converts the token itself. */
-const FLAG_EXACT: i32 = 2;
+export const FLAG_EXACT: i32 = 2;
 
-const records = memory.data(MAX_RECORDED * FIELDS * REC_BYTES);
-const elementKinds = memory.data(MAX_RECORDED * 4);
+export const records = memory.data(MAX_RECORDED * FIELDS * REC_BYTES);
+export const elementKinds = memory.data(MAX_RECORDED * 4);
+/** Records of numbers not converted here (FLAG_EXACT unset), by index: the caller converts their tokens. */
+const inexact = memory.data(MAX_RECORDED * FIELDS * 4);
+let inexactCount: i32 = 0;
 const POW10 = memory.data<f64>([1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]);
 
 let pos: usize = 0;
 let end: usize = 0;
 /** UTF-16 index minus byte offset at `pos`: each continuation byte takes one away, each 4-byte lead adds one. */
 let adj: i32 = 0;
-let base: usize = 0;
+export let base: usize = 0;
 let python: bool = false;
 let status: i32 = OK;
 let depth: i32 = 0;
@@ -71,12 +76,14 @@ let maxDepth: i32 = 0;
 // Where the last scanned token lay (UTF-16 indexes), its flags and its number value.
 let tokStart: i32 = 0;
 let tokEnd: i32 = 0;
+let tokByteStart: i32 = 0;
+let tokByteEnd: i32 = 0;
 let tokFlags: i32 = 0;
 let tokNumber: f64 = 0;
 
-let rootKind: i32 = 0;
-let actionsKind: i32 = 0;
-let actionCount: i32 = 0;
+export let rootKind: i32 = 0;
+export let actionsKind: i32 = 0;
+export let actionCount: i32 = 0;
 
 export function inputBase(): usize {
   return (__heap_base + 15) & ~(<usize>15);
@@ -96,21 +103,47 @@ export function getActionsKind(): i32 {
 export function getActionCount(): i32 {
   return actionCount;
 }
+export function inexactBase(): usize {
+  return inexact;
+}
+export function getInexactCount(): i32 {
+  return inexactCount;
+}
 
 @inline function u16At(p: usize): i32 {
   return <i32>(p - base) + adj;
+}
+
+/** Records that the last token lay at bytes [from, to) (pointers), in UTF-16 indexes and in byte offsets. */
+@inline function token(from: usize, to: usize, fromU16: i32): void {
+  tokStart = fromU16;
+  tokEnd = u16At(to);
+  tokByteStart = <i32>(from - base);
+  tokByteEnd = <i32>(to - base);
 }
 
 @inline function peek(): i32 {
   return pos < end ? <i32>load<u8>(pos) : -1;
 }
 
+/** Whitespace at pos: JSON's four characters; runs (indentation) are skipped 16 bytes at a time. */
 @inline function skipWs(): void {
-  while (pos < end) {
-    const c = load<u8>(pos);
-    if (c != 0x20 && c != 0x0a && c != 0x0d && c != 0x09) return;
-    pos++;
+  let p = pos;
+  if (p >= end || load<u8>(p) > 0x20) return;
+  while (p < end) {
+    const v = v128.load(p);
+    const ws = v128.or(
+      v128.or(i8x16.eq(v, i8x16.splat(0x20)), i8x16.eq(v, i8x16.splat(0x0a))),
+      v128.or(i8x16.eq(v, i8x16.splat(0x0d)), i8x16.eq(v, i8x16.splat(0x09))),
+    );
+    const other = ~i8x16.bitmask(ws) & 0xffff;
+    if (other != 0) {
+      p += <usize>ctz(other);
+      break;
+    }
+    p += 16;
   }
+  pos = p < end ? p : end;
 }
 
 @inline function isDigit(c: i32): bool {
@@ -121,40 +154,64 @@ export function getActionCount(): i32 {
   return <u32>(c - 0x30) < 10 || <u32>((c | 0x20) - 0x61) < 6;
 }
 
-/** A string whose opening quote is at pos; leaves pos after the closing quote. */
+/**
+ * A string whose opening quote is at pos; leaves pos after the closing quote. Plain ASCII runs are skipped 16 bytes
+ * at a time: a block stops at a quote, a backslash, a control character or a byte of a longer character. The input
+ * has 16 bytes of slack past its end (fast-json.ts), so a block may read beyond `end`; nothing there is used.
+ */
 function scanString(): void {
-  pos++;
-  tokStart = u16At(pos);
+  let p = pos + 1;
+  let a = adj;
+  tokStart = <i32>(p - base) + a;
+  tokByteStart = <i32>(p - base);
   let flags = 0;
-  while (pos < end) {
-    const c = <i32>load<u8>(pos);
+  const quote = i8x16.splat(0x22);
+  const backslash = i8x16.splat(0x5c);
+  const low = i8x16.splat(0x20);
+  const span = i8x16.splat(0x60);
+  for (;;) {
+    const v = v128.load(p);
+    // Bytes outside 0x20..0x7f wrap below 0x20 or land at 0x60 and above after subtracting 0x20.
+    const stop = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.ge_u(i8x16.sub(v, low), span));
+    const mask = i8x16.bitmask(stop);
+    if (mask == 0) {
+      p += 16;
+      if (p >= end) break;
+      continue;
+    }
+    p += <usize>ctz(mask);
+    if (p >= end) break;
+    const c = <i32>load<u8>(p);
     if (c == 0x22) {
-      tokEnd = u16At(pos);
+      tokEnd = <i32>(p - base) + a;
+      tokByteEnd = <i32>(p - base);
       tokFlags = flags;
-      pos++;
+      adj = a;
+      pos = p + 1;
       return;
     }
     if (c == 0x5c) {
       flags = FLAG_ESCAPE;
-      if (pos + 1 >= end) break;
-      const e = <i32>load<u8>(pos + 1);
+      if (p + 1 >= end) break;
+      const e = <i32>load<u8>(p + 1);
       if (e == 0x75) {
-        if (pos + 5 >= end) break;
-        if (!(isHex(load<u8>(pos + 2)) && isHex(load<u8>(pos + 3)) && isHex(load<u8>(pos + 4)) && isHex(load<u8>(pos + 5)))) break;
-        pos += 6;
+        if (p + 5 >= end) break;
+        if (!(isHex(load<u8>(p + 2)) && isHex(load<u8>(p + 3)) && isHex(load<u8>(p + 4)) && isHex(load<u8>(p + 5)))) break;
+        p += 6;
         continue;
       }
       if (e != 0x22 && e != 0x5c && e != 0x2f && e != 0x62 && e != 0x66 && e != 0x6e && e != 0x72 && e != 0x74) break;
-      pos += 2;
+      p += 2;
       continue;
     }
     if (c < 0x20) break;
-    if (c >= 0x80) {
-      if ((c & 0xc0) == 0x80) adj--;
-      else if (c >= 0xf0) adj++;
-    }
-    pos++;
+    // A byte of a multi-byte character: continuation bytes take a UTF-16 unit away, a 4-byte lead adds one.
+    if ((c & 0xc0) == 0x80) a--;
+    else if (c >= 0xf0) a++;
+    p++;
   }
+  adj = a;
+  pos = p < end ? p : end;
   status = INVALID;
 }
 
@@ -170,42 +227,50 @@ function scanString(): void {
 /** A number at pos (after an optional '-'), Python's and JSON's grammar: sets tokNumber and returns INT or FLOAT. */
 function scanNumber(): i32 {
   const start = pos;
+  let p = pos;
   let negative = false;
-  if (load<u8>(pos) == 0x2d) {
+  if (load<u8>(p) == 0x2d) {
     negative = true;
-    pos++;
+    p++;
   }
-  let c = peek();
+  let c = p < end ? <i32>load<u8>(p) : -1;
   let mantissa: u64 = 0;
   let digits = 0;
   let intDigits = 0;
   if (c == 0x30) {
-    pos++;
+    p++;
     intDigits = 1;
   } else if (c >= 0x31 && c <= 0x39) {
-    while (pos < end && isDigit(load<u8>(pos))) {
-      if (digits < 19) mantissa = mantissa * 10 + <u64>(load<u8>(pos) - 0x30);
+    while (p < end) {
+      const d = <u32>load<u8>(p) - 0x30;
+      if (d >= 10) break;
+      if (digits < 19) mantissa = mantissa * 10 + <u64>d;
       digits++;
-      intDigits++;
-      pos++;
+      p++;
     }
+    intDigits = digits;
   } else {
+    pos = p;
     status = INVALID;
     return 0;
   }
+  pos = p;
   let kind = INT;
   let fracDigits = 0;
   if (peek() == 0x2e && pos + 1 < end && isDigit(load<u8>(pos + 1))) {
     kind = FLOAT;
-    pos++;
-    while (pos < end && isDigit(load<u8>(pos))) {
+    p = pos + 1;
+    while (p < end) {
+      const d = <u32>load<u8>(p) - 0x30;
+      if (d >= 10) break;
       if (digits < 19) {
-        mantissa = mantissa * 10 + <u64>(load<u8>(pos) - 0x30);
+        mantissa = mantissa * 10 + <u64>d;
         fracDigits++;
       }
       if (mantissa != 0) digits++;
-      pos++;
+      p++;
     }
+    pos = p;
   }
   let exp = 0;
   let expOk = true;
@@ -230,8 +295,7 @@ function scanNumber(): i32 {
     }
   }
   if (kind == INT && intDigits > MAX_INT_DIGITS && python) status = PY_LIMIT;
-  tokStart = u16At(start);
-  tokEnd = u16At(pos);
+  token(start, pos, u16At(start));
   // Exact when the digits fit in 53 bits and the power of ten is exact: one correctly rounded multiply or divide.
   const e10 = exp - fracDigits;
   if (digits <= 15 && expOk && e10 >= -22 && e10 <= 22) {
@@ -293,8 +357,7 @@ function scanValue(): i32 {
 }
 
 @inline function literal(start: usize, kind: i32): i32 {
-  tokStart = u16At(start);
-  tokEnd = u16At(pos);
+  token(start, pos, u16At(start));
   tokFlags = 0;
   return kind;
 }
@@ -341,12 +404,11 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
   if (peek() == 0x7d) {
     pos++;
     depth--;
-    tokStart = u16At(open);
-    tokEnd = u16At(pos);
+    token(open, pos, u16At(open));
     tokFlags = 0;
     return OBJECT;
   }
-  const tokStartObject = u16At(open);
+  const openU16 = u16At(open);
   for (;;) {
     if (peek() != 0x22) {
       status = INVALID;
@@ -380,7 +442,17 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
         store<i32>(r, tokStart, 4);
         store<i32>(r, tokEnd, 8);
         store<i32>(r, tokFlags, 12);
-        store<f64>(r, tokNumber, 16);
+        store<i32>(r, tokByteStart, 16);
+        store<i32>(r, tokByteEnd, 20);
+        store<f64>(r, tokNumber, 24);
+        if ((kind == INT || kind == FLOAT) && !(tokFlags & FLAG_EXACT)) {
+          // Only duplicate keys can fill the list: such a document is left to the exact path.
+          if (inexactCount == MAX_RECORDED * FIELDS) status = UNUSUAL;
+          else {
+            store<i32>(inexact + (<usize>inexactCount << 2), slot * FIELDS + f);
+            inexactCount++;
+          }
+        }
       }
     } else {
       scanValue();
@@ -391,8 +463,7 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
     if (c == 0x7d) {
       pos++;
       depth--;
-      tokStart = tokStartObject;
-      tokEnd = u16At(pos);
+      token(open, pos, openU16);
       tokFlags = 0;
       return OBJECT;
     }
@@ -420,15 +491,15 @@ function scanArray(role: i32): i32 {
   if (peek() == 0x5d) {
     pos++;
     depth--;
-    tokStart = u16At(open);
-    tokEnd = u16At(pos);
+    token(open, pos, u16At(open));
     tokFlags = 0;
     return ARRAY;
   }
-  const tokStartArray = u16At(open);
+  const openU16 = u16At(open);
   for (;;) {
     if (role == 1 && n < MAX_RECORDED) {
-      memory.fill(records + <usize>(n * FIELDS * REC_BYTES), 0, FIELDS * REC_BYTES);
+      const r = records + <usize>(n * FIELDS * REC_BYTES);
+      for (let f = 0; f < FIELDS; f++) store<i32>(r + <usize>(f * REC_BYTES), 0);
       const kind = peek() == 0x7b ? scanObject(2, n) : scanValue();
       store<i32>(elementKinds + (<usize>n << 2), kind);
     } else {
@@ -442,8 +513,7 @@ function scanArray(role: i32): i32 {
       pos++;
       depth--;
       if (role == 1) actionCount = n;
-      tokStart = tokStartArray;
-      tokEnd = u16At(pos);
+      token(open, pos, openU16);
       tokFlags = 0;
       return ARRAY;
     }
@@ -474,6 +544,7 @@ export function scan(from: usize, to: usize, utf16From: i32, pythonGrammar: bool
   rootKind = 0;
   actionsKind = 0;
   actionCount = 0;
+  inexactCount = 0;
   skipWs();
   const c = peek();
   rootKind = c == 0x7b ? scanObject(1) : scanValue();

@@ -69,7 +69,7 @@ function timeRubric(name: string, items: CorpusItem[]): Timing {
 }
 
 if (!jsonReader) {
-  console.error('assembly/build/json-scan.wasm is missing: run `npm run build:wasm` (the rewards would take their exact paths)');
+  console.error('assembly/build/reward.wasm is missing: run `npm run build:wasm` (the rewards would take their exact paths)');
   process.exit(2);
 }
 const reader = jsonReader;

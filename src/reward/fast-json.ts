@@ -1,4 +1,5 @@
-// The rewards' JSON reader: assembly/json-scan.ts compiled to WebAssembly (npm run build:wasm). It checks a
+// The rewards' JSON reader: assembly/json-scan.ts compiled to WebAssembly (npm run build:wasm, with the seed
+// rubric's scorer assembly/seed-score.ts in the same module, assembly/reward.ts). It checks a
 // completion's grammar and records where each action's fields lie, without building any JavaScript object, so a
 // reward reads only the few values it scores. Scans answer ok, invalid (the text is not JSON in the chosen grammar:
 // JSON.parse refuses it, or in Python's grammar json.loads raises JSONDecodeError), pyLimit (Python's grammar only:
@@ -26,7 +27,7 @@ export const FIELD = { type: 0, id: 1, shape: 2, x: 3, y: 4, w: 5, h: 6, text: 7
 const FIELDS = 10;
 /** Actions recorded field by field; a longer actions array is only counted (the rewards refuse more than 40). */
 export const MAX_RECORDED = 41;
-const REC_INTS = 6; // 24 bytes: kind, start, end, flags, f64
+const REC_INTS = 8; // 32 bytes: kind, start, end, flags, byte start, byte end, f64
 const FLAG_ESCAPE = 1;
 const FLAG_EXACT = 2;
 
@@ -38,13 +39,23 @@ interface Exports {
   getRootKind(): number;
   getActionsKind(): number;
   getActionCount(): number;
+  inexactBase(): number;
+  getInexactCount(): number;
   scan(from: number, to: number, utf16From: number, python: number): number;
   byteOffset(unit: number, length: number): number;
   firstOpenBrace(length: number): number;
   lastCloseBrace(length: number): number;
+  promptBase(): number;
+  promptCapacity(): number;
+  seedResultsBase(): number;
+  setPrompt(length: number): number;
+  seedScore(): number;
 }
 
-const WASM_URL = new URL('../../assembly/build/json-scan.wasm', import.meta.url);
+/** What the seed scorer answers: its results are in seedResults(), or parse_actions raises, or JavaScript must score. */
+export const SEED = { fallback: 0, done: 1, refused: 2 } as const;
+
+const WASM_URL = new URL('../../assembly/build/reward.wasm', import.meta.url);
 
 function load(): Exports | null {
   if (!existsSync(WASM_URL)) return null;
@@ -63,6 +74,11 @@ export class JsonReader {
   private ints = new Int32Array(0);
   private floats = new Float64Array(0);
   private kinds = new Int32Array(0);
+  private inexact = new Int32Array(0);
+  private promptBytes = new Uint8Array(0);
+  private seedOut = new Float64Array(0);
+  private loadedPrompt: string | null = null;
+  private promptOk = false;
   private viewsOf: ArrayBuffer | null = null;
   private loadedText: string | null = null;
   private loadedBytes = 0;
@@ -78,9 +94,15 @@ export class JsonReader {
     this.ints = new Int32Array(buffer, records, MAX_RECORDED * FIELDS * REC_INTS);
     this.floats = new Float64Array(buffer, records, (MAX_RECORDED * FIELDS * REC_INTS) / 2);
     this.kinds = new Int32Array(buffer, this.w.elementKindsBase(), MAX_RECORDED);
+    this.inexact = new Int32Array(buffer, this.w.inexactBase(), MAX_RECORDED * FIELDS);
+    this.promptBytes = new Uint8Array(buffer, this.w.promptBase(), this.w.promptCapacity());
+    this.seedOut = new Float64Array(buffer, this.w.seedResultsBase(), 3);
   }
 
-  /** Copies `text` in as UTF-8 (a lone surrogate becomes U+FFFD, also one UTF-16 unit); returns its byte length. */
+  /**
+   * Copies `text` in as UTF-8 (a lone surrogate becomes U+FFFD, also one UTF-16 unit); returns its byte length.
+   * The memory keeps 16 bytes past the text, which the scan's 16-byte blocks may read.
+   */
   load(text: string): number {
     if (this.loadedText === text) return this.loadedBytes;
     const memory = this.w.memory;
@@ -146,7 +168,44 @@ export class JsonReader {
   /** A number field's value (kind int or float): the double JSON.parse and Python's float() give for its token. */
   fieldNumber(text: string, i: number, f: number): number {
     const r = (i * FIELDS + f) * REC_INTS;
-    return this.ints[r + 3] & FLAG_EXACT ? this.floats[r / 2 + 2] : Number(text.slice(this.ints[r + 1], this.ints[r + 2]));
+    return this.ints[r + 3] & FLAG_EXACT ? this.floats[r / 2 + 3] : Number(text.slice(this.ints[r + 1], this.ints[r + 2]));
+  }
+
+  /**
+   * Converts the action fields' numbers the scan left unconverted (more than 15 digits, or a power of ten beyond
+   * 1e22) as fieldNumber does, into their records, so that the seed scorer reads every number from the records.
+   */
+  settleNumbers(text: string): void {
+    const n = this.w.getInexactCount();
+    for (let k = 0; k < n; k++) {
+      const r = this.inexact[k] * REC_INTS;
+      const kind = this.ints[r];
+      if ((kind !== KIND.int && kind !== KIND.float) || this.ints[r + 3] & FLAG_EXACT) continue;
+      this.floats[r / 2 + 3] = Number(text.slice(this.ints[r + 1], this.ints[r + 2]));
+      this.ints[r + 3] |= FLAG_EXACT;
+    }
+  }
+
+  /**
+   * Reads a prompt's words for the seed scorer, once per prompt (GRPO scores a group of completions per prompt).
+   * False when the scorer leaves this prompt to JavaScript (longer than its buffer, or see seed-score.ts).
+   */
+  seedPrompt(prompt: string): boolean {
+    if (prompt === this.loadedPrompt) return this.promptOk;
+    if (this.viewsOf !== this.w.memory.buffer) this.refreshViews();
+    const { read, written } = this.encoder.encodeInto(prompt, this.promptBytes);
+    this.promptOk = read === prompt.length && this.w.setPrompt(written) !== 0;
+    this.loadedPrompt = prompt;
+    return this.promptOk;
+  }
+
+  /** The seed scorer on the last scan and prompt: SEED.done leaves clean, layout and semantics in seedResults(). */
+  seedScore(): number {
+    return this.w.seedScore();
+  }
+  /** clean (1 or 0), layout, semantics of the last SEED.done. */
+  seedResults(): Float64Array {
+    return this.seedOut;
   }
 }
 

@@ -18,8 +18,11 @@ const Scan = SCAN;
 const REFUSED: SeedCheck = { canvas: null, clean: false };
 const ALLOWED_SHAPES = new Set(['rectangle', 'ellipse', 'diamond', 'text']);
 
-/** parse_actions: true when the records hold a usable actions list, false when it raises, null when unsure. */
-function parseActions(text: string): boolean | null {
+/**
+ * parse_actions' reading of the text: true when the scan (of the whole text or of its brace span) left records of a
+ * JSON document, false when json.loads raises, null when unsure.
+ */
+export function scanSeed(text: string): boolean | null {
   const bytes = json.load(text);
   let status = json.scan(0, bytes, 0, true);
   if (status === Scan.unusual) return null;
@@ -35,6 +38,12 @@ function parseActions(text: string): boolean | null {
     status = json.scan(from, to, start, true);
     if (status !== Scan.ok) return status === Scan.unusual ? null : false;
   }
+  json.settleNumbers(text);
+  return true;
+}
+
+/** parse_actions on the scanned records: does the document hold a usable actions list? */
+function actionsUsable(): boolean {
   if (json.rootKind() !== Kind.object || json.actionsKind() !== Kind.array) return false;
   const n = json.actionCount();
   if (n === 0 || n > 40) return false;
@@ -88,9 +97,14 @@ function textOf(text: string, i: number): string {
 
 /** validate_completion's canvas and verdict, or null when only the exact port can tell. */
 export function checkSeedFast(text: string): SeedCheck | null {
-  const parsed = parseActions(text);
-  if (parsed === null) return null;
-  if (!parsed) return REFUSED;
+  const scanned = scanSeed(text);
+  if (scanned === null) return null;
+  return scanned ? seedCanvasOfRecords(text) : REFUSED;
+}
+
+/** validate_completion's canvas and verdict from the records of `text`, which scanSeed has just read. */
+export function seedCanvasOfRecords(text: string): SeedCheck {
+  if (!actionsUsable()) return REFUSED;
   const canvas: SeedCanvas = { shapes: new Map(), arrows: [] };
   let clean = true;
   const n = json.actionCount();

@@ -1,19 +1,21 @@
 // The seed's reward.py as a rubric: 0.4 valid + 0.3 layout + 0.3 semantics, and 0 unless every action applied.
 // Bit for bit: the same float operations in the same order, on a canvas built the way Python builds it (seed-python.ts).
-import { jsonReader } from './fast-json.ts';
+import { jsonReader, SEED, type JsonReader } from './fast-json.ts';
 import { defineRubric, type Rubric } from './rubric.ts';
-import { checkSeedFast } from './seed-fast.ts';
+import { scanSeed, seedCanvasOfRecords } from './seed-fast.ts';
 import { checkCompletion, pyHasNonSpace, validateCompletion, type SeedCanvas } from './seed-python.ts';
 
-// A module constant: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
+// Module constants: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
 const hasNonSpace = pyHasNonSpace;
+const json = jsonReader as JsonReader;
+const Seed = SEED;
 
 interface SeedContext {
-  prompt: string;
-  /** null when parse_actions raised. */
-  canvas: SeedCanvas | null;
   /** Parsed, and every action applied. */
   clean: boolean;
+  /** score_layout and score_semantics of the canvas (0 when parse_actions raised). */
+  layout: number;
+  semantics: number;
   /** validate_completion's strings, or a function that words them when first read. */
   errors: string[] | (() => string[]);
 }
@@ -88,16 +90,36 @@ function exactErrorsLater(completion: string): () => string[] {
   return () => validateCompletion(completion).errors;
 }
 
+/** The context of a completion whose canvas was built (null: parse_actions raised). */
+function measured(prompt: string, canvas: SeedCanvas | null, clean: boolean, errors: SeedContext['errors']): SeedContext {
+  if (canvas === null) return { clean: false, layout: 0, semantics: 0, errors };
+  return { clean, layout: seedLayout(canvas), semantics: seedSemantics(prompt, canvas), errors };
+}
+
 /**
- * validate_completion through the WebAssembly reader (seed-fast.ts) when it can settle the completion, else through
- * the exact port; the same canvas and verdict either way, and the same error strings when read.
+ * validate_completion, score_layout and score_semantics: on the WebAssembly reader's records, by its seed scorer
+ * (assembly/seed-score.ts) or by seed-fast.ts's canvas, when the reader can settle the completion, else through the
+ * exact port. The same values either way, and the same error strings when read.
  */
 function prepareSeed(prompt: string, completion: string): SeedContext {
-  const fast = jsonReader ? checkSeedFast(completion) : null;
-  if (fast) return { prompt, canvas: fast.canvas, clean: fast.clean, errors: fast.clean ? [] : exactErrorsLater(completion) };
+  const scanned = jsonReader ? scanSeed(completion) : null;
+  if (scanned === false) return { clean: false, layout: 0, semantics: 0, errors: exactErrorsLater(completion) };
+  if (scanned === true) {
+    if (json.seedPrompt(prompt)) {
+      const verdict = json.seedScore();
+      if (verdict === Seed.done) {
+        const r = json.seedResults();
+        const clean = r[0] === 1;
+        return { clean, layout: r[1], semantics: r[2], errors: clean ? [] : exactErrorsLater(completion) };
+      }
+      if (verdict === Seed.refused) return { clean: false, layout: 0, semantics: 0, errors: exactErrorsLater(completion) };
+    }
+    const fast = seedCanvasOfRecords(completion);
+    return measured(prompt, fast.canvas, fast.clean, fast.clean ? [] : exactErrorsLater(completion));
+  }
   const outcome = checkCompletion(completion);
-  if (outcome.canvas === null) return { prompt, canvas: null, clean: false, errors: wordLater(outcome.refusal) };
-  return { prompt, canvas: outcome.canvas, clean: outcome.errors.length === 0, errors: outcome.errors };
+  if (outcome.canvas === null) return measured(prompt, null, false, wordLater(outcome.refusal));
+  return measured(prompt, outcome.canvas, outcome.errors.length === 0, outcome.errors);
 }
 
 export const seedRubric: Rubric = defineRubric<SeedContext>({
@@ -115,13 +137,13 @@ export const seedRubric: Rubric = defineRubric<SeedContext>({
       name: 'layout',
       weight: 0.3,
       description: '1 - 0.15 per touching pair + 0.1 per labeled shape (max 5) + 0.1 per arrow (max 5), clamped',
-      fn: ({ canvas }) => (canvas ? seedLayout(canvas) : 0),
+      fn: (ctx) => ctx.layout,
     },
     {
       name: 'semantics',
       weight: 0.3,
       description: "share of the prompt's 4+ letter words that appear in shape labels (0.5 if the prompt has none)",
-      fn: ({ prompt, canvas }) => (canvas ? seedSemantics(prompt, canvas) : 0),
+      fn: (ctx) => ctx.semantics,
     },
   ],
   // A refused completion's one error may be a Python JSON message, which takes a pass of the exact reader: worded on read.

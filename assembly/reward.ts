@@ -1,0 +1,17 @@
+// The rewards' WebAssembly module (npm run build:wasm; loaded by src/reward/fast-json.ts): the JSON reader and the
+// seed rubric's scorer over its records.
+export {
+  byteOffset,
+  elementKindsBase,
+  firstOpenBrace,
+  getActionCount,
+  getActionsKind,
+  getInexactCount,
+  getRootKind,
+  inexactBase,
+  inputBase,
+  lastCloseBrace,
+  recordsBase,
+  scan,
+} from './json-scan';
+export { promptBase, promptCapacity, seedResultsBase, seedScore, setPrompt } from './seed-score';
