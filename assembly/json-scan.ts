@@ -389,6 +389,31 @@ function fieldOf(s: usize, n: usize): i32 {
   return -1;
 }
 
+/** Key lengths of the action fields, by field. */
+const FIELD_KEY_LENGTH = memory.data<u8>([4, 2, 5, 1, 1, 1, 1, 4, 4, 2]);
+
+/**
+ * The action field whose key, closing quote included, starts at `s` (the bytes after the opening quote), or -1: the
+ * usual keys recognised in one 8-byte load, without a string scan (an escape or a longer key never matches).
+ */
+@inline function knownField(s: usize): i32 {
+  const w = load<u64>(s);
+  const w2 = w & 0xffff;
+  if (w2 == 0x2278) return F_X;
+  if (w2 == 0x2279) return F_Y;
+  if (w2 == 0x2277) return F_W;
+  if (w2 == 0x2268) return F_H;
+  const w3 = w & 0xffffff;
+  if (w3 == 0x226469) return F_ID;
+  if (w3 == 0x226f74) return F_TO;
+  const w5 = w & 0xffffffffff;
+  if (w5 == 0x2265707974) return F_TYPE;
+  if (w5 == 0x2274786574) return F_TEXT;
+  if (w5 == 0x226d6f7266) return F_FROM;
+  if ((w & 0xffffffffffff) == 0x226570616873) return F_SHAPE;
+  return -1;
+}
+
 /**
  * An object at pos. `role` 1: the top-level object (its "actions" value is read), 2: an action (its fields are
  * recorded in action `slot`). Keys there may not hold escapes: "t\u0079pe" is "type" to a JSON reader.
@@ -415,10 +440,19 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
       return 0;
     }
     const keyBytes = pos + 1;
-    scanString();
-    if (status != OK) return 0;
-    const keyLen = pos - 1 - keyBytes;
-    const keyEscaped = (tokFlags & FLAG_ESCAPE) != 0;
+    let known = role == 2 ? knownField(keyBytes) : -1;
+    let keyLen: usize = 0;
+    let keyEscaped = false;
+    if (known >= 0 && keyBytes + <usize>load<u8>(FIELD_KEY_LENGTH + <usize>known) < end) {
+      keyLen = <usize>load<u8>(FIELD_KEY_LENGTH + <usize>known);
+      pos = keyBytes + keyLen + 1;
+    } else {
+      known = -1;
+      scanString();
+      if (status != OK) return 0;
+      keyLen = pos - 1 - keyBytes;
+      keyEscaped = (tokFlags & FLAG_ESCAPE) != 0;
+    }
     skipWs();
     if (peek() != 0x3a) {
       status = INVALID;
@@ -433,7 +467,7 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
     if (role == 1 && keyLen == 7 && load<u32>(keyBytes) == 0x69746361 && load<u16>(keyBytes + 4) == 0x6e6f && load<u8>(keyBytes + 6) == 0x73) {
       actionsKind = peek() == 0x5b ? scanArray(1) : scanValue();
     } else if (role == 2) {
-      const f = fieldOf(keyBytes, keyLen);
+      const f = known >= 0 ? known : fieldOf(keyBytes, keyLen);
       const kind = scanValue();
       if (status != OK) return 0;
       if (f >= 0) {

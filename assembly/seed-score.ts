@@ -283,13 +283,20 @@ function readLabel(p: usize, end: usize, escaped: bool): void {
   return kindOf(r) == STRING && load<i32>(r, 8) > load<i32>(r, 4);
 }
 
-/** A string field equal to an ASCII word, compared byte for byte (the caller has ruled escapes out). */
-function bytesEqual(r: usize, literal: string): bool {
-  const n = literal.length;
+/** The low `n` bytes (n <= 8) of a little-endian word. */
+@inline function lowBytes(n: i32): u64 {
+  return n >= 8 ? <u64>-1 : (<u64>1 << (<u64>n * 8)) - 1;
+}
+
+/**
+ * A string field equal to an ASCII word of `n` (<= 16) bytes, given as two little-endian words (the caller has ruled
+ * escapes out). Reads up to 16 bytes from the field's start: the input's slack covers a short field at its end.
+ */
+@inline function bytesIs(r: usize, n: i32, lo: u64, hi: u64): bool {
   if (byteLength(r) != n) return false;
   const p = bytesFrom(r);
-  for (let i = 0; i < n; i++) if (<i32>load<u8>(p + <usize>i) != <i32>literal.charCodeAt(i)) return false;
-  return true;
+  if ((load<u64>(p) & lowBytes(n)) != lo) return false;
+  return n <= 8 || (load<u64>(p, 8) & lowBytes(n - 8)) == hi;
 }
 
 /** Bytes of an id that compare like the JavaScript strings they came from: no escape, no U+FFFD. */
@@ -337,9 +344,9 @@ let numberOk: bool = true;
   return NaN;
 }
 
-/** The allowed shape kinds of env.py. */
+/** The allowed shape kinds of env.py: rectangle, ellipse, diamond, text. */
 @inline function allowedShape(r: usize): bool {
-  return bytesEqual(r, 'rectangle') || bytesEqual(r, 'ellipse') || bytesEqual(r, 'diamond') || bytesEqual(r, 'text');
+  return bytesIs(r, 9, 0x6c676e6174636572, 0x65) || bytesIs(r, 7, 0x657370696c6c65, 0) || bytesIs(r, 7, 0x646e6f6d616964, 0) || bytesIs(r, 4, 0x74786574, 0);
 }
 
 /**
@@ -367,7 +374,8 @@ export function seedScore(): i32 {
       continue;
     }
     if (flagsOf(type) & FLAG_ESCAPE) return SEED_FALLBACK;
-    if (bytesEqual(type, 'create_shape')) {
+    // "create_shape" and "connect" as little-endian words.
+    if (bytesIs(type, 12, 0x735f657461657263, 0x65706168)) {
       const id = rec(i, F_ID);
       const shape = rec(i, F_SHAPE);
       if (!isStr(id) || !isStr(shape)) {
@@ -410,7 +418,7 @@ export function seedScore(): i32 {
       store<f64>(b, w, 16);
       store<f64>(b, hh, 24);
       shapes++;
-    } else if (bytesEqual(type, 'connect')) {
+    } else if (bytesIs(type, 7, 0x7463656e6e6f63, 0)) {
       const from = rec(i, F_FROM);
       const to = rec(i, F_TO);
       if (!isStr(from) || !isStr(to)) {

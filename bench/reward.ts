@@ -3,9 +3,9 @@
 // Rates are per CPU-second of the scoring process (process.cpuUsage, time.process_time), which stays meaningful on a
 // shared machine; wall-clock rates are printed beside them. Also checks that seed and Python agree on every reward.
 // A breakdown per preset says where the time goes: reading the JSON (WebAssembly reader: UTF-8 copy and one scan of
-// the whole text), building the canvas from its records (fast paths, fence and span retries included), and the
-// components (what is left of a score); beside it, the exact path the fast one replaces. A last row scores both
-// presets on each completion.
+// the whole text), the canvas from its records (fast paths, fence and span retries included; for seed the whole
+// WebAssembly scorer, layout and semantics included), and the components (what is left of a score); beside it, the
+// exact path the fast one replaces. A last row scores both presets on each completion.
 //   npx tsx bench/reward.ts [--n 20000] [--seed 1] [--rounds 3]
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -13,9 +13,9 @@ import { parseArgs } from 'node:util';
 import { generateCorpus, type CorpusItem } from '../src/env/corpus.ts';
 import { executeCompletion } from '../src/env/execute.ts';
 import { parseJson } from '../src/env/parse.ts';
-import { jsonReader } from '../src/reward/fast-json.ts';
+import { jsonReader, SEED } from '../src/reward/fast-json.ts';
 import { getRubric, RUBRIC_NAMES } from '../src/reward/presets.ts';
-import { checkSeedFast } from '../src/reward/seed-fast.ts';
+import { scanSeed, seedCanvasOfRecords } from '../src/reward/seed-fast.ts';
 import { checkCompletion } from '../src/reward/seed-python.ts';
 import { executeCountsFast } from '../src/reward/strong-fast.ts';
 
@@ -74,10 +74,19 @@ if (!jsonReader) {
 }
 const reader = jsonReader;
 
-/** How each preset gets from text to a canvas: the reader's scan alone, its fast path, and the exact path it replaces. */
-const STAGES: Record<string, { python: boolean; fast: (text: string) => unknown; exact: (text: string) => unknown }> = {
-  seed: { python: true, fast: checkSeedFast, exact: checkCompletion },
-  strong: { python: false, fast: executeCountsFast, exact: executeCompletion },
+/**
+ * How each preset gets from text to what its components read: the reader's scan alone, its fast path (for seed, the
+ * WebAssembly scorer, with seed-fast.ts's canvas where it leaves a completion to JavaScript), and the exact path.
+ */
+function seedFast(it: CorpusItem): unknown {
+  const scanned = scanSeed(it.completion);
+  if (scanned !== true) return scanned;
+  if (reader.seedPrompt(it.prompt) && reader.seedScore() !== SEED.fallback) return true;
+  return seedCanvasOfRecords(it.completion);
+}
+const STAGES: Record<string, { python: boolean; fast: (item: CorpusItem) => unknown; exact: (text: string) => unknown }> = {
+  seed: { python: true, fast: seedFast, exact: checkCompletion },
+  strong: { python: false, fast: (it) => executeCountsFast(it.completion), exact: executeCompletion },
 };
 
 /** CPU µs per completion in read, canvas and components, from timing the scan, the fast path and the score. */
@@ -86,13 +95,13 @@ function breakdown(name: string, items: CorpusItem[], total: Timing): string {
   if (!stages) return `${name}: no breakdown`;
   const us = (t: Timing) => (1e6 * t.cpuSeconds) / items.length;
   const read = us(timePasses(items, (it) => reader.scan(0, reader.load(it.completion), 0, stages.python)));
-  const fast = us(timePasses(items, (it) => (stages.fast(it.completion) ? 1 : 0)));
+  const fast = us(timePasses(items, (it) => (stages.fast(it) ? 1 : 0)));
   const exact = us(timePasses(items, (it) => (stages.exact(it.completion) ? 1 : 0)));
   const all = us(total);
   const f = (v: number) => Math.max(0, v).toFixed(1);
   return (
     `${name} µs/completion (CPU): read ${f(read)} / canvas ${f(fast - read)} / components ${f(all - fast)} = ${all.toFixed(1)}` +
-    ` (the exact path to a canvas: ${f(exact)}, the fast one: ${f(fast)})`
+    ` (the exact path to a canvas: ${f(exact)}, the fast one: ${f(fast)}${name === 'seed' ? ', WebAssembly scorer included' : ''})`
   );
 }
 
