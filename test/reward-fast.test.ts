@@ -5,7 +5,7 @@ import { mulberry32 } from '../src/random.ts';
 import { jsonReader, KIND, SCAN } from '../src/reward/fast-json.ts';
 import { checkSeedFast } from '../src/reward/seed-fast.ts';
 import { checkCompletion } from '../src/reward/seed-python.ts';
-import { executeCountsFast } from '../src/reward/strong-fast.ts';
+import { executeCountsFast, strongCanvasJson } from '../src/reward/strong-fast.ts';
 
 /** The exact port's canvas and verdict, in the fast path's terms. */
 function exactSeed(text: string) {
@@ -30,7 +30,7 @@ function agree(texts: string[]): { seedFallbacks: number; strongFallbacks: numbe
     else expect({ text, ...seed, canvas: seed.canvas && { shapes: [...seed.canvas.shapes], arrows: seed.canvas.arrows } }).toEqual({ text, ...exactSeed(text) });
     const strong = executeCountsFast(text);
     if (strong === null) strongFallbacks++;
-    else expect({ text, ...strong, canvas: strong.canvas?.toJSON() ?? null }).toEqual({ text, ...exactCounts(text) });
+    else expect({ text, ...strong, canvas: strong.canvas && strongCanvasJson(strong.canvas) }).toEqual({ text, ...exactCounts(text) });
   }
   return { seedFallbacks, strongFallbacks };
 }

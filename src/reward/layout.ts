@@ -106,13 +106,18 @@ function measureLabel(text: string): MeasuredLabel {
 
 /** How far a label overflows its shape: 0 when it fits, else the summed relative excess of width and height (<= 2). */
 export function textOverflow(box: Box): number {
-  if (box.text === '') return 0;
-  const label = measureLabel(box.text);
+  return labelOverflow(box.text, box.shape, box.w, box.h);
+}
+
+/** textOverflow of a label `text` in a shape of kind `shape`, `w` by `h`. */
+function labelOverflow(text: string, shape: string, w: number, h: number): number {
+  if (text === '') return 0;
+  const label = measureLabel(text);
   if (label.paragraphs.length === 1 && label.paragraphs[0].length === 0) return 0;
-  const f = USABLE[box.shape] ?? 1;
-  const pad = box.shape === 'text' ? 0 : LABEL_PADDING;
-  const availW = Math.max(1, box.w * f - 2 * pad);
-  const availH = Math.max(1, box.h * f - 2 * pad);
+  const f = USABLE[shape] ?? 1;
+  const pad = shape === 'text' ? 0 : LABEL_PADDING;
+  const availW = Math.max(1, w * f - 2 * pad);
+  const availH = Math.max(1, h * f - 2 * pad);
   // Greedy wrap (wrapText): a word joins the line while the line stays within availW; a long word stays whole.
   let lines = 0;
   let needW = 0;
@@ -137,17 +142,140 @@ export function textOverflow(box: Box): number {
   return Math.min(2, Math.max(0, needW / availW - 1) + Math.max(0, needH / availH - 1));
 }
 
-/** Euclidean gap between two boxes (0 when they touch or overlap). */
-function gap(a: Box, b: Box): number {
-  const dx = Math.max(0, a.x - (b.x + b.w), b.x - (a.x + a.w));
-  const dy = Math.max(0, a.y - (b.y + b.h), b.y - (a.y + a.h));
-  return Math.sqrt(dx * dx + dy * dy);
+/**
+ * A layout as parallel arrays: `count` boxes (x, y, w, h, label, shape kind) and `links` arrows as box indexes.
+ * The one form the layout is measured in: scoreLayoutGeometry copies its boxes into one, and the strong reward's
+ * fast path (strong-fast.ts) builds its canvas as one, so that neither allocates per box or per pair.
+ */
+export interface LayoutArrays {
+  count: number;
+  x: Float64Array;
+  y: Float64Array;
+  w: Float64Array;
+  h: Float64Array;
+  text: string[];
+  shape: string[];
+  links: number;
+  from: Int32Array;
+  to: Int32Array;
 }
 
-function intersectionArea(a: Box, b: Box): number {
-  const w = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
-  const h = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
-  return w > 0 && h > 0 ? w * h : 0;
+/** Empty arrays for up to `boxes` boxes and `links` arrows. */
+export function layoutArrays(boxes: number, links: number): LayoutArrays {
+  const f = () => new Float64Array(boxes);
+  return { count: 0, x: f(), y: f(), w: f(), h: f(), text: [], shape: [], links: 0, from: new Int32Array(links), to: new Int32Array(links) };
+}
+
+/** Penalty slots, in the order the score sums them; then the counts. */
+const P_OVERLAPS = 0;
+const P_CROWDED = 1;
+const P_OVERFLOW = 2;
+const P_OUTSIDE = 3;
+const P_SLIVERS = 4;
+const P_THROUGH = 5;
+const P_CROSSINGS = 6;
+const PENALTIES = 7;
+const C_OVERLAPS = 7;
+const C_DEPTH = 8;
+const C_CROWDED = 9;
+const C_OVERFLOW = 10;
+const C_OUTSIDE = 11;
+const C_SLIVERS = 12;
+const C_THROUGH = 13;
+const C_CROSSINGS = 14;
+const TALLY = new Float64Array(15);
+/** Each link's visible segment (x1, y1, x2, y2) and whether it shows. */
+let segments = new Float64Array(4 * 64);
+let showing = new Uint8Array(64);
+
+/**
+ * Does the segment pass through the box's interior (shrunk by `inset` so that grazing a corner does not count)?
+ * Liang-Barsky: clip the parameter range [0, 1] against each slab (p: direction, q: distance to the slab edge).
+ */
+function segmentHitsBox(x1: number, y1: number, x2: number, y2: number, bx: number, by: number, bw: number, bh: number, inset: number): boolean {
+  const minX = bx + inset;
+  const maxX = bx + bw - inset;
+  const minY = by + inset;
+  const maxY = by + bh - inset;
+  if (minX >= maxX || minY >= maxY) return false;
+  const dx = x2 - x1;
+  const dy = y2 - y1;
+  clipT0 = 0;
+  clipT1 = 1;
+  return clip(-dx, x1 - minX) && clip(dx, maxX - x1) && clip(-dy, y1 - minY) && clip(dy, maxY - y1) && clipT0 < clipT1;
+}
+
+let clipT0 = 0;
+let clipT1 = 1;
+
+/** One slab of segmentHitsBox: narrows [clipT0, clipT1]; false when the segment misses the slab. */
+function clip(p: number, q: number): boolean {
+  if (p === 0) return !(q < 0);
+  const r = q / p;
+  if (p < 0) {
+    if (r > clipT1) return false;
+    if (r > clipT0) clipT0 = r;
+  } else {
+    if (r < clipT0) return false;
+    if (r < clipT1) clipT1 = r;
+  }
+  return true;
+}
+
+function orient(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
+  return Math.sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax));
+}
+
+/** Proper crossing of segments p and q (offsets into `segments`) only: touching or collinear segments do not count. */
+function segmentsCross(s: Float64Array, p: number, q: number): boolean {
+  const o1 = orient(s[p], s[p + 1], s[p + 2], s[p + 3], s[q], s[q + 1]);
+  const o2 = orient(s[p], s[p + 1], s[p + 2], s[p + 3], s[q + 2], s[q + 3]);
+  const o3 = orient(s[q], s[q + 1], s[q + 2], s[q + 3], s[p], s[p + 1]);
+  const o4 = orient(s[q], s[q + 1], s[q + 2], s[q + 3], s[p + 2], s[p + 3]);
+  return o1 * o2 < 0 && o3 * o4 < 0;
+}
+
+/** Where a ray from the box's centre along (dx, dy) leaves the box, as a multiple of (dx, dy). */
+function exitAt(w: number, h: number, dx: number, dy: number): number {
+  return Math.min(dx === 0 ? Infinity : w / 2 / Math.abs(dx), dy === 0 ? Infinity : h / 2 / Math.abs(dy));
+}
+
+/**
+ * The visible part of the arrow from box a to box b (the centre-to-centre segment clipped at both borders) into
+ * out[at..at+4); false if none shows.
+ */
+function segmentInto(g: LayoutArrays, a: number, b: number, out: Float64Array, at: number): boolean {
+  const ax = g.x[a] + g.w[a] / 2;
+  const ay = g.y[a] + g.h[a] / 2;
+  const dx = g.x[b] + g.w[b] / 2 - ax;
+  const dy = g.y[b] + g.h[b] / 2 - ay;
+  if (dx === 0 && dy === 0) return false;
+  const t1 = exitAt(g.w[a], g.h[a], dx, dy);
+  const t2 = 1 - exitAt(g.w[b], g.h[b], dx, dy);
+  if (t1 >= t2) return false;
+  out[at] = ax + dx * t1;
+  out[at + 1] = ay + dy * t1;
+  out[at + 2] = ax + dx * t2;
+  out[at + 3] = ay + dy * t2;
+  return true;
+}
+
+const PAIR = layoutArrays(2, 1);
+const PAIR_SEGMENT = new Float64Array(4);
+
+/** The visible part of an arrow: the centre-to-centre segment clipped at both shapes' borders; null if none shows. */
+export function arrowSegment(a: Box, b: Box): Segment | null {
+  const g = PAIR;
+  g.x[0] = a.x;
+  g.y[0] = a.y;
+  g.w[0] = a.w;
+  g.h[0] = a.h;
+  g.x[1] = b.x;
+  g.y[1] = b.y;
+  g.w[1] = b.w;
+  g.h[1] = b.h;
+  const s = PAIR_SEGMENT;
+  return segmentInto(g, 0, 1, s, 0) ? { x1: s[0], y1: s[1], x2: s[2], y2: s[3] } : null;
 }
 
 interface Segment {
@@ -157,146 +285,135 @@ interface Segment {
   y2: number;
 }
 
-/** Where a ray from the box's centre along (dx, dy) leaves the box, as a multiple of (dx, dy). */
-function exitAt(box: Box, dx: number, dy: number): number {
-  return Math.min(dx === 0 ? Infinity : box.w / 2 / Math.abs(dx), dy === 0 ? Infinity : box.h / 2 / Math.abs(dy));
-}
-
-/** The visible part of an arrow: the centre-to-centre segment clipped at both shapes' borders; null if none shows. */
-export function arrowSegment(a: Box, b: Box): Segment | null {
-  const ax = a.x + a.w / 2;
-  const ay = a.y + a.h / 2;
-  const dx = b.x + b.w / 2 - ax;
-  const dy = b.y + b.h / 2 - ay;
-  if (dx === 0 && dy === 0) return null;
-  const t1 = exitAt(a, dx, dy);
-  const t2 = 1 - exitAt(b, dx, dy);
-  if (t1 >= t2) return null;
-  return { x1: ax + dx * t1, y1: ay + dy * t1, x2: ax + dx * t2, y2: ay + dy * t2 };
-}
-
-/** Does the segment pass through the box's interior (shrunk by `inset` so that grazing a corner does not count)? */
-function segmentHitsBox(s: Segment, box: Box, inset: number): boolean {
-  const minX = box.x + inset;
-  const maxX = box.x + box.w - inset;
-  const minY = box.y + inset;
-  const maxY = box.y + box.h - inset;
-  if (minX >= maxX || minY >= maxY) return false;
-  // Liang-Barsky: clip the parameter range [0, 1] against each slab (p: direction, q: distance to the slab edge).
-  const dx = s.x2 - s.x1;
-  const dy = s.y2 - s.y1;
-  const ps = [-dx, dx, -dy, dy];
-  const qs = [s.x1 - minX, maxX - s.x1, s.y1 - minY, maxY - s.y1];
-  let t0 = 0;
-  let t1 = 1;
-  for (let k = 0; k < 4; k++) {
-    const p = ps[k];
-    const q = qs[k];
-    if (p === 0) {
-      if (q < 0) return false;
-      continue;
+/** Fills TALLY with the layout's penalties and counts; returns the score, exp(-sum of penalties). */
+function tallyLayout(g: LayoutArrays): number {
+  const t = TALLY;
+  t.fill(0);
+  const n = g.count;
+  if (n === 0) return 0;
+  const { x, y, w, h } = g;
+  for (let i = 0; i < n; i++) {
+    const ax = x[i];
+    const ay = y[i];
+    const aw = w[i];
+    const ah = h[i];
+    if (ax < SANE_CANVAS.minX || ay < SANE_CANVAS.minY || ax + aw > SANE_CANVAS.maxX || ay + ah > SANE_CANVAS.maxY) t[C_OUTSIDE]++;
+    const short = Math.min(aw, ah);
+    if (short < MIN_SIDE || Math.max(aw, ah) / short > MAX_ASPECT) t[C_SLIVERS]++;
+    const over = labelOverflow(g.text[i], g.shape[i], aw, ah);
+    if (over > OVERFLOW_TOLERANCE) {
+      t[C_OVERFLOW]++;
+      t[P_OVERFLOW] += OVERFLOW_BASE + OVERFLOW_DEPTH * over;
     }
-    const r = q / p;
-    if (p < 0) {
-      if (r > t1) return false;
-      if (r > t0) t0 = r;
-    } else {
-      if (r < t0) return false;
-      if (r < t1) t1 = r;
+    for (let j = i + 1; j < n; j++) {
+      const bx = x[j];
+      const by = y[j];
+      const bw = w[j];
+      const bh = h[j];
+      const iw = Math.min(ax + aw, bx + bw) - Math.max(ax, bx);
+      const ih = Math.min(ay + ah, by + bh) - Math.max(ay, by);
+      const area = iw > 0 && ih > 0 ? iw * ih : 0;
+      if (area > 0) {
+        const depth = area / Math.min(aw * ah, bw * bh);
+        t[C_OVERLAPS]++;
+        t[C_DEPTH] += depth;
+        t[P_OVERLAPS] += OVERLAP_BASE + OVERLAP_DEPTH * depth;
+        continue;
+      }
+      // Euclidean gap between the two boxes (0 when they touch).
+      const dx = Math.max(0, ax - (bx + bw), bx - (ax + aw));
+      const dy = Math.max(0, ay - (by + bh), by - (ay + ah));
+      const gap = Math.sqrt(dx * dx + dy * dy);
+      if (gap < MIN_GAP) {
+        t[C_CROWDED]++;
+        t[P_CROWDED] += (CROWD * (MIN_GAP - gap)) / MIN_GAP;
+      }
     }
   }
-  return t0 < t1;
+  t[P_OUTSIDE] = OUTSIDE * t[C_OUTSIDE];
+  t[P_SLIVERS] = SLIVER * t[C_SLIVERS];
+
+  const links = g.links;
+  if (segments.length < 4 * links) {
+    segments = new Float64Array(4 * links);
+    showing = new Uint8Array(links);
+  }
+  const s = segments;
+  const { from, to } = g;
+  for (let k = 0; k < links; k++) showing[k] = segmentInto(g, from[k], to[k], s, 4 * k) ? 1 : 0;
+  for (let k = 0; k < links; k++) {
+    if (!showing[k]) continue;
+    const a = from[k];
+    const b = to[k];
+    const p = 4 * k;
+    for (let i = 0; i < n; i++) {
+      if (i !== a && i !== b && segmentHitsBox(s[p], s[p + 1], s[p + 2], s[p + 3], x[i], y[i], w[i], h[i], 2)) t[C_THROUGH]++;
+    }
+    for (let m = k + 1; m < links; m++) {
+      const c = from[m];
+      const d = to[m];
+      // Arrows that share a shape meet at its border by design.
+      if (!showing[m] || c === a || c === b || d === a || d === b) continue;
+      if (segmentsCross(s, p, 4 * m)) t[C_CROSSINGS]++;
+    }
+  }
+  t[P_THROUGH] = ARROW_THROUGH_SHAPE * t[C_THROUGH];
+  t[P_CROSSINGS] = ARROW_CROSSING * t[C_CROSSINGS];
+
+  let total = 0;
+  for (let k = 0; k < PENALTIES; k++) total += t[k];
+  return Math.exp(-total);
 }
 
-function orient(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
-  return Math.sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax));
+/** The layout score alone, without the report: for rewards that only need the number. */
+export function layoutScore(g: LayoutArrays): number {
+  return tallyLayout(g);
 }
 
-/** Proper crossing only: touching or collinear segments do not count. */
-function segmentsCross(p: Segment, q: Segment): boolean {
-  const o1 = orient(p.x1, p.y1, p.x2, p.y2, q.x1, q.y1);
-  const o2 = orient(p.x1, p.y1, p.x2, p.y2, q.x2, q.y2);
-  const o3 = orient(q.x1, q.y1, q.x2, q.y2, p.x1, p.y1);
-  const o4 = orient(q.x1, q.y1, q.x2, q.y2, p.x2, p.y2);
-  return o1 * o2 < 0 && o3 * o4 < 0;
-}
-
-function isOutside(b: Box): boolean {
-  return b.x < SANE_CANVAS.minX || b.y < SANE_CANVAS.minY || b.x + b.w > SANE_CANVAS.maxX || b.y + b.h > SANE_CANVAS.maxY;
-}
-
-function isSliver(b: Box): boolean {
-  const short = Math.min(b.w, b.h);
-  return short < MIN_SIDE || Math.max(b.w, b.h) / short > MAX_ASPECT;
-}
+let scratch = layoutArrays(64, 64);
 
 /** Scores a layout given as geometry. An empty layout scores 0: there is nothing to look at. */
 export function scoreLayoutGeometry(boxes: readonly Box[], links: readonly Link[]): LayoutReport {
+  if (scratch.x.length < boxes.length || scratch.from.length < links.length) scratch = layoutArrays(2 * boxes.length, 2 * links.length);
+  const g = scratch;
+  g.count = boxes.length;
+  for (let i = 0; i < boxes.length; i++) {
+    const b = boxes[i];
+    g.x[i] = b.x;
+    g.y[i] = b.y;
+    g.w[i] = b.w;
+    g.h[i] = b.h;
+    g.text[i] = b.text;
+    g.shape[i] = b.shape;
+  }
+  g.links = links.length;
+  for (let k = 0; k < links.length; k++) {
+    g.from[k] = links[k].from;
+    g.to[k] = links[k].to;
+  }
+  const score = tallyLayout(g);
+  const t = TALLY;
   const counts: LayoutCounts = {
     shapes: boxes.length,
-    overlaps: 0,
-    overlapDepth: 0,
-    crowded: 0,
-    textOverflow: 0,
-    outside: 0,
-    slivers: 0,
-    arrowThroughShape: 0,
-    arrowCrossings: 0,
+    overlaps: t[C_OVERLAPS],
+    overlapDepth: t[C_DEPTH],
+    crowded: t[C_CROWDED],
+    textOverflow: t[C_OVERFLOW],
+    outside: t[C_OUTSIDE],
+    slivers: t[C_SLIVERS],
+    arrowThroughShape: t[C_THROUGH],
+    arrowCrossings: t[C_CROSSINGS],
   };
-  const penalties = { overlaps: 0, crowded: 0, textOverflow: 0, outside: 0, slivers: 0, arrowThroughShape: 0, arrowCrossings: 0 };
-  if (boxes.length === 0) return { score: 0, counts, penalties };
-
-  for (let i = 0; i < boxes.length; i++) {
-    const a = boxes[i];
-    if (isOutside(a)) counts.outside++;
-    if (isSliver(a)) counts.slivers++;
-    const over = textOverflow(a);
-    if (over > OVERFLOW_TOLERANCE) {
-      counts.textOverflow++;
-      penalties.textOverflow += OVERFLOW_BASE + OVERFLOW_DEPTH * over;
-    }
-    for (let j = i + 1; j < boxes.length; j++) {
-      const b = boxes[j];
-      const area = intersectionArea(a, b);
-      if (area > 0) {
-        const depth = area / Math.min(a.w * a.h, b.w * b.h);
-        counts.overlaps++;
-        counts.overlapDepth += depth;
-        penalties.overlaps += OVERLAP_BASE + OVERLAP_DEPTH * depth;
-        continue;
-      }
-      const g = gap(a, b);
-      if (g < MIN_GAP) {
-        counts.crowded++;
-        penalties.crowded += (CROWD * (MIN_GAP - g)) / MIN_GAP;
-      }
-    }
-  }
-  penalties.outside = OUTSIDE * counts.outside;
-  penalties.slivers = SLIVER * counts.slivers;
-
-  const segments: (Segment | null)[] = links.map((l) => arrowSegment(boxes[l.from], boxes[l.to]));
-  for (let k = 0; k < links.length; k++) {
-    const s = segments[k];
-    if (!s) continue;
-    const { from, to } = links[k];
-    for (let i = 0; i < boxes.length; i++) {
-      if (i !== from && i !== to && segmentHitsBox(s, boxes[i], 2)) counts.arrowThroughShape++;
-    }
-    for (let m = k + 1; m < links.length; m++) {
-      const t = segments[m];
-      const o = links[m];
-      // Arrows that share a shape meet at its border by design.
-      if (!t || o.from === from || o.from === to || o.to === from || o.to === to) continue;
-      if (segmentsCross(s, t)) counts.arrowCrossings++;
-    }
-  }
-  penalties.arrowThroughShape = ARROW_THROUGH_SHAPE * counts.arrowThroughShape;
-  penalties.arrowCrossings = ARROW_CROSSING * counts.arrowCrossings;
-
-  let total = 0;
-  for (const v of Object.values(penalties)) total += v;
-  return { score: Math.exp(-total), counts, penalties };
+  const penalties = {
+    overlaps: t[P_OVERLAPS],
+    crowded: t[P_CROWDED],
+    textOverflow: t[P_OVERFLOW],
+    outside: t[P_OUTSIDE],
+    slivers: t[P_SLIVERS],
+    arrowThroughShape: t[P_THROUGH],
+    arrowCrossings: t[P_CROSSINGS],
+  };
+  return { score, counts, penalties };
 }
 
 /** Layout of a toy canvas: its shapes as boxes, its arrows as links. */

@@ -1,11 +1,20 @@
 // executeCompletion's outcome counts and canvas for a single-turn answer, on the WebAssembly reader's records
-// (fast-json.ts): what the strong reward scores, without building the JSON or wording errors (executeCompletion
-// words them when read). Anything the records cannot settle exactly returns null, and the caller executes the text.
-import { DEFAULT_MAX_ACTIONS, SEED_ACTION_TYPES } from '../env/actions.ts';
-import { actionVerdict } from '../env/apply.ts';
-import { Canvas } from '../env/canvas.ts';
+// (fast-json.ts): what the strong reward scores, without building the JSON, an object per action, or wording errors
+// (executeCompletion words them when read). The canvas is kept as parallel arrays (StrongCanvas), reused from one
+// call to the next. Anything the records cannot settle exactly returns null, and the caller executes the text.
+import { DEFAULT_MAX_ACTIONS, MAX_SIDE, SHAPE_KINDS } from '../env/actions.ts';
 import { DEFAULT_MAX_INPUT_CHARS, fencedRange, type JsonSource } from '../env/parse.ts';
 import { FIELD, jsonReader, KIND, SCAN, type JsonReader } from './fast-json.ts';
+import { layoutArrays, type LayoutArrays } from './layout.ts';
+
+/**
+ * The canvas of a single-turn answer as arrays: shapes in creation order (ids, kinds, boxes, labels), arrows as shape
+ * indexes with their labels. Only create_shape and connect run, so shapes are never removed and an id names one index.
+ */
+export interface StrongCanvas extends LayoutArrays {
+  ids: string[];
+  arrowText: string[];
+}
 
 export interface ExecutionCounts {
   /** Where the JSON was found, also when its actions were then refused; undefined when none was found. */
@@ -14,8 +23,8 @@ export interface ExecutionCounts {
   actions: number;
   schemaErrors: number;
   applied: number;
-  /** null when the completion did not parse. */
-  canvas: Canvas | null;
+  /** null when the completion did not parse. The same object on every call: read it before the next. */
+  canvas: StrongCanvas | null;
   /** No parse failure and no refused action: executeCompletion's errors are empty. */
   clean: boolean;
 }
@@ -25,9 +34,11 @@ const json = jsonReader as JsonReader;
 const Kind = KIND;
 const Field = FIELD;
 const Scan = SCAN;
-const OPTIONS = { allowedTypes: SEED_ACTION_TYPES };
-/** Stands for any array or object value: no action field accepts one, so the verdict is the same. */
-const COMPOSITE: readonly unknown[] = Object.freeze([]);
+const MAX_ACTIONS = DEFAULT_MAX_ACTIONS;
+const SIDE = MAX_SIDE;
+const KINDS: readonly string[] = SHAPE_KINDS;
+const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [], arrowText: [] };
+const counts: ExecutionCounts = { source: undefined, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false };
 
 /** Scans [start, end) of the loaded text (UTF-16 units) in strict JSON. */
 function scanUnits(text: string, bytes: number, start: number, end: number): number {
@@ -57,32 +68,101 @@ function findJson(text: string): JsonSource | 'none' | null {
   return status === Scan.unusual ? null : 'none';
 }
 
-/** A field as JSON.parse gives it, up to what validation can tell apart. */
-function value(text: string, i: number, f: number): unknown {
-  switch (json.fieldKind(i, f)) {
-    case Kind.absent:
-      return undefined;
-    case Kind.string:
-      return json.fieldString(text, i, f);
-    case Kind.int:
-    case Kind.float:
-      return json.fieldNumber(text, i, f);
-    case Kind.true:
-      return true;
-    case Kind.false:
-      return false;
-    case Kind.null:
-      return null;
-    default:
-      return COMPOSITE;
+// The action schemas (env/actions.ts CreateShape and Connect) field by field, on the records. They read what the
+// zod-derived check (env/fast-check.ts) reads: test/reward-strong-fast.test.ts holds the two to the same verdicts.
+
+/** z.string().min(1): the value, or null. */
+function idOf(text: string, i: number, f: number): string | null {
+  if (json.fieldKind(i, f) !== Kind.string) return null;
+  const s = json.fieldString(text, i, f);
+  return s.length > 0 ? s : null;
+}
+
+/** A finite number (z.number()), or NaN when the field is anything else. */
+function numberOf(text: string, i: number, f: number): number {
+  const k = json.fieldKind(i, f);
+  if (k !== Kind.int && k !== Kind.float) return NaN;
+  const v = json.fieldNumber(text, i, f);
+  return v - v === 0 ? v : NaN;
+}
+
+/** label.optional(): the text ('' when absent), or null when the field is not a string. */
+function labelOf(text: string, i: number, f: number): string | null {
+  const k = json.fieldKind(i, f);
+  if (k === Kind.absent) return '';
+  return k === Kind.string ? json.fieldString(text, i, f) : null;
+}
+
+/** The index of the shape with this id, or -1. */
+function shapeIndex(id: string): number {
+  const ids = canvas.ids;
+  for (let s = canvas.count - 1; s >= 0; s--) if (ids[s] === id) return s;
+  return -1;
+}
+
+const APPLIED = 0;
+const SCHEMA = 1;
+const REFUSED = 2;
+
+/** create_shape on the arrays: APPLIED, SCHEMA (the schema refuses it) or REFUSED (a duplicate id). */
+function createShape(text: string, i: number): number {
+  const id = idOf(text, i, Field.id);
+  if (id === null || json.fieldKind(i, Field.shape) !== Kind.string) return SCHEMA;
+  let kind: string | null = null;
+  for (let k = 0; k < KINDS.length; k++) {
+    if (json.fieldIs(text, i, Field.shape, KINDS[k])) {
+      kind = KINDS[k];
+      break;
+    }
   }
+  if (kind === null) return SCHEMA;
+  const x = numberOf(text, i, Field.x);
+  const y = numberOf(text, i, Field.y);
+  const w = numberOf(text, i, Field.w);
+  const h = numberOf(text, i, Field.h);
+  // NaN fails every comparison: a missing, non-numeric or infinite coordinate refuses the action.
+  if (!(x === x && y === y && w > 0 && w <= SIDE && h > 0 && h <= SIDE)) return SCHEMA;
+  const label = labelOf(text, i, Field.text);
+  if (label === null) return SCHEMA;
+  if (shapeIndex(id) !== -1) return REFUSED;
+  const s = canvas.count++;
+  canvas.ids[s] = id;
+  canvas.shape[s] = kind;
+  canvas.x[s] = x;
+  canvas.y[s] = y;
+  canvas.w[s] = w;
+  canvas.h[s] = h;
+  canvas.text[s] = label;
+  return APPLIED;
+}
+
+/** connect on the arrays: APPLIED, SCHEMA, or REFUSED (a missing shape, or a shape to itself). */
+function connect(text: string, i: number): number {
+  const from = idOf(text, i, Field.from);
+  const to = idOf(text, i, Field.to);
+  const label = labelOf(text, i, Field.text);
+  if (from === null || to === null || label === null) return SCHEMA;
+  const a = shapeIndex(from);
+  const b = shapeIndex(to);
+  if (a === -1 || b === -1 || a === b) return REFUSED;
+  const k = canvas.links++;
+  canvas.from[k] = a;
+  canvas.to[k] = b;
+  canvas.arrowText[k] = label;
+  return APPLIED;
 }
 
 function refused(source: JsonSource | undefined): ExecutionCounts {
-  return { source, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false };
+  counts.source = source;
+  counts.actions = 0;
+  counts.schemaErrors = 0;
+  counts.applied = 0;
+  counts.canvas = null;
+  counts.clean = false;
+  return counts;
 }
 
-/** executeCompletion(text) in counts, or null when only the real parse can tell. */
+/** executeCompletion(text) in counts, or null when only the real parse can tell. The same object on every call. */
 export function executeCountsFast(text: string): ExecutionCounts | null {
   if (text.length > DEFAULT_MAX_INPUT_CHARS) return null;
   const found = findJson(text);
@@ -90,27 +170,35 @@ export function executeCountsFast(text: string): ExecutionCounts | null {
   if (found === 'none') return refused(undefined);
   if (json.rootKind() !== Kind.object || json.actionsKind() !== Kind.array) return refused(found);
   const n = json.actionCount();
-  if (n === 0 || n > DEFAULT_MAX_ACTIONS) return refused(found);
+  if (n === 0 || n > MAX_ACTIONS) return refused(found);
   for (let i = 0; i < n; i++) if (json.elementKind(i) !== Kind.object) return refused(found);
-  const canvas = new Canvas();
+  canvas.count = 0;
+  canvas.links = 0;
   let schemaErrors = 0;
   let applied = 0;
   for (let i = 0; i < n; i++) {
-    const action = {
-      type: value(text, i, Field.type),
-      id: value(text, i, Field.id),
-      shape: value(text, i, Field.shape),
-      x: value(text, i, Field.x),
-      y: value(text, i, Field.y),
-      w: value(text, i, Field.w),
-      h: value(text, i, Field.h),
-      text: value(text, i, Field.text),
-      from: value(text, i, Field.from),
-      to: value(text, i, Field.to),
-    };
-    const verdict = actionVerdict(canvas, action, OPTIONS);
-    if (verdict === 'applied') applied++;
-    else if (verdict === 'schema') schemaErrors++;
+    let verdict = SCHEMA;
+    if (json.fieldKind(i, Field.type) === Kind.string) {
+      if (json.fieldIs(text, i, Field.type, 'create_shape')) verdict = createShape(text, i);
+      else if (json.fieldIs(text, i, Field.type, 'connect')) verdict = connect(text, i);
+    }
+    if (verdict === APPLIED) applied++;
+    else if (verdict === SCHEMA) schemaErrors++;
   }
-  return { source: found, actions: n, schemaErrors, applied, canvas, clean: applied === n };
+  counts.source = found;
+  counts.actions = n;
+  counts.schemaErrors = schemaErrors;
+  counts.applied = applied;
+  counts.canvas = canvas;
+  counts.clean = applied === n;
+  return counts;
+}
+
+/** The arrays as Canvas.toJSON() writes a canvas: for tests and logs. */
+export function strongCanvasJson(c: StrongCanvas): { shapes: { id: string; shape: string; x: number; y: number; w: number; h: number; text: string }[]; arrows: { from: string; to: string; text: string }[] } {
+  const shapes = [];
+  for (let s = 0; s < c.count; s++) shapes.push({ id: c.ids[s], shape: c.shape[s], x: c.x[s], y: c.y[s], w: c.w[s], h: c.h[s], text: c.text[s] });
+  const arrows = [];
+  for (let k = 0; k < c.links; k++) arrows.push({ from: c.ids[c.from[k]], to: c.ids[c.to[k]], text: c.arrowText[k] });
+  return { shapes, arrows };
 }

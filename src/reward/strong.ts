@@ -11,16 +11,14 @@ import { scoreCanvasLayout, type LayoutReport } from './layout.ts';
 import { jsonReader } from './fast-json.ts';
 import { defineRubric, type RendererReadback, type ScoreInput } from './rubric.ts';
 import { executeCountsFast } from './strong-fast.ts';
+import { EDGE_LABEL_SHARE, shapeAllowance, strongValues, UNKNOWN_ENTITIES_CREDIT, WRONG_SHAPE_CREDIT } from './strong-values.ts';
 
 /**
  * Parse credit by where the JSON was found. The system prompt asks for bare JSON: a fenced block still works but
  * costs a little, JSON dug out of prose costs more, so that RL moves the policy to clean output.
  */
 export const PARSE_CREDIT: Record<JsonSource, number> = { whole: 1, fenced: 0.8, span: 0.6 };
-/** Share of edges_correct that requested arrow labels carry, when the spec asks for any. */
-export const EDGE_LABEL_SHARE = 0.15;
-/** entities_present when the prompt names no entity the extractor recognises: half credit for any labeled shape. */
-export const UNKNOWN_ENTITIES_CREDIT = 0.5;
+export { EDGE_LABEL_SHARE, UNKNOWN_ENTITIES_CREDIT, WRONG_SHAPE_CREDIT };
 
 export interface EntityReport {
   entity: string;
@@ -64,11 +62,6 @@ export interface StrongAnalysis {
   };
 }
 
-/** Unmatched shapes a diagram may have for free (a title, a legend), growing slowly with its size. */
-function shapeAllowance(entities: number): number {
-  return 1 + Math.floor(entities / 3);
-}
-
 function parseCredit(source: JsonSource | undefined): number {
   return source ? PARSE_CREDIT[source] : 0;
 }
@@ -86,9 +79,6 @@ function execShares(exec: Execution, readback?: RendererReadback): { schema: num
   const shapes = readback ? readback.shapes : (exec.canvas?.shapes.size ?? 0);
   return syntaxShares(exec.outcomes.length, schemaErrors, applied, shapes);
 }
-
-/** Share of an entity's credit kept when the spec asks for a shape kind and the diagram draws another. */
-export const WRONG_SHAPE_CREDIT = 0.75;
 
 function entitiesPresent(spec: DiagramSpec, shapes: Shape[]): { reports: EntityReport[]; excess: number; value: number } {
   if (spec.entities.length === 0) {
@@ -244,10 +234,14 @@ function spelledOut(spec: DiagramSpec): DiagramSpec {
   return spelled;
 }
 
+/** The spec a score is measured against: the input's, else the one read from the prompt, spelled out. */
+function specOf(input: ScoreInput): { spec: DiagramSpec; specSource: 'input' | 'prompt' } {
+  return input.spec ? { spec: input.spec, specSource: 'input' } : { spec: spelledOut(extractSpec(input.prompt)), specSource: 'prompt' };
+}
+
 /** Everything the strong rubric measures, given the canvas a completion drew and its syntax shares. */
 function measure(input: ScoreInput, canvas: Canvas | null, shares: { schema: number; accepted: number }, parses: number): Omit<StrongAnalysis, 'exec'> {
-  const spec = input.spec ?? spelledOut(extractSpec(input.prompt));
-  const specSource = input.spec ? 'input' : 'prompt';
+  const { spec, specSource } = specOf(input);
   const shapes = canvas ? canvas.shapeList() : [];
   const ents = entitiesPresent(spec, shapes);
   const edges = edgesCorrect(spec, specSource, ents.reports, canvas);
@@ -283,9 +277,12 @@ interface StrongContext {
   errors: string[] | (() => string[]);
 }
 
+const fastValues = new Float64Array(3);
+
 /**
- * The rubric's measurements: from the WebAssembly reader's counts (strong-fast.ts) when it can settle the completion
- * and no renderer readback is given, else from a full analysis. The same values either way.
+ * The rubric's measurements: from the WebAssembly reader's records (strong-fast.ts) and the values over its arrays
+ * (strong-values.ts) when the reader can settle the completion and no renderer readback is given, else from a full
+ * analysis. The same values either way.
  */
 function prepareStrong(input: ScoreInput): StrongContext {
   const fast = jsonReader && !input.readback ? executeCountsFast(input.completion) : null;
@@ -293,8 +290,17 @@ function prepareStrong(input: ScoreInput): StrongContext {
     const analysis = analyzeStrong(input);
     return { values: analysis.values, errors: analysis.exec.errors };
   }
-  const shares = syntaxShares(fast.actions, fast.schemaErrors, fast.applied, fast.canvas?.shapes.size ?? 0);
-  const { values } = measure(input, fast.canvas, shares, parseCredit(fast.source));
+  const shares = syntaxShares(fast.actions, fast.schemaErrors, fast.applied, fast.canvas?.count ?? 0);
+  const { spec, specSource } = specOf(input);
+  strongValues(spec, specSource, fast.canvas, fastValues);
+  const values = {
+    parses_json: parseCredit(fast.source),
+    schema_valid: shares.schema,
+    renderer_accepts: shares.accepted,
+    entities_present: fastValues[0],
+    edges_correct: fastValues[1],
+    layout_quality: fastValues[2],
+  };
   const completion = input.completion;
   return { values, errors: fast.clean ? [] : () => executeCompletion(completion).errors };
 }

@@ -1,0 +1,274 @@
+// The strong rubric's entity, edge and layout values on the fast path's canvas arrays (strong-fast.ts): the same
+// numbers as strong.ts measures on a Canvas, without a report object per entity or a map per completion. What a
+// spec asks for (its entities' canonical words, which entities an edge's names resolve to, its arrow labels) is
+// worked out once per spec and kept for the next completion: GRPO scores a group of completions per task.
+// test/reward-strong-fast.test.ts holds these values to strong.ts's on corpora, hand-written cases and random edits.
+import type { DiagramSpec } from '../tasks/spec.ts';
+import { bestAssignment, labelMatch, normalizeLabel, type NormalizedLabel } from './labels.ts';
+import { layoutScore } from './layout.ts';
+import type { StrongCanvas } from './strong-fast.ts';
+
+/** Share of edges_correct that requested arrow labels carry, when the spec asks for any. */
+export const EDGE_LABEL_SHARE = 0.15;
+/** entities_present when the prompt names no entity the extractor recognises: half credit for any labeled shape. */
+export const UNKNOWN_ENTITIES_CREDIT = 0.5;
+/** Share of an entity's credit kept when the spec asks for a shape kind and the diagram draws another. */
+export const WRONG_SHAPE_CREDIT = 0.75;
+
+/** Unmatched shapes a diagram may have for free (a title, a legend), growing slowly with its size. */
+export function shapeAllowance(entities: number): number {
+  return 1 + Math.floor(entities / 3);
+}
+
+/**
+ * How a name in the spec (an edge's end, a labelled arrow's end) finds its shape: strong.ts looks it up among the
+ * matched entities' names and canonical forms, the last matched entity written under that key winning, then under
+ * the name's own canonical form. `byName` and `byCompact` list the entities (ascending) that each lookup can hit.
+ */
+interface NameLookup {
+  byName: number[];
+  byCompact: number[];
+}
+
+interface SpecPlan {
+  spec: DiagramSpec;
+  entities: NormalizedLabel[];
+  /** spec.shapes?.[entity] for each entity, as strong.ts reads it. */
+  wanted: unknown[];
+  edgeFrom: NameLookup[];
+  edgeTo: NameLookup[];
+  /** Requested arrow labels: the ends (null where the key has no "->") and the wanted label. */
+  labelFrom: (NameLookup | null)[];
+  labelTo: (NameLookup | null)[];
+  labelWant: string[];
+}
+
+function lookup(names: readonly string[], compacts: readonly string[], name: string): NameLookup {
+  const compact = normalizeLabel(name).compact;
+  const byName: number[] = [];
+  const byCompact: number[] = [];
+  for (let i = 0; i < names.length; i++) {
+    if (names[i] === name || compacts[i] === name) byName.push(i);
+    if (names[i] === compact || compacts[i] === compact) byCompact.push(i);
+  }
+  return { byName, byCompact };
+}
+
+let lastPlan: SpecPlan | null = null;
+
+/** What the spec asks for, worked out once per spec (the last one is kept). */
+function planOf(spec: DiagramSpec): SpecPlan {
+  if (lastPlan !== null && lastPlan.spec === spec) return lastPlan;
+  const names = spec.entities;
+  const entities = names.map(normalizeLabel);
+  const compacts = entities.map((e) => e.compact);
+  const plan: SpecPlan = {
+    spec,
+    entities,
+    wanted: names.map((entity) => spec.shapes?.[entity]),
+    edgeFrom: spec.edges.map(([from]) => lookup(names, compacts, from)),
+    edgeTo: spec.edges.map(([, to]) => lookup(names, compacts, to)),
+    labelFrom: [],
+    labelTo: [],
+    labelWant: [],
+  };
+  for (const [key, want] of Object.entries(spec.edgeLabels ?? {})) {
+    const [from, to] = key.split('->');
+    plan.labelFrom.push(from === undefined ? null : lookup(names, compacts, from.trim()));
+    plan.labelTo.push(to === undefined ? null : lookup(names, compacts, to.trim()));
+    plan.labelWant.push(want);
+  }
+  lastPlan = plan;
+  return plan;
+}
+
+// Per-completion scratch, sized for the most shapes a completion can draw and grown for larger specs.
+let assignment = new Int32Array(64);
+let quality = new Float64Array(64);
+let weights = new Float64Array(64 * 64);
+const taken = new Uint8Array(64);
+const useful = new Uint8Array(64);
+const parent = new Int32Array(64);
+
+/** The shape of the last matched entity in `list`, or -1. */
+function lastMatched(list: number[]): number {
+  for (let k = list.length - 1; k >= 0; k--) {
+    const s = assignment[list[k]];
+    if (s !== -1) return s;
+  }
+  return -1;
+}
+
+/** The shape a spec name resolves to, or -1. */
+function shapeNamed(l: NameLookup): number {
+  const s = lastMatched(l.byName);
+  return s !== -1 ? s : lastMatched(l.byCompact);
+}
+
+/**
+ * matchEntities (labels.ts) on the arrays: fills `assignment` and `quality` for the plan's entities. When every
+ * entity has at most one positive match and no shape is wanted twice, those pairs are the best assignment (as
+ * bestAssignment finds first); otherwise bestAssignment itself decides.
+ */
+function matchShapes(plan: SpecPlan, c: StrongCanvas): void {
+  const n = plan.entities.length;
+  const m = c.count;
+  if (assignment.length < n) {
+    assignment = new Int32Array(n);
+    quality = new Float64Array(n);
+  }
+  if (weights.length < n * m) weights = new Float64Array(n * m);
+  taken.fill(0, 0, m);
+  let contested = false;
+  for (let j = 0; j < m; j++) {
+    const label = normalizeLabel(c.text[j]);
+    for (let i = 0; i < n; i++) weights[i * m + j] = labelMatch(plan.entities[i], label);
+  }
+  for (let i = 0; i < n && !contested; i++) {
+    assignment[i] = -1;
+    for (let j = 0; j < m; j++) {
+      if (!(weights[i * m + j] > 0)) continue;
+      if (assignment[i] !== -1 || taken[j]) {
+        contested = true;
+        break;
+      }
+      assignment[i] = j;
+      taken[j] = 1;
+    }
+  }
+  if (contested) {
+    const rows: number[][] = [];
+    for (let i = 0; i < n; i++) rows.push(Array.from(weights.subarray(i * m, i * m + m)));
+    const best = bestAssignment(rows);
+    for (let i = 0; i < n; i++) assignment[i] = best[i];
+  }
+  for (let i = 0; i < n; i++) quality[i] = assignment[i] === -1 ? 0 : weights[i * m + assignment[i]];
+}
+
+/** entities_present (strong.ts entitiesPresent); leaves the entity-to-shape assignment for the edges. */
+function entitiesValue(plan: SpecPlan, c: StrongCanvas): number {
+  const n = plan.entities.length;
+  if (n === 0) {
+    let labeled = 0;
+    for (let s = 0; s < c.count; s++) if (c.text[s].trim()) labeled++;
+    return c.count ? (UNKNOWN_ENTITIES_CREDIT * labeled) / c.count : 0;
+  }
+  matchShapes(plan, c);
+  let matched = 0;
+  let recall = 0;
+  for (let i = 0; i < n; i++) {
+    const s = assignment[i];
+    if (s !== -1) matched++;
+    // A spec that asks for a kind of shape (a decision as a diamond) pays less for the right label in the wrong shape.
+    const wanted = plan.wanted[i];
+    const kindFactor = s !== -1 && wanted && c.shape[s] !== wanted ? WRONG_SHAPE_CREDIT : 1;
+    recall += quality[i] * kindFactor;
+  }
+  recall /= n;
+  const excess = Math.max(0, c.count - matched - shapeAllowance(n));
+  return (recall * n) / (n + excess);
+}
+
+/** Union-find root. */
+function rootOf(s: number): number {
+  let r = s;
+  while (parent[r] !== r) r = parent[r];
+  return r;
+}
+
+/** connectivityScore (strong.ts): how far the arrows join the matched entities' shapes into one piece. */
+function connectivity(plan: SpecPlan, c: StrongCanvas): number {
+  const arrows = c.links;
+  parent.fill(-1, 0, c.count);
+  let n = 0;
+  for (let i = 0; i < plan.entities.length; i++) {
+    const s = assignment[i];
+    if (s === -1) continue;
+    parent[s] = s;
+    n++;
+  }
+  if (n < 2 || arrows === 0) return 0;
+  let components = n;
+  let inside = 0;
+  for (let k = 0; k < arrows; k++) {
+    const a = c.from[k];
+    const b = c.to[k];
+    if (parent[a] === -1 || parent[b] === -1) continue;
+    inside++;
+    const ra = rootOf(a);
+    const rb = rootOf(b);
+    if (ra !== rb) {
+      parent[ra] = rb;
+      components--;
+    }
+  }
+  const connected = (n - components) / (n - 1);
+  const budget = 1.5 * (n - 1);
+  return connected * Math.min(1, budget / arrows) * (inside / arrows);
+}
+
+/** edges_correct (strong.ts edgesCorrect), after entitiesValue's assignment. */
+function edgesValue(plan: SpecPlan, specSource: 'input' | 'prompt', c: StrongCanvas): number {
+  const arrows = c.links;
+  const { from, to } = c;
+  const expected = plan.edgeFrom.length;
+  let structure: number;
+  if (expected > 0) {
+    useful.fill(0, 0, arrows);
+    let correct = 0;
+    let usefulCount = 0;
+    for (let e = 0; e < expected; e++) {
+      const a = shapeNamed(plan.edgeFrom[e]);
+      const b = shapeNamed(plan.edgeTo[e]);
+      if (a === -1 || b === -1) continue;
+      let fwd = -1;
+      for (let k = 0; k < arrows; k++) {
+        if (from[k] === a && to[k] === b) {
+          fwd = k;
+          break;
+        }
+      }
+      if (fwd === -1) continue;
+      correct++;
+      if (!useful[fwd]) {
+        useful[fwd] = 1;
+        usefulCount++;
+      }
+    }
+    const recall = correct / expected;
+    const precision = arrows ? usefulCount / arrows : 0;
+    structure = recall * precision;
+  } else if (specSource === 'input') {
+    structure = 1 / (1 + arrows);
+  } else {
+    structure = connectivity(plan, c);
+  }
+  const requested = plan.labelWant.length;
+  if (requested === 0) return structure;
+  let labelSum = 0;
+  for (let r = 0; r < requested; r++) {
+    const fromName = plan.labelFrom[r];
+    const toName = plan.labelTo[r];
+    const a = fromName === null ? -1 : shapeNamed(fromName);
+    const b = toName === null ? -1 : shapeNamed(toName);
+    if (a === -1 || b === -1) continue;
+    let best = 0;
+    for (let k = 0; k < arrows; k++) if (from[k] === a && to[k] === b) best = Math.max(best, labelMatch(plan.labelWant[r], c.arrowText[k]));
+    labelSum += best;
+  }
+  return (1 - EDGE_LABEL_SHARE) * structure + EDGE_LABEL_SHARE * (labelSum / requested);
+}
+
+/** entities_present, edges_correct and layout_quality of a canvas, written into `out` at 0, 1 and 2. */
+export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', c: StrongCanvas | null, out: Float64Array): void {
+  if (c === null || c.count === 0) {
+    out[0] = 0;
+    out[1] = 0;
+    out[2] = 0;
+    return;
+  }
+  const plan = planOf(spec);
+  out[0] = entitiesValue(plan, c);
+  out[1] = edgesValue(plan, specSource, c);
+  out[2] = layoutScore(c);
+}
