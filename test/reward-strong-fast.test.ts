@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { generateCorpus } from '../src/env/corpus.ts';
+import { executeCompletion } from '../src/env/execute.ts';
+import { mulberry32 } from '../src/random.ts';
+import { HACKS, HACK_PROMPTS, honestCompletion } from '../src/reward/hacks.ts';
+import type { ScoreInput } from '../src/reward/rubric.ts';
+import { executeCountsFast, strongCanvasJson } from '../src/reward/strong-fast.ts';
+import { analyzeStrong, strongRubric } from '../src/reward/strong.ts';
+import { generateTasks } from '../src/tasks/generate.ts';
+import type { DiagramSpec } from '../src/tasks/spec.ts';
+
+/**
+ * The rubric's score (the fast path where the reader settles the text) against the full analysis on a Canvas,
+ * component by component and reward; returns how many inputs the fast path took.
+ */
+function agree(inputs: ScoreInput[]): number {
+  let fast = 0;
+  for (const input of inputs) {
+    if (executeCountsFast(input.completion) !== null) fast++;
+    const score = strongRubric.score(input);
+    const values = analyzeStrong(input).values;
+    const expected: Record<string, number> = {};
+    let reward = 0;
+    for (const c of strongRubric.components) {
+      const v = Math.min(1, Math.max(0, values[c.name as keyof typeof values]));
+      expected[c.name] = v;
+      reward += c.weight * v;
+    }
+    expect({ input, reward: score.reward, ...score.components }).toEqual({ input, reward, ...expected });
+  }
+  return fast;
+}
+
+const shape = (id: string, text: string, x = 0, kind = 'rectangle') =>
+  `{"type": "create_shape", "id": ${JSON.stringify(id)}, "shape": "${kind}", "x": ${x}, "y": 0, "w": 120, "h": 60, "text": ${JSON.stringify(text)}}`;
+const connect = (from: string, to: string, text?: string) =>
+  `{"type": "connect", "from": ${JSON.stringify(from)}, "to": ${JSON.stringify(to)}${text === undefined ? '' : `, "text": ${JSON.stringify(text)}`}}`;
+const doc = (...actions: string[]) => `{"actions": [${actions.join(', ')}]}`;
+
+describe('strong fast path: action checks on the records', () => {
+  it('gives executeCompletion\'s verdicts for every kind of value in every field', () => {
+    const values = ['"a"', '""', '"b"', '"rectangle"', '"diamond"', '"Rectangle"', '"ellips\\u0065"', '0', '-0', '12.5', '1000', '1000.0000000000001',
+      '5e-324', '-3', '1e400', '-1e400', 'true', 'null', '[]', '{"x": 1}', '"\\u0061"'];
+    const fields = ['type', 'id', 'shape', 'x', 'y', 'w', 'h', 'text', 'from', 'to'];
+    const types = ['"create_shape"', '"connect"', '"update_shape"', '"delete_shape"', '""', '"create_sh\\u0061pe"', '3', 'null'];
+    const rng = mulberry32(3);
+    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)];
+    const good = (i: number) => `{"type": "create_shape", "id": "${'abc'[i]}", "shape": "ellipse", "x": ${i * 200}, "y": 0, "w": 100, "h": 50}`;
+    let settled = 0;
+    for (let t = 0; t < 4000; t++) {
+      const actions = [good(0), good(1)];
+      for (let k = 0; k < 1 + Math.floor(rng() * 3); k++) {
+        const parts = [`"type": ${pick(types)}`];
+        for (const f of fields.slice(1)) if (rng() < 0.8) parts.push(`"${f}": ${rng() < 0.5 ? pick(['"a"', '"b"', '"c"', '10', '50']) : pick(values)}`);
+        actions.splice(Math.floor(rng() * (actions.length + 1)), 0, `{${parts.join(', ')}}`);
+      }
+      const text = doc(...actions);
+      const fast = executeCountsFast(text);
+      if (fast === null) continue;
+      settled++;
+      const e = executeCompletion(text);
+      const exact = {
+        actions: e.outcomes.length,
+        schemaErrors: e.outcomes.filter((o) => !o.applied && o.error?.kind === 'schema').length,
+        applied: e.outcomes.filter((o) => o.applied).length,
+        canvas: e.canvas?.toJSON() ?? null,
+      };
+      expect({ text, actions: fast.actions, schemaErrors: fast.schemaErrors, applied: fast.applied, canvas: fast.canvas && strongCanvasJson(fast.canvas) }).toEqual({
+        text,
+        ...exact,
+      });
+    }
+    expect(settled).toBeGreaterThan(3900);
+  });
+});
+
+describe('strong fast path: the rubric\'s values equal the full analysis', () => {
+  it('on generated corpora, with the row\'s spec and with the spec read from the prompt', () => {
+    const items = [...generateCorpus({ n: 2500, seed: 31 }), ...generateCorpus({ n: 2500, seed: 32 })];
+    const inputs = items.flatMap((it, i) => (i % 4 === 0 ? [it, { prompt: it.prompt, completion: it.completion }] : [it]));
+    expect(agree(inputs)).toBeGreaterThan(0.9 * inputs.length);
+  });
+
+  it('on the task suite\'s prompts (decisions, shapes, arrow labels) with honest answers and every hack', () => {
+    const tasks = [...generateTasks({ split: 'train', n: 120, seed: 5 }), ...generateTasks({ split: 'heldout', n: 60, seed: 6 })];
+    const inputs: ScoreInput[] = [];
+    for (const task of [...tasks, ...HACK_PROMPTS.map((h) => ({ ...h, id: 'hack' }))]) {
+      const hackInput = { prompt: task.prompt, spec: task.spec };
+      for (const completion of [honestCompletion(hackInput), ...HACKS.map((h) => h.make(hackInput))]) {
+        inputs.push({ prompt: task.prompt, completion, spec: task.spec }, { prompt: task.prompt, completion });
+      }
+    }
+    expect(inputs.some((i) => i.spec?.edgeLabels && Object.keys(i.spec.edgeLabels).length > 0)).toBe(true);
+    expect(inputs.some((i) => i.spec?.shapes && Object.keys(i.spec.shapes).length > 0)).toBe(true);
+    expect(agree(inputs)).toBeGreaterThan(0.9 * inputs.length);
+  });
+
+  it('on hand-written specs: shared canonical names, contested matches, odd keys, shapes asked for, no entities', () => {
+    const specs: DiagramSpec[] = [
+      { entities: ['API', 'api', 'A P I'], edges: [['API', 'api'], ['api', 'A P I'], ['a-p-i', 'API']] },
+      { entities: ['API', 'api'], edges: [['api', 'API']], edgeLabels: { 'API -> api': 'calls', 'api->API': 'answers', 'api -> API': 'replies' } },
+      { entities: ['Auth', 'Auth Service', 'Authentication'], edges: [['Auth', 'Auth Service'], ['Authentication', 'Auth']] },
+      { entities: ['Database', 'Cache'], edges: [['Database', 'Cache'], ['DB', 'cache'], ['Nowhere', 'Cache']] },
+      {
+        entities: ['Start', 'Valid?', 'Done', 'constructor'],
+        edges: [['Start', 'Valid?'], ['Valid?', 'Done']],
+        shapes: { 'Valid?': 'diamond', Done: 'ellipse' },
+        edgeLabels: { 'Valid?->Done': 'yes', 'Start -> Valid?': 'check', 'no arrow here': 'x', 'Done->': 'y', '->Start': 'z', 'a->b->c': 'w' },
+      },
+      { entities: ['Client', 'Server'], edges: [] },
+      { entities: ['Fraud Check', 'Fraud', 'Check'], edges: [['Fraud', 'Check'], ['Fraud Check', 'Fraud']] },
+      { entities: ['Queue', 'Queues', 'queue'], edges: [['Queue', 'Queues'], ['queue', 'Queue']] },
+    ];
+    const labels = ['API', 'api', 'Auth Service', 'Authentication', 'Auth', 'DB', 'Database', 'Cache', 'Start', 'Valid?', 'Done', 'Client',
+      'Server', 'Fraud Check', 'Fraud', 'Check', 'Queue', 'Queues', 'constructor', 'Title', '', ' ', 'Postgres Database Cache', '🚀'];
+    const kinds = ['rectangle', 'ellipse', 'diamond', 'text'];
+    const rng = mulberry32(17);
+    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)];
+    const inputs: ScoreInput[] = [];
+    for (let t = 0; t < 1500; t++) {
+      const spec = pick(specs);
+      const n = 1 + Math.floor(rng() * 6);
+      const actions = Array.from({ length: n }, (_, i) => shape(`s${i}`, pick(labels), i * (rng() < 0.2 ? 50 : 200), pick(kinds)));
+      for (let k = Math.floor(rng() * 8); k > 0; k--) {
+        actions.push(connect(`s${Math.floor(rng() * n)}`, `s${Math.floor(rng() * (n + 1))}`, rng() < 0.3 ? pick(['yes', 'check', 'no', 'Yes!']) : undefined));
+      }
+      const prompt = `Draw ${spec.entities.join(', ')}: ${spec.edges.map(([a, b]) => `${a} -> ${b}`).join(', ')}`;
+      inputs.push({ prompt, completion: doc(...actions), spec }, { prompt, completion: doc(...actions) });
+    }
+    // Each spec drawn exactly, in order and reversed, with its edges (and their labels) forward, then backward.
+    for (const spec of specs) {
+      const prompt = `Draw ${spec.entities.join(', ')}`;
+      for (const order of [spec.entities, [...spec.entities].reverse()]) {
+        const ids = new Map(order.map((e, i) => [e, `s${i}`]));
+        const shapes = order.map((e, i) => shape(`s${i}`, e, i * 200));
+        const arrows = (back: boolean) =>
+          Object.entries(spec.edgeLabels ?? {}).map(([key, label]) => {
+            const [a, b] = key.split('->').map((x) => ids.get(x.trim()) ?? 's0');
+            return back ? connect(b, a, label) : connect(a, b, label);
+          });
+        const edges = (back: boolean) =>
+          spec.edges.flatMap(([a, b]) => (ids.has(a) && ids.has(b) ? [back ? connect(ids.get(b)!, ids.get(a)!) : connect(ids.get(a)!, ids.get(b)!)] : []));
+        for (const back of [false, true]) {
+          inputs.push({ prompt, spec, completion: doc(...shapes, ...edges(back), ...arrows(back)) }, { prompt, spec, completion: doc(...shapes, ...arrows(back)) });
+        }
+      }
+    }
+    inputs.push({ prompt: 'hello there', completion: doc(shape('a', 'x'), shape('b', '', 300), connect('a', 'b')) });
+    expect(agree(inputs)).toBe(inputs.length);
+  });
+
+  it('on random edits of valid completions', () => {
+    const rng = mulberry32(13);
+    const pieces = ['"', '\\', ' ', 'é', '1', '.5', 'e9', '-', ',', '}', '{', 'Database', '"connect"', '"diamond"', 'true', '0'];
+    const base = generateCorpus({ n: 400, seed: 33 }).filter((c) => c.category === 'valid');
+    const inputs: ScoreInput[] = [];
+    for (const item of base) {
+      for (let k = 0; k < 5; k++) {
+        let t = item.completion;
+        for (let e = 0; e < 1 + Math.floor(rng() * 3); e++) {
+          const at = Math.floor(rng() * t.length);
+          t = t.slice(0, at) + pieces[Math.floor(rng() * pieces.length)] + t.slice(at + Math.floor(rng() * 3));
+        }
+        inputs.push({ prompt: item.prompt, completion: t, spec: item.spec });
+      }
+    }
+    expect(agree(inputs)).toBeGreaterThan(inputs.length / 2);
+  });
+});
