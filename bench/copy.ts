@@ -9,6 +9,7 @@
 //                         [--layers 4] [--heads 4] [--rows 16]
 import { parseArgs } from 'node:util';
 import { GPT, presetConfig } from '../src/model/gpt.ts';
+import { plantInductionCircuit } from '../src/model/induction-init.ts';
 import { rng } from '../src/random.ts';
 
 const { values } = parseArgs({
@@ -23,6 +24,9 @@ const { values } = parseArgs({
     layers: { type: 'string' },
     heads: { type: 'string' },
     rows: { type: 'string', default: '16' },
+    every: { type: 'string', default: '0' },
+    wpe: { type: 'string', default: 'normal' },
+    'wpe-scale': { type: 'string', default: '1' },
   },
 });
 const steps = Number(values.steps), L = Number(values.span), P = Number(values.pieces), F = Number(values.filler);
@@ -50,6 +54,15 @@ async function run(lr: number): Promise<{ formedAt: number | undefined; finalLos
   if (values.layers) shape.nLayer = Number(values.layers);
   if (values.heads) shape.nHead = Number(values.heads);
   const model = await GPT.create(shape, { seed: 1, threads: Number(values.threads) });
+  if (values.wpe === 'induction') plantInductionCircuit(model, { seed: 1 });
+  if (values.wpe === 'sinusoidal') {
+    const wpe = model.parameters().find((t) => t.name === 'transformer.wpe.weight')!;
+    const C = shape.nEmbd, s = Number(values['wpe-scale']);
+    for (let p = 0; p < shape.nCtx; p++) for (let i = 0; i < C / 2; i++) {
+      const a = p / Math.pow(10000, (2 * i) / C);
+      wpe.data[p * C + 2 * i] = s * Math.sin(a); wpe.data[p * C + 2 * i + 1] = s * Math.cos(a);
+    }
+  }
   const r = rng(7);
   const t0 = performance.now();
   let formedAt: number | undefined;
@@ -67,6 +80,7 @@ async function run(lr: number): Promise<{ formedAt: number | undefined; finalLos
       model.clipGradNorm(1);
       model.adamwStep({ lr: lr * Math.min(1, step / 50), beta2: 0.95, weightDecay: 0.1 });
       if (formedAt === undefined && loss < 0.5) formedAt = step;
+      if (Number(values.every) > 0 && step % Number(values.every) === 0) console.log(`  step ${step}: loss ${loss.toFixed(3)}`);
     }
   } finally {
     await model.dispose();

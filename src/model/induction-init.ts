@@ -1,0 +1,131 @@
+// Induction-ready initialisation: plants a two-head copying circuit in freshly initialised GPT-2 weights.
+//
+// Why: most tokens of a diagram answer are names copied from the request. A transformer copies an unseen span with an
+// induction circuit (one head moves each token's predecessor into its residual stream; a later head attends to the
+// position whose predecessor equals the current token and reads the token there). Trained from random weights, the
+// default student does not find that circuit in the steps a CPU run allows: `bench/copy.ts` keeps it near chance on
+// unseen spans for thousands of steps. Gradient descent strengthens a circuit that exists far more easily than it
+// discovers one, so this plants a weak one and lets training scale it. Architecture, parameter names and layouts stay
+// GPT-2's (learned positions are only initialised with sinusoids), so checkpoints load anywhere GPT-2 loads.
+//
+// Residual-stream layout at initialisation (C = nEmbd, D = head size):
+//   T = [0, C - 2D)       token embeddings (wte rows are zero elsewhere)
+//   P = [C - 2D, C - D)   position embeddings: D/2 sine/cosine pairs at geometric frequencies (wpe zero elsewhere)
+//   R = [C - D, C)        the previous token, written by layer 0's head 0
+// Layer 0, head 0: query = P rotated one position back, key = P, so each position attends to its predecessor; value =
+//   a fixed orthonormal projection M (D x |T|) of T; c_proj writes it into R.
+// Layer 1, head 0: query = M T (the current token), key = R (its predecessor's M T), value = M T of the attended token;
+//   c_proj writes M^T of it back into T, which the tied unembedding reads as "the token that followed last time".
+import { mulberry32 } from '../random.ts';
+import type { GPT } from './gpt.ts';
+
+export interface InductionInitOptions {
+  seed?: number;
+}
+
+/** Sharpness of the previous-token head (a logit gap of about 13 between the predecessor and the next-best position). */
+const PREV_GAIN = 4;
+/** Sharpness of the induction head's content match. */
+const MATCH_GAIN = 2;
+/** Scale of what the previous-token head writes into R, relative to raw embeddings (std 0.02). */
+const PREV_WRITE = 0.02;
+/** Scale of the copied token written back into T: several times a raw embedding, so it outweighs the current token. */
+const COPY_WRITE = 0.09;
+const FREQ_HIGH = 3.0;
+const FREQ_LOW = 0.006;
+
+export function inductionLayout(nEmbd: number, nHead: number): { D: number; tokenDims: number; posStart: number; prevStart: number } {
+  const D = nEmbd / nHead;
+  const tokenDims = nEmbd - 2 * D;
+  if (tokenDims < D) throw new Error(`induction init needs nEmbd >= 3 x head size (nEmbd ${nEmbd}, head size ${D}): use at least 3 heads`);
+  return { D, tokenDims, posStart: tokenDims, prevStart: tokenDims + D };
+}
+
+/** Rewrites the weights of a freshly created model in place (GPT.create's init first, then this). Needs 2+ layers. */
+export function plantInductionCircuit(model: GPT, opts: InductionInitOptions = {}): void {
+  const { nEmbd: C, nHead, nLayer, nCtx } = model.config;
+  if (nLayer < 2) throw new Error(`induction init needs at least 2 layers, the model has ${nLayer}`);
+  const { D, tokenDims, posStart, prevStart } = inductionLayout(C, nHead);
+  const params = new Map(model.parameters().map((t) => [t.name, t.data]));
+  const get = (name: string): Float32Array => {
+    const t = params.get(name);
+    if (!t) throw new Error(`missing parameter ${name}`);
+    return t;
+  };
+  const M = orthonormalRows(D, tokenDims, opts.seed ?? 0);
+
+  const wte = get('transformer.wte.weight');
+  for (let v = 0; v < wte.length / C; v++) wte.fill(0, v * C + tokenDims, (v + 1) * C);
+
+  // Equal energy in T and P after LayerNorm: tokenDims * 0.02^2 = (D / 2) * amp^2.
+  const amp = 0.02 * Math.sqrt((2 * tokenDims) / D);
+  const freqs = Array.from({ length: D / 2 }, (_, i) => FREQ_HIGH * Math.pow(FREQ_LOW / FREQ_HIGH, i / (D / 2 - 1)));
+  const wpe = get('transformer.wpe.weight');
+  wpe.fill(0);
+  for (let p = 0; p < nCtx; p++) {
+    freqs.forEach((w, i) => {
+      wpe[p * C + posStart + 2 * i] = amp * Math.sin(w * p);
+      wpe[p * C + posStart + 2 * i + 1] = amp * Math.cos(w * p);
+    });
+  }
+
+  // c_attn.weight is (C, 3C), x @ W: row = input dim, column = q | k | v output dim; head 0 owns columns [0, D) of each.
+  const W3 = 3 * C;
+  const clearHead0 = (attn: Float32Array, proj: Float32Array): void => {
+    for (let i = 0; i < C; i++) for (let j = 0; j < D; j++) attn[i * W3 + j] = attn[i * W3 + C + j] = attn[i * W3 + 2 * C + j] = 0;
+    for (let j = 0; j < D; j++) proj.fill(0, j * C, (j + 1) * C);
+  };
+
+  const attn0 = get('transformer.h.0.attn.c_attn.weight');
+  const proj0 = get('transformer.h.0.attn.c_proj.weight');
+  clearHead0(attn0, proj0);
+  freqs.forEach((w, i) => {
+    const s = posStart + 2 * i, c = s + 1;
+    // q(p) = P(p - 1): rotate each (sin, cos) pair back by one step.
+    attn0[s * W3 + 2 * i] = PREV_GAIN * Math.cos(w);
+    attn0[c * W3 + 2 * i] = -PREV_GAIN * Math.sin(w);
+    attn0[s * W3 + 2 * i + 1] = PREV_GAIN * Math.sin(w);
+    attn0[c * W3 + 2 * i + 1] = PREV_GAIN * Math.cos(w);
+    attn0[s * W3 + C + 2 * i] = 1;
+    attn0[c * W3 + C + 2 * i + 1] = 1;
+  });
+  for (let j = 0; j < D; j++) {
+    for (let i = 0; i < tokenDims; i++) attn0[i * W3 + 2 * C + j] = M[j * tokenDims + i];
+    proj0[j * C + prevStart + j] = PREV_WRITE;
+  }
+  // No other head of layer 0 writes into R.
+  for (let j = D; j < C; j++) proj0.fill(0, j * C + prevStart, (j + 1) * C);
+
+  const attn1 = get('transformer.h.1.attn.c_attn.weight');
+  const proj1 = get('transformer.h.1.attn.c_proj.weight');
+  clearHead0(attn1, proj1);
+  for (let j = 0; j < D; j++) {
+    for (let i = 0; i < tokenDims; i++) {
+      attn1[i * W3 + j] = MATCH_GAIN * M[j * tokenDims + i];
+      attn1[i * W3 + 2 * C + j] = M[j * tokenDims + i];
+      proj1[j * C + i] = COPY_WRITE * M[j * tokenDims + i];
+    }
+    attn1[(prevStart + j) * W3 + C + j] = 1;
+  }
+}
+
+/** `rows` orthonormal vectors of length `cols` (Gram-Schmidt on seeded Gaussians), row-major. */
+function orthonormalRows(rows: number, cols: number, seed: number): Float64Array {
+  const out = new Float64Array(rows * cols);
+  const uniform = mulberry32(seed ^ 0x1d8e4e27);
+  for (let r = 0; r < rows; r++) {
+    const row = out.subarray(r * cols, (r + 1) * cols);
+    for (let i = 0; i < cols; i++) row[i] = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+    for (let q = 0; q < r; q++) {
+      const prev = out.subarray(q * cols, (q + 1) * cols);
+      let dot = 0;
+      for (let i = 0; i < cols; i++) dot += row[i] * prev[i];
+      for (let i = 0; i < cols; i++) row[i] -= dot * prev[i];
+    }
+    let norm = 0;
+    for (let i = 0; i < cols; i++) norm += row[i] * row[i];
+    norm = Math.sqrt(norm);
+    for (let i = 0; i < cols; i++) row[i] /= norm;
+  }
+  return out;
+}
