@@ -14,6 +14,8 @@ export interface NormalizedLabel {
   compact: string;
   /** How many of `words` the label wrote as abbreviations. */
   abbreviations: number;
+  /** One bit per stem (a hash of it, mod 32): labels whose masks share no bit share no stem. */
+  stemMask: number;
 }
 
 /** Credit a label gets when it names an entity but abbreviates it ("DB" for "Database"). */
@@ -113,6 +115,13 @@ const EXPANSIONS = new Map<string, string[]>(
   Object.entries(ABBREVIATIONS).map(([short, full]) => [stem(short), rawWords(full).map(stem)]),
 );
 
+/** A 5-bit hash of a stem, for NormalizedLabel.stemMask. */
+function stemBit(stem: string): number {
+  let h = stem.length;
+  for (let i = 0; i < stem.length; i++) h = (h * 31 + stem.charCodeAt(i)) | 0;
+  return (h ^ (h >>> 5) ^ (h >>> 10)) & 31;
+}
+
 const CACHE_LIMIT = 20_000;
 const cache = new Map<string, NormalizedLabel>();
 
@@ -130,7 +139,9 @@ export function normalizeLabel(text: string): NormalizedLabel {
       abbreviations += full.length;
     } else words.push({ stem: s, abbreviated: false });
   }
-  const result: NormalizedLabel = { words, compact: words.map((w) => w.stem).join(''), abbreviations };
+  let stemMask = 0;
+  for (const w of words) stemMask |= 1 << stemBit(w.stem);
+  const result: NormalizedLabel = { words, compact: words.map((w) => w.stem).join(''), abbreviations, stemMask };
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, result);
   return result;
@@ -153,6 +164,7 @@ export function labelMatch(entity: string | NormalizedLabel, label: string | Nor
   if (e.words.length === 0 || lw.length === 0) return 0;
   // An abbreviation costs only where the entity itself is spelled out: a spec that says "Auth Service" is matched in full by it.
   if (e.compact === l.compact) return l.abbreviations > e.abbreviations ? ABBREVIATION_CREDIT : 1;
+  if ((e.stemMask & l.stemMask) === 0) return 0;
   let common = 0;
   let abbreviated = false;
   // Label words already matched: a bit mask for the usual short label, a list beyond 32 words.

@@ -20,63 +20,43 @@ export function shapeAllowance(entities: number): number {
   return 1 + Math.floor(entities / 3);
 }
 
-/**
- * How a name in the spec (an edge's end, a labelled arrow's end) finds its shape: strong.ts looks it up among the
- * matched entities' names and canonical forms, the last matched entity written under that key winning, then under
- * the name's own canonical form. `byName` and `byCompact` list the entities (ascending) that each lookup can hit.
- */
-interface NameLookup {
-  byName: number[];
-  byCompact: number[];
-}
-
 interface SpecPlan {
   spec: DiagramSpec;
   entities: NormalizedLabel[];
+  /** The entities' canonical forms, under which strong.ts also files their shapes. */
+  compacts: string[];
   /** spec.shapes?.[entity] for each entity, as strong.ts reads it. */
   wanted: unknown[];
-  edgeFrom: NameLookup[];
-  edgeTo: NameLookup[];
-  /** Requested arrow labels: the ends (null where the key has no "->") and the wanted label. */
-  labelFrom: (NameLookup | null)[];
-  labelTo: (NameLookup | null)[];
+  /** Requested arrow labels: the ends' names (null where the key has no "->") and the wanted label. */
+  labelFrom: (string | null)[];
+  labelTo: (string | null)[];
   labelWant: string[];
-}
-
-function lookup(names: readonly string[], compacts: readonly string[], name: string): NameLookup {
-  const compact = normalizeLabel(name).compact;
-  const byName: number[] = [];
-  const byCompact: number[] = [];
-  for (let i = 0; i < names.length; i++) {
-    if (names[i] === name || compacts[i] === name) byName.push(i);
-    if (names[i] === compact || compacts[i] === compact) byCompact.push(i);
-  }
-  return { byName, byCompact };
 }
 
 let lastPlan: SpecPlan | null = null;
 
-/** What the spec asks for, worked out once per spec (the last one is kept). */
+/**
+ * What the spec asks for, worked out once per spec: the last one is kept (a GRPO group shares its task's spec), so
+ * a spec must not be changed in place between scores. Plain loops: tsx wraps each arrow function created here in a
+ * naming call, which costs more than the work.
+ */
 function planOf(spec: DiagramSpec): SpecPlan {
   if (lastPlan !== null && lastPlan.spec === spec) return lastPlan;
   const names = spec.entities;
-  const entities = names.map(normalizeLabel);
-  const compacts = entities.map((e) => e.compact);
-  const plan: SpecPlan = {
-    spec,
-    entities,
-    wanted: names.map((entity) => spec.shapes?.[entity]),
-    edgeFrom: spec.edges.map(([from]) => lookup(names, compacts, from)),
-    edgeTo: spec.edges.map(([, to]) => lookup(names, compacts, to)),
-    labelFrom: [],
-    labelTo: [],
-    labelWant: [],
-  };
-  for (const [key, want] of Object.entries(spec.edgeLabels ?? {})) {
-    const [from, to] = key.split('->');
-    plan.labelFrom.push(from === undefined ? null : lookup(names, compacts, from.trim()));
-    plan.labelTo.push(to === undefined ? null : lookup(names, compacts, to.trim()));
-    plan.labelWant.push(want);
+  const plan: SpecPlan = { spec, entities: [], compacts: [], wanted: [], labelFrom: [], labelTo: [], labelWant: [] };
+  for (let i = 0; i < names.length; i++) {
+    const entity = normalizeLabel(names[i]);
+    plan.entities.push(entity);
+    plan.compacts.push(entity.compact);
+    plan.wanted.push(spec.shapes?.[names[i]]);
+  }
+  if (spec.edgeLabels) {
+    for (const [key, want] of Object.entries(spec.edgeLabels)) {
+      const [from, to] = key.split('->');
+      plan.labelFrom.push(from === undefined ? null : from.trim());
+      plan.labelTo.push(to === undefined ? null : to.trim());
+      plan.labelWant.push(want);
+    }
   }
   lastPlan = plan;
   return plan;
@@ -90,19 +70,24 @@ const taken = new Uint8Array(64);
 const useful = new Uint8Array(64);
 const parent = new Int32Array(64);
 
-/** The shape of the last matched entity in `list`, or -1. */
-function lastMatched(list: number[]): number {
-  for (let k = list.length - 1; k >= 0; k--) {
-    const s = assignment[list[k]];
-    if (s !== -1) return s;
+/** The shape of the last matched entity named `key` or canonically `key`, or -1. */
+function lastMatched(plan: SpecPlan, key: string): number {
+  const names = plan.spec.entities;
+  const compacts = plan.compacts;
+  for (let i = names.length - 1; i >= 0; i--) {
+    const s = assignment[i];
+    if (s !== -1 && (names[i] === key || compacts[i] === key)) return s;
   }
   return -1;
 }
 
-/** The shape a spec name resolves to, or -1. */
-function shapeNamed(l: NameLookup): number {
-  const s = lastMatched(l.byName);
-  return s !== -1 ? s : lastMatched(l.byCompact);
+/**
+ * The shape a spec name resolves to, or -1. strong.ts files each matched entity's shape under its name and its
+ * canonical form, the last entity filed under a key winning, and looks a name up as written, then canonically.
+ */
+function shapeNamed(plan: SpecPlan, name: string): number {
+  const s = lastMatched(plan, name);
+  return s !== -1 ? s : lastMatched(plan, normalizeLabel(name).compact);
 }
 
 /**
@@ -211,15 +196,16 @@ function connectivity(plan: SpecPlan, c: StrongCanvas): number {
 function edgesValue(plan: SpecPlan, specSource: 'input' | 'prompt', c: StrongCanvas): number {
   const arrows = c.links;
   const { from, to } = c;
-  const expected = plan.edgeFrom.length;
+  const edges = plan.spec.edges;
+  const expected = edges.length;
   let structure: number;
   if (expected > 0) {
     useful.fill(0, 0, arrows);
     let correct = 0;
     let usefulCount = 0;
     for (let e = 0; e < expected; e++) {
-      const a = shapeNamed(plan.edgeFrom[e]);
-      const b = shapeNamed(plan.edgeTo[e]);
+      const a = shapeNamed(plan, edges[e][0]);
+      const b = shapeNamed(plan, edges[e][1]);
       if (a === -1 || b === -1) continue;
       let fwd = -1;
       for (let k = 0; k < arrows; k++) {
@@ -249,8 +235,8 @@ function edgesValue(plan: SpecPlan, specSource: 'input' | 'prompt', c: StrongCan
   for (let r = 0; r < requested; r++) {
     const fromName = plan.labelFrom[r];
     const toName = plan.labelTo[r];
-    const a = fromName === null ? -1 : shapeNamed(fromName);
-    const b = toName === null ? -1 : shapeNamed(toName);
+    const a = fromName === null ? -1 : shapeNamed(plan, fromName);
+    const b = toName === null ? -1 : shapeNamed(plan, toName);
     if (a === -1 || b === -1) continue;
     let best = 0;
     for (let k = 0; k < arrows; k++) if (from[k] === a && to[k] === b) best = Math.max(best, labelMatch(plan.labelWant[r], c.arrowText[k]));
