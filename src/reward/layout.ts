@@ -3,7 +3,10 @@
 // exp(-total), so a clean layout scores exactly 1 and every extra problem keeps costing (no floor at which a worse
 // layout stops being worse).
 import type { Canvas } from '../env/canvas.ts';
-import { LINE_HEIGHT, textWidth } from '../render/text.ts';
+import { LINE_HEIGHT as LINE, textWidth } from '../render/text.ts';
+
+// A module constant: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
+const LINE_HEIGHT = LINE;
 
 export interface Box {
   x: number;

@@ -3,7 +3,7 @@
 // (executeCompletion words them when read). The canvas is kept as parallel arrays (StrongCanvas), reused from one
 // call to the next. Anything the records cannot settle exactly returns null, and the caller executes the text.
 import { DEFAULT_MAX_ACTIONS, MAX_SIDE, SHAPE_KINDS } from '../env/actions.ts';
-import { DEFAULT_MAX_INPUT_CHARS, fencedRange, type JsonSource } from '../env/parse.ts';
+import { DEFAULT_MAX_INPUT_CHARS, fencedRange as fenced, type JsonSource } from '../env/parse.ts';
 import { FIELD, jsonReader, KIND, SCAN, type JsonReader } from './fast-json.ts';
 import { layoutArrays, type LayoutArrays } from './layout.ts';
 
@@ -35,6 +35,8 @@ const Kind = KIND;
 const Field = FIELD;
 const Scan = SCAN;
 const MAX_ACTIONS = DEFAULT_MAX_ACTIONS;
+const MAX_INPUT_CHARS = DEFAULT_MAX_INPUT_CHARS;
+const fencedRange = fenced;
 const SIDE = MAX_SIDE;
 const KINDS: readonly string[] = SHAPE_KINDS;
 const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [], arrowText: [] };
@@ -164,7 +166,7 @@ function refused(source: JsonSource | undefined): ExecutionCounts {
 
 /** executeCompletion(text) in counts, or null when only the real parse can tell. The same object on every call. */
 export function executeCountsFast(text: string): ExecutionCounts | null {
-  if (text.length > DEFAULT_MAX_INPUT_CHARS) return null;
+  if (text.length > MAX_INPUT_CHARS) return null;
   const found = findJson(text);
   if (found === null) return null;
   if (found === 'none') return refused(undefined);

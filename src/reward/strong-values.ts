@@ -4,9 +4,15 @@
 // worked out once per spec and kept for the next completion: GRPO scores a group of completions per task.
 // test/reward-strong-fast.test.ts holds these values to strong.ts's on corpora, hand-written cases and random edits.
 import type { DiagramSpec } from '../tasks/spec.ts';
-import { bestAssignment, labelMatch, normalizeLabel, type NormalizedLabel } from './labels.ts';
-import { layoutScore } from './layout.ts';
+import { bestAssignment as assignBest, labelMatch as matchLabel, normalizeLabel as normalize, type NormalizedLabel } from './labels.ts';
+import { layoutScore as scoreLayout } from './layout.ts';
 import type { StrongCanvas } from './strong-fast.ts';
+
+// Module constants: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
+const normalizeLabel = normalize;
+const labelMatch = matchLabel;
+const bestAssignment = assignBest;
+const layoutScore = scoreLayout;
 
 /** Share of edges_correct that requested arrow labels carry, when the spec asks for any. */
 export const EDGE_LABEL_SHARE = 0.15;

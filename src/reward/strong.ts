@@ -10,8 +10,13 @@ import { labelMatch, matchEntities, normalizeLabel, spellOut } from './labels.ts
 import { scoreCanvasLayout, type LayoutReport } from './layout.ts';
 import { jsonReader } from './fast-json.ts';
 import { defineRubric, type RendererReadback, type ScoreInput } from './rubric.ts';
-import { executeCountsFast } from './strong-fast.ts';
-import { EDGE_LABEL_SHARE, shapeAllowance, strongValues, UNKNOWN_ENTITIES_CREDIT, WRONG_SHAPE_CREDIT } from './strong-values.ts';
+import { executeCountsFast as countsFast } from './strong-fast.ts';
+import { EDGE_LABEL_SHARE, shapeAllowance, strongValues as valuesOf, UNKNOWN_ENTITIES_CREDIT, WRONG_SHAPE_CREDIT } from './strong-values.ts';
+
+// Module constants: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
+const executeCountsFast = countsFast;
+const strongValues = valuesOf;
+const reader = jsonReader;
 
 /**
  * Parse credit by where the JSON was found. The system prompt asks for bare JSON: a fenced block still works but
@@ -285,24 +290,27 @@ const fastValues = new Float64Array(3);
  * analysis. The same values either way.
  */
 function prepareStrong(input: ScoreInput): StrongContext {
-  const fast = jsonReader && !input.readback ? executeCountsFast(input.completion) : null;
+  const fast = reader && !input.readback ? executeCountsFast(input.completion) : null;
   if (!fast) {
     const analysis = analyzeStrong(input);
     return { values: analysis.values, errors: analysis.exec.errors };
   }
-  const shares = syntaxShares(fast.actions, fast.schemaErrors, fast.applied, fast.canvas?.count ?? 0);
-  const { spec, specSource } = specOf(input);
-  strongValues(spec, specSource, fast.canvas, fastValues);
+  const n = fast.actions;
+  const shapes = fast.canvas === null ? 0 : fast.canvas.count;
+  if (input.spec) strongValues(input.spec, 'input', fast.canvas, fastValues);
+  else strongValues(spelledOut(extractSpec(input.prompt)), 'prompt', fast.canvas, fastValues);
+  // syntaxShares, without its object.
   const values = {
     parses_json: parseCredit(fast.source),
-    schema_valid: shares.schema,
-    renderer_accepts: shares.accepted,
+    schema_valid: n === 0 ? 0 : (n - fast.schemaErrors) / n,
+    renderer_accepts: n === 0 || shapes === 0 ? 0 : fast.applied / n,
     entities_present: fastValues[0],
     edges_correct: fastValues[1],
     layout_quality: fastValues[2],
   };
+  if (fast.clean) return { values, errors: [] };
   const completion = input.completion;
-  return { values, errors: fast.clean ? [] : () => executeCompletion(completion).errors };
+  return { values, errors: () => executeCompletion(completion).errors };
 }
 
 export const strongRubric = defineRubric<StrongContext>({
