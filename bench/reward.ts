@@ -4,7 +4,8 @@
 // shared machine; wall-clock rates are printed beside them. Also checks that seed and Python agree on every reward.
 // A breakdown per preset says where the time goes: reading the JSON (WebAssembly reader: UTF-8 copy and one scan of
 // the whole text), the canvas from its records (fast paths, fence and span retries included; for seed the whole
-// WebAssembly scorer, layout and semantics included), and the components (what is left of a score); beside it, the
+// WebAssembly scorer, layout and semantics included), for strong its entity, edge and layout values over the canvas
+// arrays, and the components (what is left of a score: the rubric's objects); beside it, the
 // exact path the fast one replaces. A last row scores both presets on each completion.
 //   npx tsx bench/reward.ts [--n 20000] [--seed 1] [--rounds 3]
 import { spawnSync } from 'node:child_process';
@@ -18,6 +19,7 @@ import { getRubric, RUBRIC_NAMES } from '../src/reward/presets.ts';
 import { scanSeed, seedCanvasOfRecords } from '../src/reward/seed-fast.ts';
 import { checkCompletion } from '../src/reward/seed-python.ts';
 import { executeCountsFast } from '../src/reward/strong-fast.ts';
+import { strongValues } from '../src/reward/strong-values.ts';
 
 const { values } = parseArgs({
   options: { n: { type: 'string', default: '20000' }, seed: { type: 'string', default: '1' }, rounds: { type: 'string', default: '3' } },
@@ -84,9 +86,19 @@ function seedFast(it: CorpusItem): unknown {
   if (reader.seedPrompt(it.prompt) && reader.seedScore() !== SEED.fallback) return true;
   return seedCanvasOfRecords(it.completion);
 }
-const STAGES: Record<string, { python: boolean; fast: (item: CorpusItem) => unknown; exact: (text: string) => unknown }> = {
+const strongOut = new Float64Array(3);
+/** strong's fast path and its entity, edge and layout values (strong-values.ts) on the row's spec. */
+function strongMeasured(it: CorpusItem): unknown {
+  const counts = executeCountsFast(it.completion);
+  if (counts && it.spec) strongValues(it.spec, 'input', counts.canvas, strongOut);
+  return counts;
+}
+const STAGES: Record<
+  string,
+  { python: boolean; fast: (item: CorpusItem) => unknown; exact: (text: string) => unknown; measured?: (item: CorpusItem) => unknown }
+> = {
   seed: { python: true, fast: seedFast, exact: checkCompletion },
-  strong: { python: false, fast: (it) => executeCountsFast(it.completion), exact: executeCompletion },
+  strong: { python: false, fast: (it) => executeCountsFast(it.completion), exact: executeCompletion, measured: strongMeasured },
 };
 
 /** CPU µs per completion in read, canvas and components, from timing the scan, the fast path and the score. */
@@ -97,10 +109,12 @@ function breakdown(name: string, items: CorpusItem[], total: Timing): string {
   const read = us(timePasses(items, (it) => reader.scan(0, reader.load(it.completion), 0, stages.python)));
   const fast = us(timePasses(items, (it) => (stages.fast(it) ? 1 : 0)));
   const exact = us(timePasses(items, (it) => (stages.exact(it.completion) ? 1 : 0)));
+  const measured = stages.measured ? us(timePasses(items, (it) => (stages.measured!(it) ? 1 : 0))) : fast;
   const all = us(total);
   const f = (v: number) => Math.max(0, v).toFixed(1);
+  const values = stages.measured ? ` / entities, edges, layout ${f(measured - fast)}` : '';
   return (
-    `${name} µs/completion (CPU): read ${f(read)} / canvas ${f(fast - read)} / components ${f(all - fast)} = ${all.toFixed(1)}` +
+    `${name} µs/completion (CPU): read ${f(read)} / canvas ${f(fast - read)}${values} / components ${f(all - measured)} = ${all.toFixed(1)}` +
     ` (the exact path to a canvas: ${f(exact)}, the fast one: ${f(fast)}${name === 'seed' ? ', WebAssembly scorer included' : ''})`
   );
 }
