@@ -9,7 +9,6 @@
 //                         [--layers 4] [--heads 4] [--rows 16]
 import { parseArgs } from 'node:util';
 import { GPT, presetConfig } from '../src/model/gpt.ts';
-import { plantInductionCircuit } from '../src/model/induction-init.ts';
 import { rng } from '../src/random.ts';
 
 const { values } = parseArgs({
@@ -53,8 +52,7 @@ async function run(lr: number): Promise<{ formedAt: number | undefined; finalLos
   const shape = { ...presetConfig('default', VOCAB), nCtx: Math.max(64, Math.ceil(T / 64) * 64) };
   if (values.layers) shape.nLayer = Number(values.layers);
   if (values.heads) shape.nHead = Number(values.heads);
-  const model = await GPT.create(shape, { seed: 1, threads: Number(values.threads) });
-  if (values.wpe === 'induction') plantInductionCircuit(model, { seed: 1 });
+  const model = await GPT.create(shape, { seed: 1, threads: Number(values.threads), init: values.wpe === 'induction' ? 'induction' : 'gpt2' });
   if (values.wpe === 'sinusoidal') {
     const wpe = model.parameters().find((t) => t.name === 'transformer.wpe.weight')!;
     const C = shape.nEmbd, s = Number(values['wpe-scale']);

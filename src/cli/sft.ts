@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { PRESETS, runSft, sftConfig, SftInputError, type Preset, type SFTConfig } from '../train/sft.ts';
+import { MODEL_INITS, type ModelInit } from '../model/gpt.ts';
 import { UsageError } from './main.ts';
 
 interface SftFlags {
@@ -16,6 +17,7 @@ interface SftFlags {
   learningRate?: string;
   tokensPerBatch?: string;
   vocabSize?: string;
+  modelInit?: string;
   warmupRatio?: string;
   evalSteps?: string;
   saveSteps?: string;
@@ -41,6 +43,12 @@ function ratio(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
+function modelInit(value: string | undefined): ModelInit | undefined {
+  if (value === undefined) return undefined;
+  if (!MODEL_INITS.includes(value as ModelInit)) throw new UsageError(`--model-init must be one of ${MODEL_INITS.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as ModelInit;
+}
+
 export function registerSft(program: Command): void {
   program
     .command('sft')
@@ -52,6 +60,7 @@ export function registerSft(program: Command): void {
     .option('--epochs <n>', 'passes over the data (num_train_epochs), when --steps is not given')
     .option('--resume', 'continue from the latest OUT/checkpoint-N exactly where it stopped')
     .option('--learning-rate <x>', 'peak learning rate')
+    .option('--model-init <scheme>', `how a new run's weights start: ${MODEL_INITS.join(', ')} (induction plants a copying circuit)`)
     .option('--vocab-size <n>', 'BPE vocabulary size of a new run (bytes, merges and the chat tokens)')
     .option('--tokens-per-batch <n>', 'padded tokens per batch (rows x longest row)')
     .option('--warmup-ratio <r>', 'share of the steps spent warming the learning rate up, in [0, 1)')
@@ -73,6 +82,7 @@ export function registerSft(program: Command): void {
         learning_rate: positive('--learning-rate', flags.learningRate, false),
         tokens_per_batch: positive('--tokens-per-batch', flags.tokensPerBatch, true),
         vocab_size: positive('--vocab-size', flags.vocabSize, true),
+        model_init: modelInit(flags.modelInit),
         warmup_ratio: ratio('--warmup-ratio', flags.warmupRatio),
         eval_steps: positive('--eval-steps', flags.evalSteps, true),
         save_steps: positive('--save-steps', flags.saveSteps, true),

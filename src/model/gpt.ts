@@ -4,6 +4,7 @@
 // B batch, T time, C channels (nEmbd), nh heads, hs = C / nh, V vocabulary, BT = B * T rows.
 // Weights use Hugging Face GPT-2's layouts (Conv1D: [in, out]), so a checkpoint is a copy of the arena.
 import { mulberry32 } from '../random.ts';
+import { inductionLayout, plantInductionCircuit } from './induction-init.ts';
 import { Engine, type KernelName, type Profile } from './kernels.ts';
 
 /** Work (multiply-adds or so) below which a kernel call stays on one thread. */
@@ -23,6 +24,10 @@ export interface GPTConfig {
 export type PresetName = 'tiny' | 'default' | 'large';
 
 /** tiny: trains in seconds (tests); default: about 1M parameters, context 512; large: about 5M. vocabSize is the tokenizer's. */
+/** How a new model's weights start: GPT-2's random init, or that plus a planted induction circuit. */
+export type ModelInit = 'gpt2' | 'induction';
+export const MODEL_INITS: readonly ModelInit[] = ['gpt2', 'induction'];
+
 export function presetConfig(name: PresetName, vocabSize: number): GPTConfig {
   switch (name) {
     case 'tiny': return { vocabSize, nCtx: 128, nEmbd: 32, nLayer: 2, nHead: 2 };
@@ -152,13 +157,16 @@ export class GPT {
     engine.i32(this.decayRanges, decayed.length).set(decayed);
   }
 
-  /** GPT-2 init: normal(0, 0.02), residual projections (attn.c_proj, mlp.c_proj) scaled by 1/sqrt(2 * nLayer), LayerNorm 1/0, biases 0. */
-  static async create(config: GPTConfig, opts: { seed?: number; threads?: number; attnProbsBytes?: number } = {}): Promise<GPT> {
+  /** GPT-2 init: normal(0, 0.02), residual projections (attn.c_proj, mlp.c_proj) scaled by 1/sqrt(2 * nLayer), LayerNorm 1/0,
+   *  biases 0; `init: 'induction'` then plants a copying circuit (induction-init.ts). */
+  static async create(config: GPTConfig, opts: { seed?: number; threads?: number; attnProbsBytes?: number; init?: ModelInit } = {}): Promise<GPT> {
     validateConfig(config);
+    if (opts.init === 'induction') inductionLayout(config);
     const engine = await Engine.create(opts.threads);
     const model = new GPT({ ...config }, engine);
     if (opts.attnProbsBytes !== undefined) model.attnProbsBytes = opts.attnProbsBytes;
     model.init(opts.seed ?? 0);
+    if (opts.init === 'induction') plantInductionCircuit(model, { seed: opts.seed });
     return model;
   }
 

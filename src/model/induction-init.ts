@@ -17,41 +17,47 @@
 // Layer 1, head 0: query = M T (the current token), key = R (its predecessor's M T), value = M T of the attended token;
 //   c_proj writes M^T of it back into T, which the tied unembedding reads as "the token that followed last time".
 import { mulberry32 } from '../random.ts';
-import type { GPT } from './gpt.ts';
+import type { GPT, GPTConfig } from './gpt.ts';
 
 export interface InductionInitOptions {
   seed?: number;
+  gains?: Partial<typeof GAINS>;
 }
 
-/** Sharpness of the previous-token head (a logit gap of about 13 between the predecessor and the next-best position). */
-const PREV_GAIN = 4;
-/** Sharpness of the induction head's content match. */
-const MATCH_GAIN = 2;
-/** Scale of what the previous-token head writes into R, relative to raw embeddings (std 0.02). */
-const PREV_WRITE = 0.02;
-/** Scale of the copied token written back into T: several times a raw embedding, so it outweighs the current token. */
-const COPY_WRITE = 0.09;
+const GAINS = {
+  /** Sharpness of the previous-token head (a logit gap of about 13 between the predecessor and the next-best position). */
+  prev: 4,
+  /** Sharpness of the induction head's content match. */
+  match: 2,
+  /** Scale of what the previous-token head writes into R, relative to raw embeddings (std 0.02). */
+  prevWrite: 0.02,
+  /** Scale of the copied token written back into T: several times a raw embedding, so it outweighs the current token. */
+  copyWrite: 0.09,
+};
 const FREQ_HIGH = 3.0;
 const FREQ_LOW = 0.006;
 
-export function inductionLayout(nEmbd: number, nHead: number): { D: number; tokenDims: number; posStart: number; prevStart: number } {
+/** Where T, P and R lie; throws if the shape has no room for them (fewer than 3 heads or 2 layers). */
+export function inductionLayout(config: GPTConfig): { D: number; tokenDims: number; posStart: number; prevStart: number } {
+  const { nEmbd, nHead, nLayer } = config;
   const D = nEmbd / nHead;
   const tokenDims = nEmbd - 2 * D;
   if (tokenDims < D) throw new Error(`induction init needs nEmbd >= 3 x head size (nEmbd ${nEmbd}, head size ${D}): use at least 3 heads`);
+  if (nLayer < 2) throw new Error(`induction init needs at least 2 layers, the model has ${nLayer}`);
   return { D, tokenDims, posStart: tokenDims, prevStart: tokenDims + D };
 }
 
-/** Rewrites the weights of a freshly created model in place (GPT.create's init first, then this). Needs 2+ layers. */
+/** Rewrites the weights of a freshly created model in place (GPT.create's init first, then this). */
 export function plantInductionCircuit(model: GPT, opts: InductionInitOptions = {}): void {
-  const { nEmbd: C, nHead, nLayer, nCtx } = model.config;
-  if (nLayer < 2) throw new Error(`induction init needs at least 2 layers, the model has ${nLayer}`);
-  const { D, tokenDims, posStart, prevStart } = inductionLayout(C, nHead);
+  const { nEmbd: C, nCtx } = model.config;
+  const { D, tokenDims, posStart, prevStart } = inductionLayout(model.config);
   const params = new Map(model.parameters().map((t) => [t.name, t.data]));
   const get = (name: string): Float32Array => {
     const t = params.get(name);
     if (!t) throw new Error(`missing parameter ${name}`);
     return t;
   };
+  const { prev: PREV_GAIN, match: MATCH_GAIN, prevWrite: PREV_WRITE, copyWrite: COPY_WRITE } = { ...GAINS, ...opts.gains };
   const M = orthonormalRows(D, tokenDims, opts.seed ?? 0);
 
   const wte = get('transformer.wte.weight');

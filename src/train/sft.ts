@@ -4,7 +4,8 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { GPT, presetConfig, type GPTConfig } from '../model/gpt.ts';
+import { GPT, presetConfig, type GPTConfig, type ModelInit } from '../model/gpt.ts';
+import { inductionLayout } from '../model/induction-init.ts';
 import { trainTokenizer, type Tokenizer } from '../model/tokenizer.ts';
 import { renderChat, templateMessages } from '../model/chat.ts';
 import { loadCheckpoint, saveCheckpoint, type TrainerState } from '../model/checkpoint.ts';
@@ -59,6 +60,9 @@ export interface SFTConfig {
   /** Steps between printed lines when there is no progress bar (log.jsonl has every step). */
   logging_steps: number;
   seed: number;
+  /** How a new run's weights start (not TRL's: TRL starts from a pretrained model). 'induction' plants a copying circuit,
+   *  which a student trained from scratch on CPU does not find on its own (docs/sft.md); it needs 3+ heads and 2+ layers. */
+  model_init: ModelInit;
   /** Worker threads of the model's kernels. */
   threads?: number;
 }
@@ -89,10 +93,11 @@ const COMMON: PresetDefaults = {
   save_steps: 100,
   logging_steps: 10,
   seed: 42,
+  model_init: 'induction',
 };
 
 export const PRESET_DEFAULTS: Record<Preset, PresetDefaults> = {
-  tiny: { ...COMMON, vocab_size: 512, learning_rate: 1e-2, max_steps: 12, tokens_per_batch: 2048, eval_steps: 6, eval_samples: 4, final_eval_samples: 4, eval_loss_rows: 8, save_steps: 6, logging_steps: 1 },
+  tiny: { ...COMMON, vocab_size: 512, learning_rate: 1e-2, max_steps: 12, tokens_per_batch: 2048, eval_steps: 6, eval_samples: 4, final_eval_samples: 4, eval_loss_rows: 8, save_steps: 6, logging_steps: 1, model_init: 'gpt2' },
   // About 2.7M training tokens: what an idle pair of cores trains in about 5.5 minutes on this data, which carries no
   // system prompt (docs/sft.md). Smaller batches, more updates: at this size the student learns more per token from more steps.
   default: { ...COMMON, learning_rate: 3e-3, tokens_per_batch: 2048, max_steps: 1500, eval_steps: 250, save_steps: 250 },
@@ -431,7 +436,14 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
     const longest = train.reduce((m, r) => Math.max(m, renderChat(tok, r.messages).ids.length), 0);
     const nCtx = Math.max(preset.nCtx, Math.min(cfg.max_length, Math.ceil(longest / 64) * 64));
     const gptConfig: GPTConfig = { ...preset, nCtx };
-    model = await GPT.create(gptConfig, { seed: cfg.seed, threads: cfg.threads });
+    if (cfg.model_init === 'induction') {
+      try {
+        inductionLayout(gptConfig);
+      } catch (err) {
+        throw new SftInputError(`model_init 'induction' with preset ${cfg.preset}: ${(err as Error).message}`);
+      }
+    }
+    model = await GPT.create(gptConfig, { seed: cfg.seed, threads: cfg.threads, init: cfg.model_init });
     state = { globalStep: 0, epoch: 0, batchInEpoch: 0, maxSteps: 0, seed: cfg.seed, args: {} };
     writeFileSync(logPath, '');
     writeFileSync(samplesPath, '');
