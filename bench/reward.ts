@@ -7,7 +7,9 @@
 // WebAssembly scorer, layout and semantics included), for strong its entity, edge and layout values over the canvas
 // arrays, and the components (what is left of a score: the rubric's objects); beside it, the
 // exact path the fast one replaces. A last row scores both presets on each completion.
-//   npx tsx bench/reward.ts [--n 20000] [--seed 1] [--rounds 3]
+// Each timed function first runs over the corpus for --warmup CPU-seconds (at least one pass): V8 tiers the rare paths
+// (fence retries, the exact port's fallbacks) up only after thousands of calls, and a GRPO run is long past that.
+//   npx tsx bench/reward.ts [--n 20000] [--seed 1] [--rounds 3] [--warmup 1.5]
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -22,13 +24,19 @@ import { executeCountsFast } from '../src/reward/strong-fast.ts';
 import { strongValues } from '../src/reward/strong-values.ts';
 
 const { values } = parseArgs({
-  options: { n: { type: 'string', default: '20000' }, seed: { type: 'string', default: '1' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    n: { type: 'string', default: '20000' },
+    seed: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '1.5' },
+  },
 });
 const n = Number(values.n);
 const seed = Number(values.seed);
 const rounds = Number(values.rounds);
-if (!(n > 0) || !Number.isInteger(seed) || !(rounds > 0)) {
-  console.error('usage: npx tsx bench/reward.ts [--n N>0] [--seed INT] [--rounds R>0]');
+const warmup = Number(values.warmup);
+if (!(n > 0) || !Number.isInteger(seed) || !(rounds > 0) || !(warmup >= 0)) {
+  console.error('usage: npx tsx bench/reward.ts [--n N>0] [--seed INT] [--rounds R>0] [--warmup SECONDS>=0]');
   process.exit(2);
 }
 
@@ -49,9 +57,13 @@ function pythonRun(items: CorpusItem[]): Timing {
   return { seconds: t.seconds, cpuSeconds: t.cpu_seconds, rewards: py.stdout.trimEnd().split('\n').map(Number) };
 }
 
-/** Best of `rounds` timed passes of `fn` over every item, after a warm-up pass: the steady state a long GRPO run sees. */
+/**
+ * Best of `rounds` timed passes of `fn` over every item, after warm-up passes (`--warmup` CPU-seconds, at least one):
+ * the steady state a long GRPO run sees.
+ */
 function timePasses(items: CorpusItem[], fn: (item: CorpusItem) => number): Timing {
   let rewards = items.map(fn);
+  for (const warm = process.cpuUsage(); process.cpuUsage(warm).user / 1e6 < warmup; ) rewards = items.map(fn);
   let seconds = Infinity;
   let cpuSeconds = Infinity;
   for (let r = 0; r < rounds; r++) {

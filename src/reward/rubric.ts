@@ -62,24 +62,48 @@ export interface RubricDefinition<C> {
 
 const clamp01 = (v: number) => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
 
+/** The own, enumerable `errors` accessor every LazyErrorsScore shares (see the class). */
+let lazyErrors: PropertyDescriptor;
+
 /**
- * A score whose errors are worded on first read, then the same array on every read. Kept apart from `score`: a
- * closure over the whole scoring context there made every score several microseconds slower.
+ * A score whose errors are worded on first read, then the same array on every read. `errors` is an own enumerable
+ * accessor, so `{...score}`, JSON.stringify and toEqual see it as on a plain score; its getter and setter are shared
+ * by every instance and keep their state in private fields. An object literal with a getter and a setter made two
+ * closures per score and left the object in dictionary mode: about 0.5 µs more per score.
  */
-function lazyErrorsScore(reward: number, components: Record<string, number>, weights: Record<string, number>, word: () => string[]): Score {
-  let errors: string[] | undefined;
-  return {
-    reward,
-    components,
-    weights,
-    get errors(): string[] {
-      errors ??= word();
-      return errors;
-    },
-    set errors(value: string[]) {
-      errors = value;
-    },
-  };
+class LazyErrorsScore implements Score {
+  reward: number;
+  components: Record<string, number>;
+  weights: Record<string, number>;
+  declare errors: string[];
+  #word: (() => string[]) | null;
+  #errors: string[] | null = null;
+
+  constructor(reward: number, components: Record<string, number>, weights: Record<string, number>, word: () => string[]) {
+    this.reward = reward;
+    this.components = components;
+    this.weights = weights;
+    this.#word = word;
+    Object.defineProperty(this, 'errors', lazyErrors);
+  }
+
+  static {
+    lazyErrors = {
+      enumerable: true,
+      configurable: true,
+      get(this: LazyErrorsScore): string[] {
+        if (this.#errors === null) {
+          this.#errors = this.#word!();
+          this.#word = null;
+        }
+        return this.#errors;
+      },
+      set(this: LazyErrorsScore, value: string[]) {
+        this.#errors = value;
+        this.#word = null;
+      },
+    };
+  }
 }
 
 export function defineRubric<C>(def: RubricDefinition<C>): Rubric {
@@ -99,7 +123,7 @@ export function defineRubric<C>(def: RubricDefinition<C>): Rubric {
       }
       if (def.gate && !def.gate(ctx)) reward = 0;
       const errors = def.errors(ctx);
-      return typeof errors === 'function' ? lazyErrorsScore(reward, components, weights, errors) : { reward, components, weights, errors };
+      return typeof errors === 'function' ? new LazyErrorsScore(reward, components, weights, errors) : { reward, components, weights, errors };
     },
   };
 }
