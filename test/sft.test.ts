@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { epochBatches, makeBatch, readSftData, runSft, sftConfig, splitRows, type Example, type SFTConfig } from '../src/train/sft.ts';
+import { epochBatches, makeBatch, withStutters, readSftData, runSft, sftConfig, splitRows, type Example, type SFTConfig } from '../src/train/sft.ts';
 import { learningRateAt } from '../src/train/schedule.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
 
@@ -76,6 +76,17 @@ describe('sft data', () => {
     expect(b.numTargets).toBe(4);
   });
 
+  it('stutter noise repeats assistant tokens in the input and trains the token after each repeat, never the repeat', () => {
+    const ex: Example = { ids: Int32Array.from([7, 8, 9, 10, 11]), mask: Uint8Array.from([0, 0, 1, 1, 1]) };
+    expect(withStutters(ex, 0, () => 0, 512)).toBe(ex);
+    const all = withStutters(ex, 0.5, () => 0.1, 512);
+    expect(Array.from(all.ids)).toEqual([7, 8, 9, 9, 10, 10, 11]);
+    expect(Array.from(makeBatch([all], 99, 512).targets.subarray(0, 7))).toEqual([-1, 9, -1, 10, -1, 11, -1]);
+    const none = withStutters(ex, 0.5, () => 0.9, 512);
+    expect(Array.from(none.ids)).toEqual(Array.from(ex.ids));
+    expect(Array.from(withStutters(ex, 0.5, () => 0.1, 4).ids)).toEqual([7, 8, 9, 9]);
+  });
+
   it('warms up linearly, then decays by a cosine to the floor', () => {
     const o = { learningRate: 1, totalSteps: 110, warmupSteps: 10, minLrRate: 0.1 };
     expect(learningRateAt(0, o)).toBeCloseTo(0.1);
@@ -122,12 +133,13 @@ describe('sft training', () => {
   it('--resume continues exactly: the same losses as an uninterrupted run', async () => {
     const data = dataFile(80);
     const straight = mkdtempSync(join(tmpdir(), 'sft-a-'));
-    await runSft({ config: config(straight), dataPath: data });
+    const noisy = { stutter_rate: 0.05 };
+    await runSft({ config: config(straight, noisy), dataPath: data });
 
     const split = mkdtempSync(join(tmpdir(), 'sft-b-'));
     const controller = new AbortController();
     const first = await runSft({
-      config: config(split),
+      config: config(split, noisy),
       dataPath: data,
       signal: controller.signal,
       onProgress: (p) => p.step === 4 && controller.abort(),
@@ -135,15 +147,15 @@ describe('sft training', () => {
     expect(first.interrupted).toBe(true);
     expect(existsSync(join(split, 'checkpoint-4', 'optimizer.safetensors'))).toBe(true);
     expect(existsSync(join(split, 'final'))).toBe(false);
-    const second = await runSft({ config: config(split), dataPath: data, resume: true });
+    const second = await runSft({ config: config(split, noisy), dataPath: data, resume: true });
     expect(second.steps).toBe(8);
 
     const losses = (dir: string) => readLog(dir).filter((r) => 'loss' in r).map((r) => [r.step, r.loss, r.grad_norm, r.lr]);
     expect(losses(split)).toEqual(losses(straight));
     const evalLoss = (dir: string) => readLog(dir).filter((r) => 'eval_loss' in r).map((r) => [r.step, r.eval_loss, r.eval_reward]);
     expect(evalLoss(split)).toEqual(evalLoss(straight));
-    await expect(runSft({ config: config(split, { learning_rate: 0.1 }), dataPath: data, resume: true })).rejects.toThrow(/--resume: learning_rate was/);
-    await expect(runSft({ config: config(split), dataPath: data })).rejects.toThrow(/already holds checkpoints .* --resume/);
+    await expect(runSft({ config: config(split, { ...noisy, learning_rate: 0.1 }), dataPath: data, resume: true })).rejects.toThrow(/--resume: learning_rate was/);
+    await expect(runSft({ config: config(split, noisy), dataPath: data })).rejects.toThrow(/already holds checkpoints .* --resume/);
   });
 
   it('canvasgym sft reports a bad data row as a usage error', () => {

@@ -18,6 +18,7 @@ interface SftFlags {
   tokensPerBatch?: string;
   vocabSize?: string;
   modelInit?: string;
+  stutterRate?: string;
   warmupRatio?: string;
   evalSteps?: string;
   saveSteps?: string;
@@ -61,6 +62,7 @@ export function registerSft(program: Command): void {
     .option('--resume', 'continue from the latest OUT/checkpoint-N exactly where it stopped')
     .option('--learning-rate <x>', 'peak learning rate')
     .option('--model-init <scheme>', `how a new run's weights start: ${MODEL_INITS.join(', ')} (induction plants a copying circuit)`)
+    .option('--stutter-rate <r>', 'share of assistant tokens repeated once in the input, untrained (teaches recovery from a stutter), in [0, 1)')
     .option('--vocab-size <n>', 'BPE vocabulary size of a new run (bytes, merges and the chat tokens)')
     .option('--tokens-per-batch <n>', 'padded tokens per batch (rows x longest row)')
     .option('--warmup-ratio <r>', 'share of the steps spent warming the learning rate up, in [0, 1)')
@@ -83,6 +85,7 @@ export function registerSft(program: Command): void {
         tokens_per_batch: positive('--tokens-per-batch', flags.tokensPerBatch, true),
         vocab_size: positive('--vocab-size', flags.vocabSize, true),
         model_init: modelInit(flags.modelInit),
+        stutter_rate: ratio('--stutter-rate', flags.stutterRate),
         warmup_ratio: ratio('--warmup-ratio', flags.warmupRatio),
         eval_steps: positive('--eval-steps', flags.evalSteps, true),
         save_steps: positive('--save-steps', flags.saveSteps, true),

@@ -63,6 +63,8 @@ export interface SFTConfig {
   /** How a new run's weights start (not TRL's: TRL starts from a pretrained model). 'induction' plants a copying circuit,
    *  which a student trained from scratch on CPU does not find on its own (docs/sft.md); it needs 3+ heads and 2+ layers. */
   model_init: ModelInit;
+  /** Share of assistant tokens repeated once in the input, untrained, to teach recovery from a stutter (withStutters). */
+  stutter_rate: number;
   /** Worker threads of the model's kernels. */
   threads?: number;
 }
@@ -94,6 +96,7 @@ const COMMON: PresetDefaults = {
   logging_steps: 10,
   seed: 42,
   model_init: 'induction',
+  stutter_rate: 0,
 };
 
 export const PRESET_DEFAULTS: Record<Preset, PresetDefaults> = {
@@ -192,6 +195,26 @@ export function encodeRows(tok: Tokenizer, rows: SftRow[], maxLength: number): {
     examples.push({ ids: Int32Array.from(ids.slice(0, n)), mask: Uint8Array.from(mask.slice(0, n)) });
   }
   return { examples, truncated, dropped };
+}
+
+/** Noisy teacher forcing against repetition loops: each assistant token is repeated once in the input with probability
+ *  `rate`, and the repeat carries no loss of its own while the token after it is trained as usual. Teacher text never
+ *  repeats a token by mistake, so without this a student that copies names never sees one, and at sampling a single
+ *  stutter feeds its own copying ("Pond Pond Pond ...") to the end of the budget (docs/sft.md). */
+export function withStutters(e: Example, rate: number, rand: () => number, maxLength: number): Example {
+  if (rate <= 0) return e;
+  const ids: number[] = [];
+  const mask: number[] = [];
+  for (let t = 0; t < e.ids.length; t++) {
+    ids.push(e.ids[t]);
+    mask.push(e.mask[t]);
+    if (e.mask[t] && t + 1 < e.ids.length && rand() < rate) {
+      ids.push(e.ids[t]);
+      mask.push(0);
+    }
+  }
+  const n = Math.min(ids.length, maxLength);
+  return { ids: Int32Array.from(ids.slice(0, n)), mask: Uint8Array.from(mask.slice(0, n)) };
 }
 
 export interface Batch {
@@ -391,6 +414,7 @@ export function latestCheckpoint(outDir: string): string | undefined {
 const RUN_DEFINING: (keyof SFTConfig)[] = [
   'preset', 'vocab_size', 'learning_rate', 'num_train_epochs', 'max_steps', 'warmup_ratio', 'min_lr_rate', 'weight_decay',
   'adam_beta1', 'adam_beta2', 'adam_epsilon', 'max_grad_norm', 'max_length', 'tokens_per_batch', 'eval_fraction', 'seed',
+  'stutter_rate',
 ];
 
 export async function runSft(o: SftRunOptions): Promise<SftResult> {
@@ -525,7 +549,9 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
         batches = batchesFor(state.epoch);
       }
       const t0 = performance.now();
-      const batch = makeBatch(batches[state.batchInEpoch].map((i) => examples[i]), tok.endId, model.config.nCtx);
+      const noise = seededRandom(hashSeed(cfg.seed, 'stutter', state.globalStep));
+      const rows = batches[state.batchInEpoch].map((i) => withStutters(examples[i], cfg.stutter_rate, noise, maxLength));
+      const batch = makeBatch(rows, tok.endId, model.config.nCtx);
       const loss = trainStep(model, batch, cfg, learningRateAt(state.globalStep, schedule));
       state.globalStep++;
       state.batchInEpoch++;
