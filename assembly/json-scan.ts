@@ -130,6 +130,12 @@ export function getInexactCount(): i32 {
 @inline function skipWs(): void {
   let p = pos;
   if (p >= end || load<u8>(p) > 0x20) return;
+  // One space, as after a compact answer's colons and commas, needs no block.
+  if (p + 1 < end && load<u8>(p + 1) > 0x20) {
+    const c = load<u8>(p);
+    if (c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09) pos = p + 1;
+    return;
+  }
   while (p < end) {
     const v = v128.load(p);
     const ws = v128.or(

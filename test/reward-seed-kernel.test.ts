@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { generateCorpus } from '../src/env/corpus.ts';
 import { mulberry32 } from '../src/random.ts';
 import { jsonReader, SEED } from '../src/reward/fast-json.ts';
-import { scanSeed } from '../src/reward/seed-fast.ts';
-import { checkCompletion } from '../src/reward/seed-python.ts';
+import { plainListStr, scanSeed } from '../src/reward/seed-fast.ts';
+import { checkCompletion, pyJsonLoads, pyStr } from '../src/reward/seed-python.ts';
 import { seedLayout, seedRubric, seedSemantics } from '../src/reward/seed.ts';
 
 /** The seed rubric's values through the exact port alone. */
@@ -117,5 +117,46 @@ describe('seed scorer in WebAssembly (assembly/seed-score.ts)', () => {
       }
     }
     expect(agree(pairs)).toBeGreaterThan(0);
+  });
+
+  it("respells plain list labels as Python's str() does, and leaves every other list to the exact port", () => {
+    const rand = mulberry32(31);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+    const ws = () => pick(['', '', ' ', '\n  ', '\t', '\r\n']);
+    const strings = ['deep', 'two words', '', 'a-b_c', "it's", 'say "hi"', 'back\\slash', 'Données', 'tab\there', '~!#&(['];
+    const atoms = ['0', '-0', '7', '-12', '123456789012345678901234567890', '1.5', '-0.0', '1E-7', 'true', 'null'];
+    function value(depth: number): string {
+      const r = rand();
+      if (depth > 0 && r < 0.45) {
+        const n = Math.floor(rand() * 4);
+        return `[${ws()}${Array.from({ length: n }, () => value(depth - 1)).join(`${ws()},${ws()}`)}${ws()}]`;
+      }
+      if (r < 0.75) return JSON.stringify(pick(strings));
+      return pick(atoms);
+    }
+    let plain = 0;
+    let others = 0;
+    for (let k = 0; k < 4000; k++) {
+      const src = `[${ws()}${value(4)}${ws()}]`;
+      const parsed = pyJsonLoads(src);
+      expect(parsed.ok).toBe(true);
+      const got = plainListStr(src);
+      if (got === null) others++;
+      else {
+        plain++;
+        expect({ src, got }).toEqual({ src, got: pyStr((parsed as { ok: true; value: Parameters<typeof pyStr>[0] }).value) });
+      }
+    }
+    const deep = `${'['.repeat(900)}"deep", -0, 3${']'.repeat(900)}`;
+    expect(plainListStr(deep)).toBe(`${'['.repeat(900)}'deep', 0, 3${']'.repeat(900)}`);
+    expect(plain).toBeGreaterThan(1000);
+    expect(others).toBeGreaterThan(1000);
+    // End to end: list labels whose words count, against the exact port.
+    const prompt = 'Draw the deep pipeline with two words of context';
+    const pairs = [deep, '[["pipeline"], ["context", 1]]', '[ "Deep" ,\n"words" ]', '["it\'s deep"]', '[1.5, "deep"]', '[]'].map((label) => ({
+      prompt,
+      completion: doc(shape('a', label), shape('b', label, far), connect('a', 'b')),
+    }));
+    agree(pairs);
   });
 });

@@ -86,13 +86,42 @@ function textOf(text: string, i: number): string {
       return 'True';
     case Kind.false:
       return 'False';
-    default: {
-      // Numbers, lists and dicts: str() of what json.loads makes of the value's own text.
-      const value = pyJsonLoads(text.slice(json.fieldStart(i, Field.text), json.fieldEnd(i, Field.text)));
-      if (!value.ok) throw new Error('seed-fast: a recorded value does not parse on its own');
-      return pyStr(value.value);
+    case Kind.array: {
+      const src = text.slice(json.fieldStart(i, Field.text), json.fieldEnd(i, Field.text));
+      const plain = plainListStr(src);
+      if (plain !== null) return plain;
+      return pyStrOfValue(src);
     }
+    default:
+      // Numbers and dicts: str() of what json.loads makes of the value's own text.
+      return pyStrOfValue(text.slice(json.fieldStart(i, Field.text), json.fieldEnd(i, Field.text)));
   }
+}
+
+function pyStrOfValue(src: string): string {
+  const value = pyJsonLoads(src);
+  if (!value.ok) throw new Error('seed-fast: a recorded value does not parse on its own');
+  return pyStr(value.value);
+}
+
+/**
+ * A list holding only lists, ints and strings of printable ASCII without quotes or backslashes (JSON's grammar is
+ * the scan's business; this only checks the characters): its repr is its own text respelled, without parsing.
+ */
+const PLAIN_LIST = /^[ \t\n\r[\],\d-]*(?:"[ !#-&(-[\]-~]*"[ \t\n\r[\],\d-]*)*$/;
+/** Outside strings: whitespace goes, a comma takes a space, -0 is 0; strings take single quotes. */
+const LIST_TOKEN = /"[^"]*"|[ \t\n\r]+|,|-0(?!\d)/g;
+
+function respell(token: string): string {
+  if (token === ',') return ', ';
+  if (token === '-0') return '0';
+  if (token.charCodeAt(0) === 0x22) return `'${token.slice(1, -1)}'`;
+  return '';
+}
+
+/** str() of a JSON list of lists, ints and plain strings, from its text; null for any other list. */
+export function plainListStr(src: string): string | null {
+  return PLAIN_LIST.test(src) ? src.replace(LIST_TOKEN, respell) : null;
 }
 
 /** validate_completion's canvas and verdict, or null when only the exact port can tell. */
