@@ -82,6 +82,9 @@ let tokFlags: i32 = 0;
 let tokNumber: f64 = 0;
 
 export let rootKind: i32 = 0;
+/** Byte offsets where the last scan's document began (after leading whitespace) and ended (-1: it never closed). */
+let docStart: i32 = 0;
+let docEnd: i32 = -1;
 export let actionsKind: i32 = 0;
 export let actionCount: i32 = 0;
 
@@ -102,6 +105,12 @@ export function getActionsKind(): i32 {
 }
 export function getActionCount(): i32 {
   return actionCount;
+}
+export function getDocStart(): i32 {
+  return docStart;
+}
+export function getDocEnd(): i32 {
+  return docEnd;
 }
 export function inexactBase(): usize {
   return inexact;
@@ -586,9 +595,12 @@ export function scan(from: usize, to: usize, utf16From: i32, pythonGrammar: bool
   actionCount = 0;
   inexactCount = 0;
   skipWs();
+  docStart = <i32>(pos - base);
+  docEnd = -1;
   const c = peek();
   rootKind = c == 0x7b ? scanObject(1) : scanValue();
   if (status != OK) return status;
+  docEnd = <i32>(pos - base);
   skipWs();
   if (pos != end) return INVALID;
   return OK;

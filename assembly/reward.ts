@@ -6,6 +6,8 @@ export {
   firstOpenBrace,
   getActionCount,
   getActionsKind,
+  getDocEnd,
+  getDocStart,
   getInexactCount,
   getRootKind,
   inexactBase,

@@ -159,4 +159,26 @@ describe('seed scorer in WebAssembly (assembly/seed-score.ts)', () => {
     }));
     agree(pairs);
   });
+
+  it('retries the brace span only where it can parse: the text\'s document closes at its end', () => {
+    const a = shape('a', '"Alpha é"');
+    const b = shape('b', '"Beta"', far);
+    const full = doc(a, b, connect('a', 'b'));
+    const texts = [
+      `${full}\nThanks!`,
+      `  ${full} and a } more`,
+      `  ${full}  trailing words`,
+      `${full} }`,
+      `${full}}`,
+      full.slice(0, -3),
+      `${full.slice(0, full.indexOf('Beta'))}Be}ta`,
+      `${full.slice(0, -1)}, "note": "}"`,
+      `Here: ${full} done`,
+      `{"note": "é}"} ${full}`,
+      `${full}\n\`\`\`\n{"x": 1}`,
+    ];
+    const scanned = texts.map((completion) => scanSeed(completion));
+    expect(scanned).toEqual([true, false, true, false, false, false, false, false, true, false, false]);
+    agree(texts.map((completion) => ({ prompt: 'alpha beta diagram', completion })));
+  });
 });

@@ -39,6 +39,8 @@ interface Exports {
   getRootKind(): number;
   getActionsKind(): number;
   getActionCount(): number;
+  getDocStart(): number;
+  getDocEnd(): number;
   inexactBase(): number;
   getInexactCount(): number;
   scan(from: number, to: number, utf16From: number, python: number): number;
@@ -129,6 +131,14 @@ export class JsonReader {
   }
   actionsKind(): number {
     return this.w.getActionsKind();
+  }
+  /** Byte offset where the last scan's document began, after leading whitespace. */
+  docStart(): number {
+    return this.w.getDocStart();
+  }
+  /** Byte offset just past the last scan's document, or -1 when it never closed. */
+  docEnd(): number {
+    return this.w.getDocEnd();
   }
   /** Elements of the last "actions" array (meaningful when actionsKind() is array). */
   actionCount(): number {

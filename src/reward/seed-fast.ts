@@ -35,6 +35,9 @@ export function scanSeed(text: string): boolean | null {
     const ascii = bytes === text.length;
     const from = ascii ? start : json.byteOffset(start, bytes);
     const to = ascii ? end + 1 : json.byteOffset(end + 1, bytes);
+    // A span that starts where the text's document did reads the same bytes, to the same decisions, as long as its
+    // tokens lie inside it (none looks past its end): it parses only if that document closed at the span's end.
+    if (json.docStart() === from && json.docEnd() !== to) return false;
     status = json.scan(from, to, start, true);
     if (status !== Scan.ok) return status === Scan.unusual ? null : false;
   }
