@@ -11,11 +11,13 @@
 // Residual-stream layout at initialisation (C = nEmbd, D = head size):
 //   T = [0, C - 2D)       token embeddings (wte rows are zero elsewhere)
 //   P = [C - 2D, C - D)   position embeddings: D/2 sine/cosine pairs at geometric frequencies (wpe zero elsewhere)
-//   R = [C - D, C)        the previous token, written by layer 0's head 0
-// Layer 0, head 0: query = P rotated one position back, key = P, so each position attends to its predecessor; value =
-//   a fixed orthonormal projection M (D x |T|) of T; c_proj writes it into R.
-// Layer 1, head 0: query = M T (the current token), key = R (its predecessor's M T), value = M T of the attended token;
-//   c_proj writes M^T of it back into T, which the tied unembedding reads as "the token that followed last time".
+//   R = [C - D, C)        the two previous tokens, D/2 dimensions each, written by layer 0's heads 0 and 1
+// M is a fixed orthonormal projection (D x |T|) of T; Q is its first D/2 rows.
+// Layer 0, heads 0 and 1: query = P rotated one (two) positions back, key = P, so each position attends to the token one
+//   (two) back; value = Q T; c_proj writes it into the first (second) half of R.
+// Layer 1, head 0: query = (Q T, first half of R) = the current token and its predecessor; key = R = the predecessor and
+//   the one before it, so a position matches where the same two tokens stood before it; value = M T of the attended
+//   token; c_proj writes M^T of it back into T, which the tied unembedding reads as "the token that followed last time".
 import { mulberry32 } from '../random.ts';
 import type { GPT, GPTConfig } from './gpt.ts';
 
@@ -75,42 +77,50 @@ export function plantInductionCircuit(model: GPT, opts: InductionInitOptions = {
     });
   }
 
-  // c_attn.weight is (C, 3C), x @ W: row = input dim, column = q | k | v output dim; head 0 owns columns [0, D) of each.
-  const W3 = 3 * C;
-  const clearHead0 = (attn: Float32Array, proj: Float32Array): void => {
-    for (let i = 0; i < C; i++) for (let j = 0; j < D; j++) attn[i * W3 + j] = attn[i * W3 + C + j] = attn[i * W3 + 2 * C + j] = 0;
-    for (let j = 0; j < D; j++) proj.fill(0, j * C, (j + 1) * C);
+  // c_attn.weight is (C, 3C), x @ W: row = input dim, column = q | k | v output dim; head h owns columns [hD, hD + D) of
+  // each. Q (the first D/2 rows of M) is the token code the two previous-token heads write and the induction head matches.
+  const W3 = 3 * C, H = D / 2;
+  const clearHead = (attn: Float32Array, proj: Float32Array, h: number): void => {
+    for (let i = 0; i < C; i++) for (let j = h * D; j < (h + 1) * D; j++) attn[i * W3 + j] = attn[i * W3 + C + j] = attn[i * W3 + 2 * C + j] = 0;
+    proj.fill(0, h * D * C, (h + 1) * D * C);
   };
 
   const attn0 = get('transformer.h.0.attn.c_attn.weight');
   const proj0 = get('transformer.h.0.attn.c_proj.weight');
-  clearHead0(attn0, proj0);
-  freqs.forEach((w, i) => {
-    const s = posStart + 2 * i, c = s + 1;
-    // q(p) = P(p - 1): rotate each (sin, cos) pair back by one step.
-    attn0[s * W3 + 2 * i] = PREV_GAIN * Math.cos(w);
-    attn0[c * W3 + 2 * i] = -PREV_GAIN * Math.sin(w);
-    attn0[s * W3 + 2 * i + 1] = PREV_GAIN * Math.sin(w);
-    attn0[c * W3 + 2 * i + 1] = PREV_GAIN * Math.cos(w);
-    attn0[s * W3 + C + 2 * i] = 1;
-    attn0[c * W3 + C + 2 * i + 1] = 1;
-  });
-  for (let j = 0; j < D; j++) {
-    for (let i = 0; i < tokenDims; i++) attn0[i * W3 + 2 * C + j] = M[j * tokenDims + i];
-    proj0[j * C + prevStart + j] = PREV_WRITE;
-  }
   // No other head of layer 0 writes into R.
-  for (let j = D; j < C; j++) proj0.fill(0, j * C + prevStart, (j + 1) * C);
+  for (let j = 0; j < C; j++) proj0.fill(0, j * C + prevStart, (j + 1) * C);
+  for (const back of [1, 2]) {
+    const h = back - 1;
+    clearHead(attn0, proj0, h);
+    const q = h * D, k = C + h * D, v = 2 * C + h * D;
+    freqs.forEach((w, i) => {
+      const s = posStart + 2 * i, c = s + 1, a = back * w;
+      // q(p) = P(p - back): rotate each (sin, cos) pair back by `back` steps.
+      attn0[s * W3 + q + 2 * i] = PREV_GAIN * Math.cos(a);
+      attn0[c * W3 + q + 2 * i] = -PREV_GAIN * Math.sin(a);
+      attn0[s * W3 + q + 2 * i + 1] = PREV_GAIN * Math.sin(a);
+      attn0[c * W3 + q + 2 * i + 1] = PREV_GAIN * Math.cos(a);
+      attn0[s * W3 + k + 2 * i] = 1;
+      attn0[c * W3 + k + 2 * i + 1] = 1;
+    });
+    for (let j = 0; j < H; j++) {
+      for (let i = 0; i < tokenDims; i++) attn0[i * W3 + v + j] = M[j * tokenDims + i];
+      proj0[(h * D + j) * C + prevStart + h * H + j] = PREV_WRITE;
+    }
+  }
 
+  // Layer 1, head 0: query (Q token(t), Q token(t-1)) against key (Q token(p-1), Q token(p-2)) = R(p): two tokens of
+  // context, because one is ambiguous where it matters (a space or a quote precedes most words of a name).
   const attn1 = get('transformer.h.1.attn.c_attn.weight');
   const proj1 = get('transformer.h.1.attn.c_proj.weight');
-  clearHead0(attn1, proj1);
+  clearHead(attn1, proj1, 0);
   for (let j = 0; j < D; j++) {
     for (let i = 0; i < tokenDims; i++) {
-      attn1[i * W3 + j] = MATCH_GAIN * M[j * tokenDims + i];
+      if (j < H) attn1[i * W3 + j] = MATCH_GAIN * M[j * tokenDims + i];
       attn1[i * W3 + 2 * C + j] = M[j * tokenDims + i];
       proj1[j * C + i] = COPY_WRITE * M[j * tokenDims + i];
     }
+    if (j >= H) attn1[(prevStart + j - H) * W3 + j] = MATCH_GAIN;
     attn1[(prevStart + j) * W3 + C + j] = 1;
   }
 }
