@@ -76,15 +76,21 @@ describe('sft data', () => {
     expect(b.numTargets).toBe(4);
   });
 
-  it('stutter noise repeats assistant tokens in the input and trains the token after each repeat, never the repeat', () => {
+  it('stutter noise repeats the last 1-3 assistant tokens in the input and trains the token after each repeat, never the repeat', () => {
     const ex: Example = { ids: Int32Array.from([7, 8, 9, 10, 11]), mask: Uint8Array.from([0, 0, 1, 1, 1]) };
     expect(withStutters(ex, 0, () => 0, 512)).toBe(ex);
-    const all = withStutters(ex, 0.5, () => 0.1, 512);
-    expect(Array.from(all.ids)).toEqual([7, 8, 9, 9, 10, 10, 11]);
-    expect(Array.from(makeBatch([all], 99, 512).targets.subarray(0, 7))).toEqual([-1, 9, -1, 10, -1, 11, -1]);
-    const none = withStutters(ex, 0.5, () => 0.9, 512);
-    expect(Array.from(none.ids)).toEqual(Array.from(ex.ids));
-    expect(Array.from(withStutters(ex, 0.5, () => 0.1, 4).ids)).toEqual([7, 8, 9, 9]);
+    // rand() < rate repeats; the next draw picks the span: 0.1 -> 1 token, 0.5 -> 2, 0.9 -> 3 (never before the answer).
+    const draws = (xs: number[]) => () => xs.shift() ?? 0.99;
+    const one = withStutters(ex, 0.5, draws([0.1, 0.1]), 512);
+    expect(Array.from(one.ids)).toEqual([7, 8, 9, 9, 10, 11]);
+    expect(Array.from(makeBatch([one], 99, 512).targets.subarray(0, 6))).toEqual([-1, 9, -1, 10, 11, -1]);
+    const two = withStutters(ex, 0.5, draws([0.99, 0.1, 0.5]), 512);
+    expect(Array.from(two.ids)).toEqual([7, 8, 9, 10, 9, 10, 11]);
+    expect(Array.from(makeBatch([two], 99, 512).targets.subarray(0, 7))).toEqual([-1, 9, 10, -1, -1, 11, -1]);
+    const clipped = withStutters(ex, 0.5, draws([0.1, 0.9]), 512);
+    expect(Array.from(clipped.ids)).toEqual([7, 8, 9, 9, 10, 11]);
+    expect(Array.from(withStutters(ex, 0.5, draws([0.1, 0.1]), 4).ids)).toEqual([7, 8, 9, 9]);
+    expect(Array.from(withStutters(ex, 0.5, () => 0.9, 512).ids)).toEqual(Array.from(ex.ids));
   });
 
   it('warms up linearly, then decays by a cosine to the floor', () => {

@@ -197,10 +197,10 @@ export function encodeRows(tok: Tokenizer, rows: SftRow[], maxLength: number): {
   return { examples, truncated, dropped };
 }
 
-/** Noisy teacher forcing against repetition loops: each assistant token is repeated once in the input with probability
- *  `rate`, and the repeat carries no loss of its own while the token after it is trained as usual. Teacher text never
- *  repeats a token by mistake, so without this a student that copies names never sees one, and at sampling a single
- *  stutter feeds its own copying ("Pond Pond Pond ...") to the end of the budget (docs/sft.md). */
+/** Noisy teacher forcing against repetition loops: after each assistant token, with probability `rate`, the last 1 to 3
+ *  tokens are repeated once in the input; the repeat carries no loss of its own while the token after it is trained as
+ *  usual. Teacher text never repeats by mistake, so without this a student that copies names never sees a stutter, and
+ *  at sampling a single one feeds its own copying ("Pond Pond Pond ...") to the end of the budget (docs/sft.md). */
 export function withStutters(e: Example, rate: number, rand: () => number, maxLength: number): Example {
   if (rate <= 0) return e;
   const ids: number[] = [];
@@ -209,8 +209,12 @@ export function withStutters(e: Example, rate: number, rand: () => number, maxLe
     ids.push(e.ids[t]);
     mask.push(e.mask[t]);
     if (e.mask[t] && t + 1 < e.ids.length && rand() < rate) {
-      ids.push(e.ids[t]);
-      mask.push(0);
+      let start = t + 1 - (1 + Math.floor(rand() * 3));
+      while (!e.mask[start]) start++;
+      for (let s = start; s <= t; s++) {
+        ids.push(e.ids[s]);
+        mask.push(0);
+      }
     }
   }
   const n = Math.min(ids.length, maxLength);
