@@ -1,5 +1,5 @@
 // The rewards' WebAssembly module (npm run build:wasm; loaded by src/reward/fast-json.ts): the JSON reader and the
-// seed rubric's scorer over its records.
+// seed rubric's scorer and the strong rubric's action checks over its records.
 export {
   byteOffset,
   elementKindsBase,
@@ -16,4 +16,5 @@ export {
   recordsBase,
   scan,
 } from './json-scan';
+export { strongCheck, strongResultsBase } from './strong-check';
 export { promptBase, promptCapacity, seedResultsBase, seedScore, setPrompt } from './seed-score';

@@ -262,19 +262,19 @@ function readLabel(p: usize, end: usize, escaped: bool): void {
   if (inWord) endLabelWord();
 }
 
-@inline function rec(i: i32, f: i32): usize {
+@inline export function rec(i: i32, f: i32): usize {
   return records + <usize>((i * FIELDS + f) * REC_BYTES);
 }
-@inline function kindOf(r: usize): i32 {
+@inline export function kindOf(r: usize): i32 {
   return load<i32>(r);
 }
-@inline function flagsOf(r: usize): i32 {
+@inline export function flagsOf(r: usize): i32 {
   return load<i32>(r, 12);
 }
-@inline function bytesFrom(r: usize): usize {
+@inline export function bytesFrom(r: usize): usize {
   return base + <usize>load<i32>(r, 16);
 }
-@inline function byteLength(r: usize): i32 {
+@inline export function byteLength(r: usize): i32 {
   return load<i32>(r, 20) - load<i32>(r, 16);
 }
 
@@ -292,7 +292,7 @@ function readLabel(p: usize, end: usize, escaped: bool): void {
  * A string field equal to an ASCII word of `n` (<= 16) bytes, given as two little-endian words (the caller has ruled
  * escapes out). Reads up to 16 bytes from the field's start: the input's slack covers a short field at its end.
  */
-@inline function bytesIs(r: usize, n: i32, lo: u64, hi: u64): bool {
+@inline export function bytesIs(r: usize, n: i32, lo: u64, hi: u64): bool {
   if (byteLength(r) != n) return false;
   const p = bytesFrom(r);
   if ((load<u64>(p) & lowBytes(n)) != lo) return false;
@@ -300,7 +300,7 @@ function readLabel(p: usize, end: usize, escaped: bool): void {
 }
 
 /** Bytes of an id that compare like the JavaScript strings they came from: no escape, no U+FFFD. */
-function plainId(r: usize): bool {
+export function plainId(r: usize): bool {
   if (flagsOf(r) & FLAG_ESCAPE) return false;
   const p = bytesFrom(r);
   const n = byteLength(r);
@@ -310,7 +310,7 @@ function plainId(r: usize): bool {
   return true;
 }
 
-function hashBytes(p: usize, n: i32): u32 {
+export function hashBytes(p: usize, n: i32): u32 {
   let h = FNV_OFFSET;
   for (let i = 0; i < n; i++) h = (h ^ <u32>load<u8>(p + <usize>i)) * FNV_PRIME;
   return h;

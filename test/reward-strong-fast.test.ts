@@ -37,24 +37,32 @@ const connect = (from: string, to: string, text?: string) =>
   `{"type": "connect", "from": ${JSON.stringify(from)}, "to": ${JSON.stringify(to)}${text === undefined ? '' : `, "text": ${JSON.stringify(text)}`}}`;
 const doc = (...actions: string[]) => `{"actions": [${actions.join(', ')}]}`;
 
+/** Documents of 2-5 actions with random field values: every JSON kind, infinities, escapes, other action types. */
+function randomDocuments(count: number, seed: number): string[] {
+  const values = ['"a"', '""', '"b"', '"rectangle"', '"diamond"', '"Rectangle"', '"ellips\\u0065"', '0', '-0', '12.5', '1000', '1000.0000000000001',
+    '5e-324', '-3', '1e400', '-1e400', 'true', 'null', '[]', '{"x": 1}', '"\\u0061"', '12345678901234567890', '1e23', '"é"', '"\uFFFD"'];
+  const fields = ['type', 'id', 'shape', 'x', 'y', 'w', 'h', 'text', 'from', 'to'];
+  const types = ['"create_shape"', '"connect"', '"update_shape"', '"delete_shape"', '""', '"create_sh\\u0061pe"', '3', 'null'];
+  const rng = mulberry32(seed);
+  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)];
+  const good = (i: number) => `{"type": "create_shape", "id": "${'abc'[i]}", "shape": "ellipse", "x": ${i * 200}, "y": 0, "w": 100, "h": 50}`;
+  const docs: string[] = [];
+  for (let t = 0; t < count; t++) {
+    const actions = [good(0), good(1)];
+    for (let k = 0; k < 1 + Math.floor(rng() * 3); k++) {
+      const parts = [`"type": ${pick(types)}`];
+      for (const f of fields.slice(1)) if (rng() < 0.8) parts.push(`"${f}": ${rng() < 0.5 ? pick(['"a"', '"b"', '"c"', '10', '50']) : pick(values)}`);
+      actions.splice(Math.floor(rng() * (actions.length + 1)), 0, `{${parts.join(', ')}}`);
+    }
+    docs.push(doc(...actions));
+  }
+  return docs;
+}
+
 describe('strong fast path: action checks on the records', () => {
   it('gives executeCompletion\'s verdicts for every kind of value in every field', () => {
-    const values = ['"a"', '""', '"b"', '"rectangle"', '"diamond"', '"Rectangle"', '"ellips\\u0065"', '0', '-0', '12.5', '1000', '1000.0000000000001',
-      '5e-324', '-3', '1e400', '-1e400', 'true', 'null', '[]', '{"x": 1}', '"\\u0061"'];
-    const fields = ['type', 'id', 'shape', 'x', 'y', 'w', 'h', 'text', 'from', 'to'];
-    const types = ['"create_shape"', '"connect"', '"update_shape"', '"delete_shape"', '""', '"create_sh\\u0061pe"', '3', 'null'];
-    const rng = mulberry32(3);
-    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)];
-    const good = (i: number) => `{"type": "create_shape", "id": "${'abc'[i]}", "shape": "ellipse", "x": ${i * 200}, "y": 0, "w": 100, "h": 50}`;
     let settled = 0;
-    for (let t = 0; t < 4000; t++) {
-      const actions = [good(0), good(1)];
-      for (let k = 0; k < 1 + Math.floor(rng() * 3); k++) {
-        const parts = [`"type": ${pick(types)}`];
-        for (const f of fields.slice(1)) if (rng() < 0.8) parts.push(`"${f}": ${rng() < 0.5 ? pick(['"a"', '"b"', '"c"', '10', '50']) : pick(values)}`);
-        actions.splice(Math.floor(rng() * (actions.length + 1)), 0, `{${parts.join(', ')}}`);
-      }
-      const text = doc(...actions);
+    for (const text of randomDocuments(4000, 3)) {
       const fast = executeCountsFast(text);
       if (fast === null) continue;
       settled++;
@@ -71,6 +79,74 @@ describe('strong fast path: action checks on the records', () => {
       });
     }
     expect(settled).toBeGreaterThan(3900);
+  });
+});
+
+/** executeCountsFast's answer as a plain value (its object and canvas are reused by the next call). */
+function countsOf(text: string, checks: 'auto' | 'js') {
+  const c = executeCountsFast(text, checks);
+  if (c === null) return { answer: null, checks: null };
+  const { source, actions, schemaErrors, applied, clean } = c;
+  return { answer: { source, actions, schemaErrors, applied, clean, canvas: c.canvas && strongCanvasJson(c.canvas) }, checks: c.checks };
+}
+
+/** The WebAssembly checks (where they settle a text) against the JavaScript ones; returns how many they settled. */
+function checksAgree(texts: string[]): number {
+  let wasm = 0;
+  for (const text of texts) {
+    const auto = countsOf(text, 'auto');
+    const js = countsOf(text, 'js');
+    if (auto.checks === 'wasm') wasm++;
+    expect({ text, ...auto.answer }).toEqual({ text, ...js.answer });
+  }
+  return wasm;
+}
+
+describe('strong fast path: the WebAssembly action checks equal the JavaScript ones', () => {
+  it('on random field values, corpora and random edits', () => {
+    const random = randomDocuments(4000, 41);
+    const settledRandom = checksAgree(random);
+    // Escaped types, shapes and ids, and U+FFFD in ids, are left to JavaScript; the rest is settled in WebAssembly.
+    expect(settledRandom).toBeGreaterThan(0.5 * random.length);
+    expect(settledRandom).toBeLessThan(0.95 * random.length);
+    const corpus = [...generateCorpus({ n: 3000, seed: 51 }), ...generateCorpus({ n: 3000, seed: 52 })].map((c) => c.completion);
+    const settledCorpus = checksAgree(corpus);
+    expect(settledCorpus).toBeGreaterThan(0.6 * corpus.length);
+    const rng = mulberry32(53);
+    const pieces = ['"', '\\', ' ', 'é', '1', '.5', 'e9', '-', ',', '}', '{', '"a"', '"connect"', '"diamond"', 'true', '0', '1e400', '"text"', '"\uFFFD"'];
+    const edited: string[] = [];
+    for (const item of generateCorpus({ n: 1500, seed: 54 }).filter((c) => c.category === 'valid')) {
+      for (let k = 0; k < 5; k++) {
+        let t = item.completion;
+        for (let e = 0; e < 1 + Math.floor(rng() * 3); e++) {
+          const at = Math.floor(rng() * t.length);
+          t = t.slice(0, at) + pieces[Math.floor(rng() * pieces.length)] + t.slice(at + Math.floor(rng() * 3));
+        }
+        edited.push(t);
+      }
+    }
+    expect(checksAgree(edited)).toBeGreaterThan(0.1 * edited.length);
+  });
+
+  it('on ids bytes cannot tell apart, duplicates, prefixes, multi-byte text and limits', () => {
+    const box = (id: string, extra = '') => `{"type": "create_shape", "id": ${id}, "shape": "rectangle", "x": 0, "y": 0, "w": 10, "h": 10${extra}}`;
+    const link = (from: string, to: string, extra = '') => `{"type": "connect", "from": ${from}, "to": ${to}${extra}}`;
+    // Written as code units: the test's transform may respell a lone surrogate in a literal.
+    const lone = String.fromCharCode(0xd800);
+    const trail = String.fromCharCode(0xdc00);
+    const cases = [
+      // A lone surrogate and U+FFFD are one byte sequence after encodeInto, and two ids to JavaScript.
+      doc(box(`"${lone}"`), box('"\uFFFD"')),
+      doc(box('"\uFFFD"'), box(`"${lone}"`), link(`"${lone}"`, '"\uFFFD"')),
+      doc(box(`"x${trail}"`), box('"x\uFFFD"'), link('"x\uFFFD"', `"x${trail}"`)),
+      doc(box('"a"'), box('"a"'), box('"ab"'), link('"a"', '"ab"'), link('"ab"', '"ab"'), link('"a"', '"b"')),
+      doc(box('"é"'), box('"e"'), box('"e\u0301"'), link('"é"', '"e"'), link('"e"', '"\u00e9"')),
+      doc(box('"a"', ', "w": 1000'), box('"b"', ', "w": 1000.0000000000001'), box('"c"', ', "h": 0'), box('"d"', ', "x": 12345678901234567890')),
+      doc(box('"a"', ', "text": "Caf\u00e9 \"x\""'), box('"b"', ', "text": "🚀 data"'), link('"a"', '"b"', ', "text": "ok\nnow"')),
+      doc(box('"a"', ', "text": null'), box('"b"', ', "shape": "text"'), link('"a"', '"b"', ', "text": 3')),
+      doc(...Array.from({ length: 20 }, (_, i) => box(`"s${i}"`)), ...Array.from({ length: 20 }, (_, i) => link(`"s${i}"`, `"s${(i + 1) % 20}"`))),
+    ];
+    expect(checksAgree(cases)).toBeGreaterThanOrEqual(5);
   });
 });
 

@@ -52,10 +52,34 @@ interface Exports {
   seedResultsBase(): number;
   setPrompt(length: number): number;
   seedScore(): number;
+  strongResultsBase(): number;
+  strongCheck(): number;
 }
 
 /** What the seed scorer answers: its results are in seedResults(), or parse_actions raises, or JavaScript must score. */
 export const SEED = { fallback: 0, done: 1, refused: 2 } as const;
+
+/** The strong action checks' results (assembly/strong-check.ts): i32 slots, then the boxes as f64 from byte 832. */
+export const STRONG = {
+  /** i32 indexes: the counts, then per shape and per arrow arrays of MAX_ACTIONS (40) slots. */
+  actions: 0,
+  schemaErrors: 1,
+  applied: 2,
+  shapes: 3,
+  arrows: 4,
+  shapeAction: 8,
+  shapeKind: 48,
+  arrowFrom: 88,
+  arrowTo: 128,
+  arrowAction: 168,
+  /** f64 indexes into strongBoxes(): x, y, w, h arrays. */
+  x: 0,
+  y: 40,
+  w: 80,
+  h: 120,
+} as const;
+const STRONG_INTS = 208;
+const STRONG_BOXES_AT = 4 * STRONG_INTS;
 
 const WASM_URL = new URL('../../assembly/build/reward.wasm', import.meta.url);
 
@@ -79,6 +103,8 @@ export class JsonReader {
   private inexact = new Int32Array(0);
   private promptBytes = new Uint8Array(0);
   private seedOut = new Float64Array(0);
+  private strongInts = new Int32Array(0);
+  private strongFloats = new Float64Array(0);
   private loadedPrompt: string | null = null;
   private promptOk = false;
   private viewsOf: ArrayBuffer | null = null;
@@ -99,6 +125,9 @@ export class JsonReader {
     this.inexact = new Int32Array(buffer, this.w.inexactBase(), MAX_RECORDED * FIELDS);
     this.promptBytes = new Uint8Array(buffer, this.w.promptBase(), this.w.promptCapacity());
     this.seedOut = new Float64Array(buffer, this.w.seedResultsBase(), 3);
+    const strong = this.w.strongResultsBase();
+    this.strongInts = new Int32Array(buffer, strong, STRONG_INTS);
+    this.strongFloats = new Float64Array(buffer, strong + STRONG_BOXES_AT, 160);
   }
 
   /**
@@ -213,6 +242,21 @@ export class JsonReader {
   seedScore(): number {
     return this.w.seedScore();
   }
+  /**
+   * The strong action checks on the last scan (strict grammar; root an object whose actions are 1 to 40 objects,
+   * numbers settled): true leaves the counts and canvas in strongResults() and strongBoxes() (see STRONG), false
+   * leaves the completion to strong-fast.ts's JavaScript checks.
+   */
+  strongCheck(): boolean {
+    return this.w.strongCheck() !== 0;
+  }
+  strongResults(): Int32Array {
+    return this.strongInts;
+  }
+  strongBoxes(): Float64Array {
+    return this.strongFloats;
+  }
+
   /** clean (1 or 0), layout, semantics of the last SEED.done. */
   seedResults(): Float64Array {
     return this.seedOut;

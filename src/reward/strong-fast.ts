@@ -4,7 +4,7 @@
 // call to the next. Anything the records cannot settle exactly returns null, and the caller executes the text.
 import { DEFAULT_MAX_ACTIONS, MAX_SIDE, SHAPE_KINDS } from '../env/actions.ts';
 import { DEFAULT_MAX_INPUT_CHARS, fencedRange as fenced, type JsonSource } from '../env/parse.ts';
-import { FIELD, jsonReader, KIND, SCAN, type JsonReader } from './fast-json.ts';
+import { FIELD, jsonReader, KIND, SCAN, STRONG, type JsonReader } from './fast-json.ts';
 import { layoutArrays, type LayoutArrays } from './layout.ts';
 
 /**
@@ -27,6 +27,8 @@ export interface ExecutionCounts {
   canvas: StrongCanvas | null;
   /** No parse failure and no refused action: executeCompletion's errors are empty. */
   clean: boolean;
+  /** Who ran the action checks: assembly/strong-check.ts, or this module's JavaScript (also when none ran). */
+  checks: 'wasm' | 'js';
 }
 
 // Module constants: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
@@ -34,13 +36,14 @@ const json = jsonReader as JsonReader;
 const Kind = KIND;
 const Field = FIELD;
 const Scan = SCAN;
+const Strong = STRONG;
 const MAX_ACTIONS = DEFAULT_MAX_ACTIONS;
 const MAX_INPUT_CHARS = DEFAULT_MAX_INPUT_CHARS;
 const fencedRange = fenced;
 const SIDE = MAX_SIDE;
 const KINDS: readonly string[] = SHAPE_KINDS;
 const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [], arrowText: [] };
-const counts: ExecutionCounts = { source: undefined, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false };
+const counts: ExecutionCounts = { source: undefined, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false, checks: 'js' };
 
 /** Scans [start, end) of the loaded text (UTF-16 units) in strict JSON. */
 function scanUnits(text: string, bytes: number, start: number, end: number): number {
@@ -161,11 +164,16 @@ function refused(source: JsonSource | undefined): ExecutionCounts {
   counts.applied = 0;
   counts.canvas = null;
   counts.clean = false;
+  counts.checks = 'js';
   return counts;
 }
 
-/** executeCompletion(text) in counts, or null when only the real parse can tell. The same object on every call. */
-export function executeCountsFast(text: string): ExecutionCounts | null {
+/**
+ * executeCompletion(text) in counts, or null when only the real parse can tell. The same object on every call.
+ * The action checks run in WebAssembly where its bytes can settle them; `checks: 'js'` runs this module's
+ * JavaScript checks instead (the tests hold the two to each other).
+ */
+export function executeCountsFast(text: string, checks: 'auto' | 'js' = 'auto'): ExecutionCounts | null {
   if (text.length > MAX_INPUT_CHARS) return null;
   const found = findJson(text);
   if (found === null) return null;
@@ -174,6 +182,8 @@ export function executeCountsFast(text: string): ExecutionCounts | null {
   const n = json.actionCount();
   if (n === 0 || n > MAX_ACTIONS) return refused(found);
   for (let i = 0; i < n; i++) if (json.elementKind(i) !== Kind.object) return refused(found);
+  json.settleNumbers(text);
+  if (checks === 'auto' && json.strongCheck()) return fromWasm(text, found);
   canvas.count = 0;
   canvas.links = 0;
   let schemaErrors = 0;
@@ -187,13 +197,49 @@ export function executeCountsFast(text: string): ExecutionCounts | null {
     if (verdict === APPLIED) applied++;
     else if (verdict === SCHEMA) schemaErrors++;
   }
+  return done(found, n, schemaErrors, applied, 'js');
+}
+
+function done(found: JsonSource, n: number, schemaErrors: number, applied: number, checks: 'wasm' | 'js'): ExecutionCounts {
   counts.source = found;
   counts.actions = n;
   counts.schemaErrors = schemaErrors;
   counts.applied = applied;
   counts.canvas = canvas;
   counts.clean = applied === n;
+  counts.checks = checks;
   return counts;
+}
+
+/** A label field as labelOf reads it, once the checks have accepted it (absent or a string). */
+function acceptedLabel(text: string, i: number): string {
+  return json.fieldKind(i, Field.text) === Kind.string ? json.fieldString(text, i, Field.text) : '';
+}
+
+/** The canvas from assembly/strong-check.ts's results: ids and labels sliced from the text, the rest copied. */
+function fromWasm(text: string, found: JsonSource): ExecutionCounts {
+  const r = json.strongResults();
+  const f = json.strongBoxes();
+  const shapes = r[Strong.shapes];
+  const arrows = r[Strong.arrows];
+  for (let s = 0; s < shapes; s++) {
+    const i = r[Strong.shapeAction + s];
+    canvas.ids[s] = json.fieldString(text, i, Field.id);
+    canvas.shape[s] = KINDS[r[Strong.shapeKind + s]];
+    canvas.x[s] = f[Strong.x + s];
+    canvas.y[s] = f[Strong.y + s];
+    canvas.w[s] = f[Strong.w + s];
+    canvas.h[s] = f[Strong.h + s];
+    canvas.text[s] = acceptedLabel(text, i);
+  }
+  for (let k = 0; k < arrows; k++) {
+    canvas.from[k] = r[Strong.arrowFrom + k];
+    canvas.to[k] = r[Strong.arrowTo + k];
+    canvas.arrowText[k] = acceptedLabel(text, r[Strong.arrowAction + k]);
+  }
+  canvas.count = shapes;
+  canvas.links = arrows;
+  return done(found, r[Strong.actions], r[Strong.schemaErrors], r[Strong.applied], 'wasm');
 }
 
 /** The arrays as Canvas.toJSON() writes a canvas: for tests and logs. */

@@ -1,0 +1,169 @@
+// The strong rubric's action checks on json-scan.ts's records (used by src/reward/strong-fast.ts): create_shape and
+// connect as the action schemas (src/env/actions.ts) and the canvas judge them, in strict JSON's grammar, without a
+// JavaScript string per id. It answers the outcome counts and the canvas (per shape the action it came from, its kind
+// and box; per arrow its ends and action), from which JavaScript slices only the labels. What bytes cannot compare
+// as JavaScript compares strings (a type, id or shape written with escapes; an id holding U+FFFD, which may stand for
+// a lone surrogate) or a number the scan left unconverted makes it answer STRONG_FALLBACK: strong-fast.ts then runs
+// the same checks in JavaScript on the same records, which stay the definition the tests hold this to.
+import { actionCount, base, F_FROM, F_H, F_ID, F_SHAPE, F_TEXT, F_TO, F_TYPE, F_W, F_X, F_Y, FLAG_ESCAPE, FLAG_EXACT, FLOAT, INT, STRING } from './json-scan';
+import { byteLength, bytesFrom, bytesIs, flagsOf, hashBytes, kindOf, plainId, rec } from './seed-score';
+
+export const STRONG_FALLBACK: i32 = 0;
+export const STRONG_DONE: i32 = 1;
+
+const MAX_SHAPES: i32 = 40;
+const MAX_SIDE: f64 = 1000;
+
+// Results, one block that strong-fast.ts views as i32 and f64: the counts (actions, schema errors, applied, shapes,
+// arrows; 8 slots), then per shape its action and kind index (SHAPE_KINDS order), per arrow its ends and action,
+// then the boxes as four f64 arrays (x, y, w, h).
+const results = memory.data(32 + 5 * MAX_SHAPES * 4 + 4 * MAX_SHAPES * 8, 16);
+const counts = results;
+const shapeAction = results + 32;
+const shapeKind = shapeAction + MAX_SHAPES * 4;
+const arrowFrom = shapeKind + MAX_SHAPES * 4;
+const arrowTo = arrowFrom + MAX_SHAPES * 4;
+const arrowAction = arrowTo + MAX_SHAPES * 4;
+const boxX = arrowAction + MAX_SHAPES * 4;
+const boxY = boxX + MAX_SHAPES * 8;
+const boxW = boxY + MAX_SHAPES * 8;
+const boxH = boxW + MAX_SHAPES * 8;
+const idStart = memory.data(MAX_SHAPES * 4);
+const idLength = memory.data(MAX_SHAPES * 4);
+const idHash = memory.data(MAX_SHAPES * 4);
+
+export function strongResultsBase(): usize {
+  return counts;
+}
+
+/** z.string().min(1): a string of at least one UTF-16 unit (an escape decodes to at least one). */
+@inline function isId(r: usize): bool {
+  return kindOf(r) == STRING && load<i32>(r, 8) > load<i32>(r, 4);
+}
+
+/** z.number(): an int or float token (the scan has converted it: FLAG_EXACT); the value, NaN when not finite. */
+let numberOk: bool = true;
+@inline function numberOf(r: usize): f64 {
+  const k = kindOf(r);
+  if (k != INT && k != FLOAT) return NaN;
+  if (!(flagsOf(r) & FLAG_EXACT)) {
+    numberOk = false;
+    return NaN;
+  }
+  const v = load<f64>(r, 24);
+  return v - v == 0 ? v : NaN;
+}
+
+/** Index of the shape whose id has these bytes, or -1. */
+function shapeIndex(shapes: i32, p: usize, n: i32, h: u32): i32 {
+  for (let k = shapes - 1; k >= 0; k--) {
+    const o = <usize>k << 2;
+    if (load<u32>(idHash + o) == h && load<i32>(idLength + o) == n && memory.compare(base + <usize>load<i32>(idStart + o), p, n) == 0) return k;
+  }
+  return -1;
+}
+
+/** The shape kind's index in SHAPE_KINDS (rectangle, ellipse, diamond, text), or -1. */
+@inline function kindIndex(r: usize): i32 {
+  if (bytesIs(r, 9, 0x6c676e6174636572, 0x65)) return 0;
+  if (bytesIs(r, 7, 0x657370696c6c65, 0)) return 1;
+  if (bytesIs(r, 7, 0x646e6f6d616964, 0)) return 2;
+  if (bytesIs(r, 4, 0x74786574, 0)) return 3;
+  return -1;
+}
+
+/**
+ * The actions of the last scan (strict grammar; the caller has checked that the root is an object whose "actions"
+ * is an array of 1 to 40 objects) run on an empty canvas. STRONG_DONE leaves the counts and canvas in
+ * strongResultsBase().
+ */
+export function strongCheck(): i32 {
+  const n = actionCount;
+  numberOk = true;
+  let schemaErrors = 0;
+  let applied = 0;
+  let shapes = 0;
+  let arrows = 0;
+  for (let i = 0; i < n; i++) {
+    const type = rec(i, F_TYPE);
+    if (kindOf(type) != STRING) {
+      schemaErrors++;
+      continue;
+    }
+    if (flagsOf(type) & FLAG_ESCAPE) return STRONG_FALLBACK;
+    const text = rec(i, F_TEXT);
+    const tk = kindOf(text);
+    // label.optional(): absent or a string.
+    const labelOk = tk == 0 || tk == STRING;
+    // "create_shape" and "connect" as little-endian words.
+    if (bytesIs(type, 12, 0x735f657461657263, 0x65706168)) {
+      const id = rec(i, F_ID);
+      const shape = rec(i, F_SHAPE);
+      if (!isId(id) || kindOf(shape) != STRING) {
+        schemaErrors++;
+        continue;
+      }
+      if (flagsOf(shape) & FLAG_ESCAPE) return STRONG_FALLBACK;
+      const kind = kindIndex(shape);
+      const x = numberOf(rec(i, F_X));
+      const y = numberOf(rec(i, F_Y));
+      const w = numberOf(rec(i, F_W));
+      const h = numberOf(rec(i, F_H));
+      if (!numberOk) return STRONG_FALLBACK;
+      // NaN fails every comparison: a missing, non-numeric or infinite coordinate refuses the action.
+      if (kind < 0 || !(x == x && y == y && w > 0 && w <= MAX_SIDE && h > 0 && h <= MAX_SIDE) || !labelOk) {
+        schemaErrors++;
+        continue;
+      }
+      if (!plainId(id)) return STRONG_FALLBACK;
+      const idAt = bytesFrom(id);
+      const idBytes = byteLength(id);
+      const hash = hashBytes(idAt, idBytes);
+      // A duplicate id: the canvas refuses it.
+      if (shapeIndex(shapes, idAt, idBytes, hash) >= 0) continue;
+      const o = <usize>shapes << 2;
+      const b = <usize>shapes << 3;
+      store<i32>(idStart + o, <i32>(idAt - base));
+      store<i32>(idLength + o, idBytes);
+      store<u32>(idHash + o, hash);
+      store<i32>(shapeAction + o, i);
+      store<i32>(shapeKind + o, kind);
+      store<f64>(boxX + b, x);
+      store<f64>(boxY + b, y);
+      store<f64>(boxW + b, w);
+      store<f64>(boxH + b, h);
+      shapes++;
+      applied++;
+    } else if (bytesIs(type, 7, 0x7463656e6e6f63, 0)) {
+      const from = rec(i, F_FROM);
+      const to = rec(i, F_TO);
+      if (!isId(from) || !isId(to) || !labelOk) {
+        schemaErrors++;
+        continue;
+      }
+      if (!plainId(from) || !plainId(to)) return STRONG_FALLBACK;
+      const fromAt = bytesFrom(from);
+      const fromBytes = byteLength(from);
+      const toAt = bytesFrom(to);
+      const toBytes = byteLength(to);
+      const a = shapeIndex(shapes, fromAt, fromBytes, hashBytes(fromAt, fromBytes));
+      const c = shapeIndex(shapes, toAt, toBytes, hashBytes(toAt, toBytes));
+      // A missing end or a shape to itself: the canvas refuses it.
+      if (a < 0 || c < 0 || a == c) continue;
+      const o = <usize>arrows << 2;
+      store<i32>(arrowFrom + o, a);
+      store<i32>(arrowTo + o, c);
+      store<i32>(arrowAction + o, i);
+      arrows++;
+      applied++;
+    } else {
+      schemaErrors++;
+    }
+  }
+  store<i32>(counts, n);
+  store<i32>(counts, schemaErrors, 4);
+  store<i32>(counts, applied, 8);
+  store<i32>(counts, shapes, 12);
+  store<i32>(counts, arrows, 16);
+  return STRONG_DONE;
+}
