@@ -51,6 +51,14 @@ describe('seed scorer in WebAssembly (assembly/seed-score.ts)', () => {
     expect(found).toEqual([0x130, 0x212a]);
   });
 
+  it('gives the exact port values on corpora grouped like GRPO, the prompt\'s words read once per group', () => {
+    const pairs = generateCorpus({ n: 2400, seed: 23, perPrompt: 8 });
+    expect(new Set(pairs.map((p) => p.prompt)).size).toBeLessThanOrEqual(300);
+    for (let i = 1; i < pairs.length; i++) if (i % 8 !== 0) expect(pairs[i].spec).toBe(pairs[i - 1].spec);
+    const scanned = pairs.filter((p) => scanSeed(p.completion) === true).length;
+    expect(agree(pairs)).toBeGreaterThan(0.7 * scanned);
+  });
+
   it('gives the exact port values on generated corpora, and settles most of them itself', () => {
     const pairs = [...generateCorpus({ n: 3000, seed: 21 }), ...generateCorpus({ n: 3000, seed: 22 })];
     const done = agree(pairs);

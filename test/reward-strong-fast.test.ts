@@ -157,6 +157,14 @@ describe('strong fast path: the rubric\'s values equal the full analysis', () =>
     expect(agree(inputs)).toBeGreaterThan(0.9 * inputs.length);
   });
 
+  it('on corpora grouped like GRPO (one spec object per group: the spec\'s plan is reused), and the default unchanged', () => {
+    const items = generateCorpus({ n: 2400, seed: 34, perPrompt: 8 });
+    expect(generateCorpus({ n: 300, seed: 34, perPrompt: 1 })).toEqual(generateCorpus({ n: 300, seed: 34 }));
+    expect(() => generateCorpus({ n: 3, seed: 1, perPrompt: 0 })).toThrow(/perPrompt/);
+    const inputs = items.flatMap((it, i) => (i % 3 === 0 ? [it, { prompt: it.prompt, completion: it.completion }] : [it]));
+    expect(agree(inputs)).toBeGreaterThan(0.9 * inputs.length);
+  });
+
   it('on the task suite\'s prompts (decisions, shapes, arrow labels) with honest answers and every hack', () => {
     const tasks = [...generateTasks({ split: 'train', n: 120, seed: 5 }), ...generateTasks({ split: 'heldout', n: 60, seed: 6 })];
     const inputs: ScoreInput[] = [];

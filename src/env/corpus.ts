@@ -34,6 +34,12 @@ export interface CorpusItem {
 export interface CorpusOptions {
   n: number;
   seed: number;
+  /**
+   * Completions per prompt, as GRPO samples num_generations per prompt (default 1: every item has its own prompt).
+   * The items of a group share their first item's prompt and spec object; the others draw the same entities anew
+   * (shapes, layout, labels, arrows and category of their own).
+   */
+  perPrompt?: number;
 }
 
 // ---- randomness ------------------------------------------------------------------------------------------------------
@@ -144,10 +150,11 @@ function boxes(rng: Rng, n: number, layout: LayoutKind): { x: number; y: number;
   });
 }
 
-function makePlan(rng: Rng): Plan {
-  const count = rng.int(2, 12);
-  const names = rng.shuffle(ENTITIES).slice(0, count);
-  const prompt = makePrompt(rng, names);
+/** A drawing of a new prompt, or, given a group's first plan, another drawing of its entities for its prompt. */
+function makePlan(rng: Rng, lead?: Plan): Plan {
+  const count = lead ? lead.names.length : rng.int(2, 12);
+  const names = lead ? lead.names : rng.shuffle(ENTITIES).slice(0, count);
+  const prompt = lead ? lead.prompt : makePrompt(rng, names);
   const layout = rng.pick<LayoutKind>(['spaced', 'spaced', 'spaced', 'touching', 'overlapping', 'stacked', 'fractional']);
   const labels = rng.pick<LabelKind>(['matching', 'matching', 'matching', 'partial', 'offtopic', 'empty']);
   const ids = names.map(slug);
@@ -186,7 +193,7 @@ function makePlan(rng: Rng): Plan {
     if (rng.chance(0.2)) arrow.text = rng.pick(['calls', 'writes', 'then', 'yes', 'no']);
     actions.push(arrow);
   }
-  return { names, prompt, spec: { entities: names, edges }, actions, layout, labels };
+  return { names, prompt, spec: lead ? lead.spec : { entities: names, edges }, actions, layout, labels };
 }
 
 // ---- serialization -----------------------------------------------------------------------------------------------
@@ -448,12 +455,15 @@ function pickCategory(rng: Rng): CorpusCategory {
 }
 
 /** `n` items; the same `seed` always gives the same items in the same order. */
-export function generateCorpus({ n, seed }: CorpusOptions): CorpusItem[] {
+export function generateCorpus({ n, seed, perPrompt = 1 }: CorpusOptions): CorpusItem[] {
+  if (!Number.isInteger(perPrompt) || perPrompt < 1) throw new Error(`generateCorpus: perPrompt must be a positive integer, got ${perPrompt}`);
   const rng = makeRng(seed);
   const items: CorpusItem[] = [];
+  let lead: Plan | undefined;
   for (let i = 0; i < n; i++) {
     const category = pickCategory(rng);
-    const plan = makePlan(rng);
+    const plan = makePlan(rng, i % perPrompt === 0 ? undefined : lead);
+    if (i % perPrompt === 0) lead = plan;
     const json = serialize(rng, { actions: plan.actions });
     let completion: string;
     let variant: string;
