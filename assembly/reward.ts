@@ -17,4 +17,5 @@ export {
   scan,
 } from './json-scan';
 export { strongCheck, strongResultsBase } from './strong-check';
+export { setLayoutConstants } from './strong-layout';
 export { promptBase, promptCapacity, seedResultsBase, seedScore, setPrompt } from './seed-score';

@@ -1,11 +1,13 @@
 // The strong rubric's action checks on json-scan.ts's records (used by src/reward/strong-fast.ts): create_shape and
 // connect as the action schemas (src/env/actions.ts) and the canvas judge them, in strict JSON's grammar, without a
 // JavaScript string per id. It answers the outcome counts and the canvas (per shape the action it came from, its kind
-// and box; per arrow its ends and action), from which JavaScript slices only the labels. What bytes cannot compare
-// as JavaScript compares strings (a type, id or shape written with escapes; an id holding U+FFFD, which may stand for
-// a lone surrogate) or a number the scan left unconverted makes it answer STRONG_FALLBACK: strong-fast.ts then runs
-// the same checks in JavaScript on the same records, which stay the definition the tests hold this to.
+// and box; per arrow its ends and action; the layout's geometric tallies, strong-layout.ts), from which JavaScript
+// slices only the ids and labels. What bytes cannot compare as JavaScript compares strings (a type, id or shape
+// written with escapes; an id holding U+FFFD, which may stand for a lone surrogate) or a number the scan left
+// unconverted makes it answer STRONG_FALLBACK: strong-fast.ts then runs the same checks in JavaScript on the same
+// records, which stay the definition the tests hold this to.
 import { actionCount, base, F_FROM, F_H, F_ID, F_SHAPE, F_TEXT, F_TO, F_TYPE, F_W, F_X, F_Y, FLAG_ESCAPE, FLAG_EXACT, FLOAT, INT, STRING } from './json-scan';
+import { layoutGeometry } from './strong-layout';
 import { byteLength, bytesFrom, bytesIs, flagsOf, hashBytes, kindOf, plainId, rec } from './seed-score';
 
 export const STRONG_FALLBACK: i32 = 0;
@@ -16,8 +18,8 @@ const MAX_SIDE: f64 = 1000;
 
 // Results, one block that strong-fast.ts views as i32 and f64: the counts (actions, schema errors, applied, shapes,
 // arrows; 8 slots), then per shape its action and kind index (SHAPE_KINDS order), per arrow its ends and action,
-// then the boxes as four f64 arrays (x, y, w, h).
-const results = memory.data(32 + 5 * MAX_SHAPES * 4 + 4 * MAX_SHAPES * 8, 16);
+// then the boxes as four f64 arrays (x, y, w, h), then the layout's geometric tallies (strong-layout.ts, 6 f64).
+const results = memory.data(32 + 5 * MAX_SHAPES * 4 + 4 * MAX_SHAPES * 8 + 6 * 8, 16);
 const counts = results;
 const shapeAction = results + 32;
 const shapeKind = shapeAction + MAX_SHAPES * 4;
@@ -28,6 +30,7 @@ const boxX = arrowAction + MAX_SHAPES * 4;
 const boxY = boxX + MAX_SHAPES * 8;
 const boxW = boxY + MAX_SHAPES * 8;
 const boxH = boxW + MAX_SHAPES * 8;
+const geometry = boxH + MAX_SHAPES * 8;
 const idStart = memory.data(MAX_SHAPES * 4);
 const idLength = memory.data(MAX_SHAPES * 4);
 const idHash = memory.data(MAX_SHAPES * 4);
@@ -165,5 +168,6 @@ export function strongCheck(): i32 {
   store<i32>(counts, applied, 8);
   store<i32>(counts, shapes, 12);
   store<i32>(counts, arrows, 16);
+  layoutGeometry(shapes, arrows, boxX, boxY, boxW, boxH, arrowFrom, arrowTo, geometry);
   return STRONG_DONE;
 }

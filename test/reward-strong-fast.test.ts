@@ -4,6 +4,7 @@ import { executeCompletion } from '../src/env/execute.ts';
 import { mulberry32 } from '../src/random.ts';
 import { HACKS, HACK_PROMPTS, honestCompletion } from '../src/reward/hacks.ts';
 import type { ScoreInput } from '../src/reward/rubric.ts';
+import { layoutScore, layoutScoreFromGeometry } from '../src/reward/layout.ts';
 import { executeCountsFast, strongCanvasJson } from '../src/reward/strong-fast.ts';
 import { analyzeStrong, strongRubric } from '../src/reward/strong.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
@@ -147,6 +148,39 @@ describe('strong fast path: the WebAssembly action checks equal the JavaScript o
       doc(...Array.from({ length: 20 }, (_, i) => box(`"s${i}"`)), ...Array.from({ length: 20 }, (_, i) => link(`"s${i}"`, `"s${(i + 1) % 20}"`))),
     ];
     expect(checksAgree(cases)).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('strong fast path: the layout geometry tallied in WebAssembly', () => {
+  it('gives layoutScore\'s score to the bit on random layouts: overlaps, gaps, slivers, huge and tiny numbers, arrows', () => {
+    const rng = mulberry32(61);
+    const coords = [() => Math.round(rng() * 800), () => rng() * 400, () => 0, () => -1000, () => 5000, () => 1e308, () => -1.7e308, () => 4.9e-324, () => 29.999999999999996];
+    const sides = [() => 1 + Math.round(rng() * 200), () => rng() * 1000, () => 1000, () => 5e-324, () => 8, () => 7.999999999999999, () => 240];
+    const labels = ['', 'Database', 'A much longer label that overflows a small box', 'x'];
+    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)];
+    let tallied = 0;
+    for (let t = 0; t < 3000; t++) {
+      const n = 1 + Math.floor(rng() * 12);
+      // A third of the layouts are rows of equal boxes whose gaps sit at the crowding limit (30) or near it.
+      const gap = t % 3 === 0 ? pick([30, 29, 31, 0, 29.999999999999996, 21.213203435596427]) : -1;
+      let cursor = 0;
+      const coord = () => {
+        if (gap < 0) return rng() < 0.8 ? coords[Math.floor(rng() * 2)]() : pick(coords)();
+        cursor += 100 + gap;
+        return rng() < 0.5 ? cursor : 0;
+      };
+      const side = () => (gap >= 0 ? 100 : rng() < 0.8 ? sides[0]() : pick(sides)());
+      const shapes = Array.from({ length: n }, (_, i) =>
+        `{"type": "create_shape", "id": "s${i}", "shape": "${pick(['rectangle', 'ellipse', 'diamond', 'text'])}", "x": ${coord()}, "y": ${coord()}, "w": ${side()}, "h": ${side()}, "text": "${pick(labels)}"}`);
+      const arrows = Array.from({ length: Math.floor(rng() * 2 * n) }, () => connect(`s${Math.floor(rng() * n)}`, `s${Math.floor(rng() * n)}`));
+      const c = executeCountsFast(doc(...shapes, ...arrows));
+      if (!c?.canvas?.tallied) continue;
+      tallied++;
+      const fromGeometry = layoutScoreFromGeometry(c.canvas.geometry, 0, c.canvas);
+      expect({ t, score: fromGeometry }).toEqual({ t, score: layoutScore(c.canvas) });
+      expect(Object.is(fromGeometry, layoutScore(c.canvas))).toBe(true);
+    }
+    expect(tallied).toBeGreaterThan(2900);
   });
 });
 

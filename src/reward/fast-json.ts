@@ -5,6 +5,7 @@
 // JSON.parse refuses it, or in Python's grammar json.loads raises JSONDecodeError), pyLimit (Python's grammar only:
 // json.loads raises RecursionError or ValueError at a limit) or unusual (the caller's exact path must decide). One document is loaded at a time; the accessors read the last scan.
 import { existsSync, readFileSync } from 'node:fs';
+import { GEOMETRY_CONSTANTS } from './layout.ts';
 
 export const SCAN = { ok: 0, invalid: 1, unusual: 2, pyLimit: 3 } as const;
 
@@ -54,6 +55,7 @@ interface Exports {
   seedScore(): number;
   strongResultsBase(): number;
   strongCheck(): number;
+  setLayoutConstants(...constants: number[]): void;
 }
 
 /** What the seed scorer answers: its results are in seedResults(), or parse_actions raises, or JavaScript must score. */
@@ -72,11 +74,12 @@ export const STRONG = {
   arrowFrom: 88,
   arrowTo: 128,
   arrowAction: 168,
-  /** f64 indexes into strongBoxes(): x, y, w, h arrays. */
+  /** f64 indexes into strongBoxes(): x, y, w, h arrays, then the layout's 6 geometric tallies (strong-layout.ts). */
   x: 0,
   y: 40,
   w: 80,
   h: 120,
+  geometry: 160,
 } as const;
 const STRONG_INTS = 208;
 const STRONG_BOXES_AT = 4 * STRONG_INTS;
@@ -111,7 +114,9 @@ export class JsonReader {
   private loadedText: string | null = null;
   private loadedBytes = 0;
 
-  constructor(private readonly w: Exports) {}
+  constructor(private readonly w: Exports) {
+    w.setLayoutConstants(...GEOMETRY_CONSTANTS);
+  }
 
   private refreshViews(): void {
     const buffer = this.w.memory.buffer;
@@ -127,7 +132,7 @@ export class JsonReader {
     this.seedOut = new Float64Array(buffer, this.w.seedResultsBase(), 3);
     const strong = this.w.strongResultsBase();
     this.strongInts = new Int32Array(buffer, strong, STRONG_INTS);
-    this.strongFloats = new Float64Array(buffer, strong + STRONG_BOXES_AT, 160);
+    this.strongFloats = new Float64Array(buffer, strong + STRONG_BOXES_AT, 166);
   }
 
   /**

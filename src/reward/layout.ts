@@ -74,6 +74,26 @@ const ARROW_THROUGH_SHAPE = 0.15;
 const ARROW_CROSSING = 0.1;
 /** Overflow ratio under which a label still counts as fitting (measurement is an estimate). */
 const OVERFLOW_TOLERANCE = 0.05;
+/** How far inside a box an arrow must pass to count as through it, so that grazing a corner does not. */
+const THROUGH_INSET = 2;
+
+/**
+ * What assembly/strong-layout.ts needs of the above, in setLayoutConstants's order: it tallies the geometry with
+ * these, so that layout.ts stays the one place they are defined.
+ */
+export const GEOMETRY_CONSTANTS = [
+  SANE_CANVAS.minX,
+  SANE_CANVAS.minY,
+  SANE_CANVAS.maxX,
+  SANE_CANVAS.maxY,
+  MIN_SIDE,
+  MAX_ASPECT,
+  MIN_GAP,
+  CROWD,
+  OVERLAP_BASE,
+  OVERLAP_DEPTH,
+  THROUGH_INSET,
+] as const;
 
 // Share of a shape's box usable for text: an ellipse or a diamond has less room than its bounding box.
 const USABLE: Record<string, number> = { rectangle: 1, text: 1, ellipse: 0.75, diamond: 0.6 };
@@ -350,7 +370,7 @@ function tallyLayout(g: LayoutArrays): number {
     const b = to[k];
     const p = 4 * k;
     for (let i = 0; i < n; i++) {
-      if (i !== a && i !== b && segmentHitsBox(s[p], s[p + 1], s[p + 2], s[p + 3], x[i], y[i], w[i], h[i], 2)) t[C_THROUGH]++;
+      if (i !== a && i !== b && segmentHitsBox(s[p], s[p + 1], s[p + 2], s[p + 3], x[i], y[i], w[i], h[i], THROUGH_INSET)) t[C_THROUGH]++;
     }
     for (let m = k + 1; m < links; m++) {
       const c = from[m];
@@ -371,6 +391,30 @@ function tallyLayout(g: LayoutArrays): number {
 /** The layout score alone, without the report: for rewards that only need the number. */
 export function layoutScore(g: LayoutArrays): number {
   return tallyLayout(g);
+}
+
+/**
+ * layoutScore from the geometric tallies assembly/strong-layout.ts computed for these arrays (geometry[at..at+6):
+ * overlap and crowding penalties; off-canvas, sliver, through-shape and crossing counts): the label overflow is
+ * added here, and the penalties summed in tallyLayout's order, to the same score.
+ */
+export function layoutScoreFromGeometry(geometry: Float64Array, at: number, g: LayoutArrays): number {
+  const n = g.count;
+  if (n === 0) return 0;
+  let overflow = 0;
+  for (let i = 0; i < n; i++) {
+    const over = labelOverflow(g.text[i], g.shape[i], g.w[i], g.h[i]);
+    if (over > OVERFLOW_TOLERANCE) overflow += OVERFLOW_BASE + OVERFLOW_DEPTH * over;
+  }
+  let total = 0;
+  total += geometry[at];
+  total += geometry[at + 1];
+  total += overflow;
+  total += OUTSIDE * geometry[at + 2];
+  total += SLIVER * geometry[at + 3];
+  total += ARROW_THROUGH_SHAPE * geometry[at + 4];
+  total += ARROW_CROSSING * geometry[at + 5];
+  return Math.exp(-total);
 }
 
 let scratch = layoutArrays(64, 64);

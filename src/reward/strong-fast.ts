@@ -14,6 +14,9 @@ import { layoutArrays, type LayoutArrays } from './layout.ts';
 export interface StrongCanvas extends LayoutArrays {
   ids: string[];
   arrowText: string[];
+  /** The layout's geometric tallies from assembly/strong-layout.ts (layoutScoreFromGeometry), when `tallied`. */
+  geometry: Float64Array;
+  tallied: boolean;
 }
 
 export interface ExecutionCounts {
@@ -42,7 +45,7 @@ const MAX_INPUT_CHARS = DEFAULT_MAX_INPUT_CHARS;
 const fencedRange = fenced;
 const SIDE = MAX_SIDE;
 const KINDS: readonly string[] = SHAPE_KINDS;
-const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [], arrowText: [] };
+const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [], arrowText: [], geometry: new Float64Array(6), tallied: false };
 const counts: ExecutionCounts = { source: undefined, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false, checks: 'js' };
 
 /** Scans [start, end) of the loaded text (UTF-16 units) in strict JSON. */
@@ -186,6 +189,7 @@ export function executeCountsFast(text: string, checks: 'auto' | 'js' = 'auto'):
   if (checks === 'auto' && json.strongCheck()) return fromWasm(text, found);
   canvas.count = 0;
   canvas.links = 0;
+  canvas.tallied = false;
   let schemaErrors = 0;
   let applied = 0;
   for (let i = 0; i < n; i++) {
@@ -239,6 +243,8 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
   }
   canvas.count = shapes;
   canvas.links = arrows;
+  for (let k = 0; k < 6; k++) canvas.geometry[k] = f[Strong.geometry + k];
+  canvas.tallied = true;
   return done(found, r[Strong.actions], r[Strong.schemaErrors], r[Strong.applied], 'wasm');
 }
 

@@ -5,7 +5,7 @@
 // test/reward-strong-fast.test.ts holds these values to strong.ts's on corpora, hand-written cases and random edits.
 import type { DiagramSpec } from '../tasks/spec.ts';
 import { bestAssignment as assignBest, labelMatch as matchLabel, normalizeLabel as normalize, type NormalizedLabel } from './labels.ts';
-import { layoutScore as scoreLayout } from './layout.ts';
+import { layoutScore as scoreLayout, layoutScoreFromGeometry as scoreFromGeometry } from './layout.ts';
 import type { StrongCanvas } from './strong-fast.ts';
 
 // Module constants: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
@@ -13,6 +13,7 @@ const normalizeLabel = normalize;
 const labelMatch = matchLabel;
 const bestAssignment = assignBest;
 const layoutScore = scoreLayout;
+const layoutScoreFromGeometry = scoreFromGeometry;
 
 /** Share of edges_correct that requested arrow labels carry, when the spec asks for any. */
 export const EDGE_LABEL_SHARE = 0.15;
@@ -262,5 +263,5 @@ export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', 
   const plan = planOf(spec);
   out[0] = entitiesValue(plan, c);
   out[1] = edgesValue(plan, specSource, c);
-  out[2] = layoutScore(c);
+  out[2] = c.tallied ? layoutScoreFromGeometry(c.geometry, 0, c) : layoutScore(c);
 }
