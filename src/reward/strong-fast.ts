@@ -12,7 +12,12 @@ import { layoutArrays, type LayoutArrays } from './layout.ts';
  * indexes with their labels. Only create_shape and connect run, so shapes are never removed and an id names one index.
  */
 export interface StrongCanvas extends LayoutArrays {
+  /** The ids, when the JavaScript checks ran; otherwise `idText` slices (nothing scored reads ids: see shapeId). */
   ids: string[];
+  /** The completion whose [idStart, idEnd) slices are the ids (escape-free there), or null when `ids` holds them. */
+  idText: string | null;
+  idStart: Int32Array;
+  idEnd: Int32Array;
   arrowText: string[];
   /** The layout's geometric tallies from assembly/strong-layout.ts (layoutScoreFromGeometry), when `tallied`. */
   geometry: Float64Array;
@@ -45,7 +50,14 @@ const MAX_INPUT_CHARS = DEFAULT_MAX_INPUT_CHARS;
 const fencedRange = fenced;
 const SIDE = MAX_SIDE;
 const KINDS: readonly string[] = SHAPE_KINDS;
-const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [], arrowText: [], geometry: new Float64Array(6), tallied: false };
+const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [],
+  idText: null,
+  idStart: new Int32Array(MAX_ACTIONS),
+  idEnd: new Int32Array(MAX_ACTIONS),
+  arrowText: [],
+  geometry: new Float64Array(6),
+  tallied: false,
+};
 const counts: ExecutionCounts = { source: undefined, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false, checks: 'js' };
 
 /** Scans [start, end) of the loaded text (UTF-16 units) in strict JSON. */
@@ -189,6 +201,7 @@ export function executeCountsFast(text: string, checks: 'auto' | 'js' = 'auto'):
   if (checks === 'auto' && json.strongCheck()) return fromWasm(text, found);
   canvas.count = 0;
   canvas.links = 0;
+  canvas.idText = null;
   canvas.tallied = false;
   let schemaErrors = 0;
   let applied = 0;
@@ -220,7 +233,7 @@ function acceptedLabel(text: string, i: number): string {
   return json.fieldKind(i, Field.text) === Kind.string ? json.fieldString(text, i, Field.text) : '';
 }
 
-/** The canvas from assembly/strong-check.ts's results: ids and labels sliced from the text, the rest copied. */
+/** The canvas from assembly/strong-check.ts's results: labels sliced from the text, ids kept as ranges, the rest copied. */
 function fromWasm(text: string, found: JsonSource): ExecutionCounts {
   const r = json.strongResults();
   const f = json.strongBoxes();
@@ -228,7 +241,8 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
   const arrows = r[Strong.arrows];
   for (let s = 0; s < shapes; s++) {
     const i = r[Strong.shapeAction + s];
-    canvas.ids[s] = json.fieldString(text, i, Field.id);
+    canvas.idStart[s] = json.fieldStart(i, Field.id);
+    canvas.idEnd[s] = json.fieldEnd(i, Field.id);
     canvas.shape[s] = KINDS[r[Strong.shapeKind + s]];
     canvas.x[s] = f[Strong.x + s];
     canvas.y[s] = f[Strong.y + s];
@@ -243,16 +257,22 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
   }
   canvas.count = shapes;
   canvas.links = arrows;
+  canvas.idText = text;
   for (let k = 0; k < 6; k++) canvas.geometry[k] = f[Strong.geometry + k];
   canvas.tallied = true;
   return done(found, r[Strong.actions], r[Strong.schemaErrors], r[Strong.applied], 'wasm');
 }
 
+/** The id of shape `s`. */
+export function shapeId(c: StrongCanvas, s: number): string {
+  return c.idText === null ? c.ids[s] : c.idText.slice(c.idStart[s], c.idEnd[s]);
+}
+
 /** The arrays as Canvas.toJSON() writes a canvas: for tests and logs. */
 export function strongCanvasJson(c: StrongCanvas): { shapes: { id: string; shape: string; x: number; y: number; w: number; h: number; text: string }[]; arrows: { from: string; to: string; text: string }[] } {
   const shapes = [];
-  for (let s = 0; s < c.count; s++) shapes.push({ id: c.ids[s], shape: c.shape[s], x: c.x[s], y: c.y[s], w: c.w[s], h: c.h[s], text: c.text[s] });
+  for (let s = 0; s < c.count; s++) shapes.push({ id: shapeId(c, s), shape: c.shape[s], x: c.x[s], y: c.y[s], w: c.w[s], h: c.h[s], text: c.text[s] });
   const arrows = [];
-  for (let k = 0; k < c.links; k++) arrows.push({ from: c.ids[c.from[k]], to: c.ids[c.to[k]], text: c.arrowText[k] });
+  for (let k = 0; k < c.links; k++) arrows.push({ from: shapeId(c, c.from[k]), to: shapeId(c, c.to[k]), text: c.arrowText[k] });
   return { shapes, arrows };
 }
