@@ -299,28 +299,48 @@ function readLabel(p: usize, end: usize, escaped: bool): void {
   return n <= 8 || (load<u64>(p, 8) & lowBytes(n - 8)) == hi;
 }
 
-/** Bytes of an id that compare like the JavaScript strings they came from: no escape, no U+FFFD. */
-export function plainId(r: usize): bool {
-  if (flagsOf(r) & FLAG_ESCAPE) return false;
-  const p = bytesFrom(r);
-  const n = byteLength(r);
+/** Do the bytes [p, p + n) hold U+FFFD (EF BF BD)? */
+function holdsReplacement(p: usize, n: i32): bool {
   for (let i = 0; i + 2 < n; i++) {
-    if (load<u8>(p + <usize>i) == 0xef && load<u8>(p + <usize>i + 1) == 0xbf && load<u8>(p + <usize>i + 2) == 0xbd) return false;
+    if (load<u8>(p + <usize>i) == 0xef && load<u8>(p + <usize>i + 1) == 0xbf && load<u8>(p + <usize>i + 2) == 0xbd) return true;
   }
-  return true;
+  return false;
 }
 
-export function hashBytes(p: usize, n: i32): u32 {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < n; i++) h = (h ^ <u32>load<u8>(p + <usize>i)) * FNV_PRIME;
-  return h;
+/**
+ * A hash of an id's bytes, read 8 at a time, or -1 when the bytes do not compare like the JavaScript string they
+ * came from: an escape, or U+FFFD (which a lone surrogate also becomes). A last partial word is masked: the input's
+ * 16 bytes of slack cover the read.
+ */
+export function idKey(r: usize): i64 {
+  if (flagsOf(r) & FLAG_ESCAPE) return -1;
+  const p = bytesFrom(r);
+  const n = byteLength(r);
+  let h = <u64>n;
+  let high: u64 = 0;
+  for (let i = 0; i < n; i += 8) {
+    let w = load<u64>(p + <usize>i);
+    if (n - i < 8) w &= lowBytes(n - i);
+    high |= w;
+    h = (h ^ w) * 0x9e3779b97f4a7c15;
+    h ^= h >> 29;
+  }
+  if (high & 0x8080808080808080 && holdsReplacement(p, n)) return -1;
+  return <i64>(h & 0xffffffff);
+}
+
+/** Do the `n` bytes at a and b agree? Read 8 at a time, the last word masked (both lie in the input, with its slack). */
+@inline export function bytesEqual(a: usize, b: usize, n: i32): bool {
+  let i = 0;
+  for (; i + 8 <= n; i += 8) if (load<u64>(a + <usize>i) != load<u64>(b + <usize>i)) return false;
+  return i == n || ((load<u64>(a + <usize>i) ^ load<u64>(b + <usize>i)) & lowBytes(n - i)) == 0;
 }
 
 /** Index of the shape whose id has these bytes, or -1. */
 function shapeIndex(shapes: i32, p: usize, n: i32, h: u32): i32 {
   for (let k = 0; k < shapes; k++) {
     const o = <usize>k << 2;
-    if (load<u32>(idHash + o) == h && load<i32>(idLength + o) == n && memory.compare(base + <usize>load<i32>(idStart + o), p, n) == 0) return k;
+    if (load<u32>(idHash + o) == h && load<i32>(idLength + o) == n && bytesEqual(base + <usize>load<i32>(idStart + o), p, n)) return k;
   }
   return -1;
 }
@@ -382,10 +402,11 @@ export function seedScore(): i32 {
         clean = false;
         continue;
       }
-      if (!plainId(id) || flagsOf(shape) & FLAG_ESCAPE) return SEED_FALLBACK;
+      const key = idKey(id);
+      if (key < 0 || flagsOf(shape) & FLAG_ESCAPE) return SEED_FALLBACK;
       const idAt = bytesFrom(id);
       const idBytes = byteLength(id);
-      const h = hashBytes(idAt, idBytes);
+      const h = <u32>key;
       const x = numberOf(rec(i, F_X));
       const y = numberOf(rec(i, F_Y));
       const w = numberOf(rec(i, F_W));
@@ -425,13 +446,15 @@ export function seedScore(): i32 {
         clean = false;
         continue;
       }
-      if (!plainId(from) || !plainId(to)) return SEED_FALLBACK;
+      const fromKey = idKey(from);
+      const toKey = idKey(to);
+      if (fromKey < 0 || toKey < 0) return SEED_FALLBACK;
       const fromAt = bytesFrom(from);
       const fromBytes = byteLength(from);
       const toAt = bytesFrom(to);
       const toBytes = byteLength(to);
-      const source = shapeIndex(shapes, fromAt, fromBytes, hashBytes(fromAt, fromBytes));
-      const target = shapeIndex(shapes, toAt, toBytes, hashBytes(toAt, toBytes));
+      const source = shapeIndex(shapes, fromAt, fromBytes, <u32>fromKey);
+      const target = shapeIndex(shapes, toAt, toBytes, <u32>toKey);
       if (source < 0 || target < 0 || source == target) {
         clean = false;
         continue;

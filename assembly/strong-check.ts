@@ -8,7 +8,7 @@
 // records, which stay the definition the tests hold this to.
 import { actionCount, base, F_FROM, F_H, F_ID, F_SHAPE, F_TEXT, F_TO, F_TYPE, F_W, F_X, F_Y, FLAG_ESCAPE, FLAG_EXACT, FLOAT, INT, STRING } from './json-scan';
 import { layoutGeometry } from './strong-layout';
-import { byteLength, bytesFrom, bytesIs, flagsOf, hashBytes, kindOf, plainId, rec } from './seed-score';
+import { byteLength, bytesEqual, bytesFrom, bytesIs, flagsOf, idKey, kindOf, rec } from './seed-score';
 
 export const STRONG_FALLBACK: i32 = 0;
 export const STRONG_DONE: i32 = 1;
@@ -61,7 +61,7 @@ let numberOk: bool = true;
 function shapeIndex(shapes: i32, p: usize, n: i32, h: u32): i32 {
   for (let k = shapes - 1; k >= 0; k--) {
     const o = <usize>k << 2;
-    if (load<u32>(idHash + o) == h && load<i32>(idLength + o) == n && memory.compare(base + <usize>load<i32>(idStart + o), p, n) == 0) return k;
+    if (load<u32>(idHash + o) == h && load<i32>(idLength + o) == n && bytesEqual(base + <usize>load<i32>(idStart + o), p, n)) return k;
   }
   return -1;
 }
@@ -118,10 +118,11 @@ export function strongCheck(): i32 {
         schemaErrors++;
         continue;
       }
-      if (!plainId(id)) return STRONG_FALLBACK;
+      const key = idKey(id);
+      if (key < 0) return STRONG_FALLBACK;
       const idAt = bytesFrom(id);
       const idBytes = byteLength(id);
-      const hash = hashBytes(idAt, idBytes);
+      const hash = <u32>key;
       // A duplicate id: the canvas refuses it.
       if (shapeIndex(shapes, idAt, idBytes, hash) >= 0) continue;
       const o = <usize>shapes << 2;
@@ -144,13 +145,15 @@ export function strongCheck(): i32 {
         schemaErrors++;
         continue;
       }
-      if (!plainId(from) || !plainId(to)) return STRONG_FALLBACK;
+      const fromKey = idKey(from);
+      const toKey = idKey(to);
+      if (fromKey < 0 || toKey < 0) return STRONG_FALLBACK;
       const fromAt = bytesFrom(from);
       const fromBytes = byteLength(from);
       const toAt = bytesFrom(to);
       const toBytes = byteLength(to);
-      const a = shapeIndex(shapes, fromAt, fromBytes, hashBytes(fromAt, fromBytes));
-      const c = shapeIndex(shapes, toAt, toBytes, hashBytes(toAt, toBytes));
+      const a = shapeIndex(shapes, fromAt, fromBytes, <u32>fromKey);
+      const c = shapeIndex(shapes, toAt, toBytes, <u32>toKey);
       // A missing end or a shape to itself: the canvas refuses it.
       if (a < 0 || c < 0 || a == c) continue;
       const o = <usize>arrows << 2;
