@@ -96,11 +96,11 @@ const COMMON: PresetDefaults = {
   logging_steps: 10,
   seed: 42,
   model_init: 'induction',
-  stutter_rate: 0,
+  stutter_rate: 0.03,
 };
 
 export const PRESET_DEFAULTS: Record<Preset, PresetDefaults> = {
-  tiny: { ...COMMON, vocab_size: 512, learning_rate: 1e-2, max_steps: 12, tokens_per_batch: 2048, eval_steps: 6, eval_samples: 4, final_eval_samples: 4, eval_loss_rows: 8, save_steps: 6, logging_steps: 1, model_init: 'gpt2' },
+  tiny: { ...COMMON, vocab_size: 512, learning_rate: 1e-2, max_steps: 12, tokens_per_batch: 2048, eval_steps: 6, eval_samples: 4, final_eval_samples: 4, eval_loss_rows: 8, save_steps: 6, logging_steps: 1, model_init: 'gpt2', stutter_rate: 0 },
   // About 2.7M training tokens: what an idle pair of cores trains in about 5.5 minutes on this data, which carries no
   // system prompt (docs/sft.md). Smaller batches, more updates: at this size the student learns more per token from more steps.
   default: { ...COMMON, learning_rate: 3e-3, tokens_per_batch: 2048, max_steps: 1500, eval_steps: 250, save_steps: 250 },
