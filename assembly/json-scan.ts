@@ -483,7 +483,17 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
       actionsKind = peek() == 0x5b ? scanArray(1) : scanValue();
     } else if (role == 2) {
       const f = known >= 0 ? known : fieldOf(keyBytes, keyLen);
-      const kind = scanValue();
+      // The usual values, a string or a number, without scanValue's dispatch.
+      const v = peek();
+      let kind = 0;
+      if (v == 0x22) {
+        scanString();
+        kind = STRING;
+      } else if (isDigit(v)) {
+        kind = scanNumber();
+      } else {
+        kind = scanValue();
+      }
       if (status != OK) return 0;
       if (f >= 0) {
         const r = records + <usize>((slot * FIELDS + f) * REC_BYTES);
