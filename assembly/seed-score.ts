@@ -2,8 +2,9 @@
 // reward.py's score_layout and score_semantics, without building the canvas in JavaScript. It reads the field bytes
 // the scan recorded and answers DONE (results in `results`), REFUSED (parse_actions raises) or FALLBACK: something
 // only the JavaScript path reads exactly (an id or type written with escapes, an id holding U+FFFD, which may stand
-// for a lone surrogate; a number the scan did not convert; a label that is a number, list or dict; a character whose
-// lowercase form is ASCII). The definition stays src/reward/seed-fast.ts and seed.ts, which the tests compare with.
+// for a lone surrogate; a number the scan did not convert; a label that is a float, list or dict; a prompt holding a
+// character whose lowercase form is ASCII). The definition stays src/reward/seed-fast.ts and seed.ts, which the tests
+// compare with.
 import {
   actionCount,
   actionsKind,
@@ -77,7 +78,6 @@ let wordHash: u32 = 0;
 let inWord: bool = false;
 let hits: i32 = 0;
 let nonSpace: bool = false;
-let unsupported: bool = false;
 
 export function promptBase(): usize {
   return prompt;
@@ -209,12 +209,9 @@ export function setPrompt(length: i32): bool {
   wordLength = 0;
 }
 
-/** One character of a label, as a code point (or a UTF-16 unit for a \u escape). */
-@inline function labelChar(cp: i32): void {
-  if (!isPySpace(cp)) nonSpace = true;
-  let cls = 0;
-  if (cp < 0x80) cls = wordClass(cp);
-  else if (lowersToAscii(cp)) unsupported = true;
+/** One character of a label after lower(), for the word reader. */
+@inline function wordChar(cp: i32): void {
+  const cls = cp < 0x80 ? wordClass(cp) : 0;
   if (cls != 0 && (inWord || cls == 1)) {
     const lower = cls == 1 ? cp | 0x20 : cp;
     if (!inWord) {
@@ -226,6 +223,20 @@ export function setPrompt(length: i32): bool {
     wordLength++;
   } else if (inWord) {
     endLabelWord();
+  }
+}
+
+/**
+ * One character of a label, as a code point (or a UTF-16 unit for a \u escape). lower() turns U+0130 into "i" and
+ * U+0307, and U+212A into "k": the only characters whose lowercase form holds an ASCII word character.
+ */
+@inline function labelChar(cp: i32): void {
+  if (!isPySpace(cp)) nonSpace = true;
+  if (cp == 0x130) {
+    wordChar(0x69);
+    wordChar(0x307);
+  } else {
+    wordChar(cp == 0x212a ? 0x6b : cp);
   }
 }
 
@@ -381,7 +392,6 @@ export function seedScore(): i32 {
   if (!promptSupported) return SEED_FALLBACK;
   stamp++;
   hits = 0;
-  unsupported = false;
   numberOk = true;
   let clean = true;
   let shapes = 0;
@@ -427,7 +437,6 @@ export function seedScore(): i32 {
       else if (tk == 0) nonSpace = false;
       else if (tk == INT || tk == NAN || tk == INF || tk == NEG_INF) nonSpace = true;
       else return SEED_FALLBACK;
-      if (unsupported) return SEED_FALLBACK;
       if (nonSpace) labeled++;
       const o = <usize>shapes << 2;
       store<i32>(idStart + o, <i32>(idAt - base));

@@ -100,6 +100,9 @@ describe('seed scorer in WebAssembly (assembly/seed-score.ts)', () => {
       prompt,
       'a b c',
       'the İstanbul office database',
+      // U+0130 lowers to "i" and a combining dot: "stanbul" is a word of its label, "istanbul" is not.
+      'stanbul and kelvin beside the database',
+      'istanbul and kelvin beside the database',
       '',
       'Ünïcödé prompt with database and office, 🚀 rocket',
       Array.from({ length: 700 }, (_, i) => `word${i}`).join(' '),
