@@ -18,4 +18,16 @@ export {
 } from './json-scan';
 export { strongCheck, strongResultsBase } from './strong-check';
 export { setLayoutConstants } from './strong-layout';
-export { promptBase, promptCapacity, seedResultsBase, seedScore, setPrompt } from './seed-score';
+export {
+  getSeedPendingCount,
+  promptBase,
+  promptCapacity,
+  seedPendingBase,
+  seedResultsBase,
+  seedScore,
+  seedSuppliedBase,
+  seedSuppliedCapacity,
+  seedSuppliedEndsBase,
+  setPrompt,
+  supplySeedLabels,
+} from './seed-score';

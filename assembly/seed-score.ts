@@ -1,10 +1,10 @@
 // The seed rubric's measurements on json-scan.ts's records (used by src/reward/seed.ts): env.py's canvas checks,
 // reward.py's score_layout and score_semantics, without building the canvas in JavaScript. It reads the field bytes
-// the scan recorded and answers DONE (results in `results`), REFUSED (parse_actions raises) or FALLBACK: something
-// only the JavaScript path reads exactly (an id or type written with escapes, an id holding U+FFFD, which may stand
-// for a lone surrogate; a number the scan did not convert; a label that is a float, list or dict; a prompt holding a
-// character whose lowercase form is ASCII). The definition stays src/reward/seed-fast.ts and seed.ts, which the tests
-// compare with.
+// the scan recorded and answers DONE (results in `results`), REFUSED (parse_actions raises), LABELS (the str() of
+// some labels is to be supplied: see `pending`) or FALLBACK: something only the JavaScript path reads exactly (an id
+// or type written with escapes, an id holding U+FFFD, which may stand for a lone surrogate; a number the scan did not
+// convert; a prompt holding a character whose lowercase form is ASCII). The definition stays src/reward/seed-fast.ts
+// and seed.ts, which the tests compare with.
 import {
   actionCount,
   actionsKind,
@@ -42,6 +42,8 @@ import {
 export const SEED_FALLBACK: i32 = 0;
 export const SEED_DONE: i32 = 1;
 export const SEED_REFUSED: i32 = 2;
+/** Labels that are floats, lists or dicts await their str(), which JavaScript supplies (supplySeedLabels). */
+export const SEED_LABELS: i32 = 3;
 
 /** Longest prompt read here, in UTF-8 bytes; a longer one is scored by the JavaScript path. */
 const PROMPT_MAX: i32 = 65536;
@@ -60,6 +62,15 @@ const idStart = memory.data(MAX_SHAPES * 4);
 const idLength = memory.data(MAX_SHAPES * 4);
 const idHash = memory.data(MAX_SHAPES * 4);
 const boxes = memory.data(MAX_SHAPES * 32);
+// Labels whose str() only JavaScript spells (a float's repr, a list's or dict's): the actions that hold them, in the
+// order the scorer meets them, then their str() as UTF-8 (end offsets per label), supplied for the next score.
+const MAX_PENDING: i32 = 40;
+const SUPPLIED_MAX: i32 = 65536;
+const pending = memory.data(MAX_PENDING * 4);
+const suppliedEnds = memory.data(MAX_PENDING * 4);
+const supplied = memory.data(SUPPLIED_MAX);
+let pendingCount: i32 = 0;
+let labelsSupplied: bool = false;
 /** clean (1 or 0), layout, semantics: f64 each. */
 const results = memory.data(24);
 const NONE_TEXT = memory.data<u8>([0x4e, 0x6f, 0x6e, 0x65]);
@@ -87,6 +98,25 @@ export function promptCapacity(): i32 {
 }
 export function seedResultsBase(): usize {
   return results;
+}
+export function seedPendingBase(): usize {
+  return pending;
+}
+export function getSeedPendingCount(): i32 {
+  return pendingCount;
+}
+export function seedSuppliedBase(): usize {
+  return supplied;
+}
+export function seedSuppliedEndsBase(): usize {
+  return suppliedEnds;
+}
+export function seedSuppliedCapacity(): i32 {
+  return SUPPLIED_MAX;
+}
+/** The pending labels' str() are in seedSuppliedBase(): the next seedScore reads them there. */
+export function supplySeedLabels(): void {
+  labelsSupplied = true;
 }
 
 const FNV_OFFSET: u32 = 2166136261;
@@ -390,6 +420,10 @@ export function seedScore(): i32 {
   if (n == 0 || n > 40) return SEED_REFUSED;
   for (let i = 0; i < n; i++) if (load<i32>(elementKinds + (<usize>i << 2)) != OBJECT) return SEED_REFUSED;
   if (!promptSupported) return SEED_FALLBACK;
+  const useSupplied = labelsSupplied;
+  labelsSupplied = false;
+  pendingCount = 0;
+  let nextSupplied = 0;
   stamp++;
   hits = 0;
   numberOk = true;
@@ -436,7 +470,16 @@ export function seedScore(): i32 {
       else if (tk == FALSE) readLabel(FALSE_TEXT, FALSE_TEXT + 5, false);
       else if (tk == 0) nonSpace = false;
       else if (tk == INT || tk == NAN || tk == INF || tk == NEG_INF) nonSpace = true;
-      else return SEED_FALLBACK;
+      else if (useSupplied) {
+        const from = nextSupplied == 0 ? 0 : load<i32>(suppliedEnds + (<usize>(nextSupplied - 1) << 2));
+        const to = load<i32>(suppliedEnds + (<usize>nextSupplied << 2));
+        nextSupplied++;
+        readLabel(supplied + <usize>from, supplied + <usize>to, false);
+      } else {
+        // A float, list or dict: its str() comes from JavaScript, and the score is taken again.
+        store<i32>(pending + (<usize>pendingCount << 2), i);
+        pendingCount++;
+      }
       if (nonSpace) labeled++;
       const o = <usize>shapes << 2;
       store<i32>(idStart + o, <i32>(idAt - base));
@@ -473,6 +516,7 @@ export function seedScore(): i32 {
       clean = false;
     }
   }
+  if (pendingCount > 0) return SEED_LABELS;
   store<f64>(results, clean ? 1 : 0);
   store<f64>(results, layoutScore(shapes, labeled, arrows), 8);
   store<f64>(results, important == 0 ? 0.5 : max(0.0, min(1.0, <f64>hits / <f64>max(1, important))), 16);

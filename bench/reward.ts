@@ -20,7 +20,7 @@ import { executeCompletion } from '../src/env/execute.ts';
 import { parseJson } from '../src/env/parse.ts';
 import { jsonReader, SEED } from '../src/reward/fast-json.ts';
 import { getRubric, RUBRIC_NAMES } from '../src/reward/presets.ts';
-import { scanSeed, seedCanvasOfRecords } from '../src/reward/seed-fast.ts';
+import { scanSeed, seedCanvasOfRecords, seedScoreRecords } from '../src/reward/seed-fast.ts';
 import { checkCompletion } from '../src/reward/seed-python.ts';
 import { executeCountsFast } from '../src/reward/strong-fast.ts';
 import { strongValues } from '../src/reward/strong-values.ts';
@@ -99,7 +99,7 @@ const reader = jsonReader;
 function seedFast(it: CorpusItem): unknown {
   const scanned = scanSeed(it.completion);
   if (scanned !== true) return scanned;
-  if (reader.seedPrompt(it.prompt) && reader.seedScore() !== SEED.fallback) return true;
+  if (reader.seedPrompt(it.prompt) && seedScoreRecords(it.completion) !== SEED.fallback) return true;
   return seedCanvasOfRecords(it.completion);
 }
 const strongOut = new Float64Array(3);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateCorpus } from '../src/env/corpus.ts';
 import { mulberry32 } from '../src/random.ts';
 import { jsonReader, SEED } from '../src/reward/fast-json.ts';
-import { plainListStr, scanSeed } from '../src/reward/seed-fast.ts';
+import { plainListStr, scanSeed, seedScoreRecords } from '../src/reward/seed-fast.ts';
 import { checkCompletion, pyJsonLoads, pyStr } from '../src/reward/seed-python.ts';
 import { seedLayout, seedRubric, seedSemantics } from '../src/reward/seed.ts';
 
@@ -19,7 +19,7 @@ function exactValues(prompt: string, completion: string) {
 function kernelVerdict(prompt: string, completion: string): number | 'unscanned' {
   if (scanSeed(completion) !== true) return 'unscanned';
   if (!jsonReader!.seedPrompt(prompt)) return SEED.fallback;
-  return jsonReader!.seedScore();
+  return seedScoreRecords(completion);
 }
 
 /** Scores every pair with the rubric and the exact port; returns how many the WebAssembly scorer settled. */
@@ -110,6 +110,19 @@ describe('seed scorer in WebAssembly (assembly/seed-score.ts)', () => {
     ];
     const pairs = prompts.flatMap((p) => cases.map((completion) => ({ prompt: p, completion })));
     expect(agree(pairs)).toBeGreaterThan(pairs.length / 3);
+  });
+
+  it('settles float, list and dict labels with their str() spelled in JavaScript', () => {
+    const prompt = 'alpha beta gamma database e-05 none true';
+    const cases = [
+      doc(shape('a', '1e-05'), shape('b', '[1, "database"]', far)),
+      doc(shape('a', '{"x": "database", "y": [null, true]}'), shape('b', '2.5', far), shape('c', '"gamma"', '"x": 8, "y": 0, "w": 1, "h": 1')),
+      doc(shape('a', '["alpha", ["Beta"]]'), shape('b', '"x"', far), shape('c', '[]', '"x": 8, "y": 0, "w": 1, "h": 1')),
+      doc(shape('a', '"gamma"'), shape('b', '{"k": "alpha"}', far), shape('c', '1.5', '"x": 8, "y": 0, "w": 1, "h": 1'), shape('d', '["beta"]', '"x": 80, "y": 0, "w": 1, "h": 1')),
+      doc(shape('a', `${'['.repeat(60)}"database"${']'.repeat(60)}`), shape('b', '1E-7', far)),
+    ];
+    for (const completion of cases) expect({ completion, verdict: kernelVerdict(prompt, completion) }).toEqual({ completion, verdict: SEED.done });
+    expect(agree(cases.map((completion) => ({ prompt, completion })))).toBe(cases.length);
   });
 
   it('on random character edits of valid completions', () => {

@@ -28,6 +28,8 @@ export const FIELD = { type: 0, id: 1, shape: 2, x: 3, y: 4, w: 5, h: 6, text: 7
 const FIELDS = 10;
 /** Actions recorded field by field; a longer actions array is only counted (the rewards refuse more than 40). */
 export const MAX_RECORDED = 41;
+/** Labels the seed scorer can leave to JavaScript's str(): one per action of the 40 it accepts. */
+const MAX_PENDING = 40;
 const REC_INTS = 8; // 32 bytes: kind, start, end, flags, byte start, byte end, f64
 const FLAG_ESCAPE = 1;
 const FLAG_EXACT = 2;
@@ -53,13 +55,22 @@ interface Exports {
   seedResultsBase(): number;
   setPrompt(length: number): number;
   seedScore(): number;
+  seedPendingBase(): number;
+  getSeedPendingCount(): number;
+  seedSuppliedBase(): number;
+  seedSuppliedEndsBase(): number;
+  seedSuppliedCapacity(): number;
+  supplySeedLabels(): void;
   strongResultsBase(): number;
   strongCheck(): number;
   setLayoutConstants(...constants: number[]): void;
 }
 
-/** What the seed scorer answers: its results are in seedResults(), or parse_actions raises, or JavaScript must score. */
-export const SEED = { fallback: 0, done: 1, refused: 2 } as const;
+/**
+ * What the seed scorer answers: its results are in seedResults(), or parse_actions raises, or JavaScript must score,
+ * or some labels' str() is to be supplied (seedPending, supplySeedLabels) before scoring again.
+ */
+export const SEED = { fallback: 0, done: 1, refused: 2, labels: 3 } as const;
 
 /** The strong action checks' results (assembly/strong-check.ts): i32 slots, then the boxes as f64 from byte 832. */
 export const STRONG = {
@@ -106,6 +117,9 @@ export class JsonReader {
   private inexact = new Int32Array(0);
   private promptBytes = new Uint8Array(0);
   private seedOut = new Float64Array(0);
+  private pending = new Int32Array(0);
+  private supplied = new Uint8Array(0);
+  private suppliedEnds = new Int32Array(0);
   private strongInts = new Int32Array(0);
   private strongFloats = new Float64Array(0);
   private loadedPrompt: string | null = null;
@@ -130,6 +144,9 @@ export class JsonReader {
     this.inexact = new Int32Array(buffer, this.w.inexactBase(), MAX_RECORDED * FIELDS);
     this.promptBytes = new Uint8Array(buffer, this.w.promptBase(), this.w.promptCapacity());
     this.seedOut = new Float64Array(buffer, this.w.seedResultsBase(), 3);
+    this.pending = new Int32Array(buffer, this.w.seedPendingBase(), MAX_PENDING);
+    this.supplied = new Uint8Array(buffer, this.w.seedSuppliedBase(), this.w.seedSuppliedCapacity());
+    this.suppliedEnds = new Int32Array(buffer, this.w.seedSuppliedEndsBase(), MAX_PENDING);
     const strong = this.w.strongResultsBase();
     this.strongInts = new Int32Array(buffer, strong, STRONG_INTS);
     this.strongFloats = new Float64Array(buffer, strong + STRONG_BOXES_AT, 166);
@@ -260,6 +277,30 @@ export class JsonReader {
   }
   strongBoxes(): Float64Array {
     return this.strongFloats;
+  }
+
+  /** After SEED.labels: how many labels await their str(), and (seedPendingAction) the action holding each. */
+  seedPendingCount(): number {
+    return this.w.getSeedPendingCount();
+  }
+  seedPendingAction(k: number): number {
+    return this.pending[k];
+  }
+
+  /**
+   * Hands the seed scorer the str() of each pending label, in order, for its next seedScore. False when they do not
+   * fit its buffer (the caller then scores in JavaScript).
+   */
+  supplySeedLabels(labels: string[]): boolean {
+    let at = 0;
+    for (let k = 0; k < labels.length; k++) {
+      const { read, written } = this.encoder.encodeInto(labels[k], this.supplied.subarray(at));
+      if (read !== labels[k].length) return false;
+      at += written;
+      this.suppliedEnds[k] = at;
+    }
+    this.w.supplySeedLabels();
+    return true;
   }
 
   /** clean (1 or 0), layout, semantics of the last SEED.done. */

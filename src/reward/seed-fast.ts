@@ -1,7 +1,7 @@
 // env.py's validate_completion on the WebAssembly reader's records (fast-json.ts): the canvas Python builds and
 // whether any error occurred, without the error strings (the exact port in seed-python.ts words those when read).
 // Anything the records cannot settle exactly returns null, and the caller takes the exact port.
-import { FIELD, jsonReader, KIND, SCAN, type JsonReader } from './fast-json.ts';
+import { FIELD, jsonReader, KIND, SCAN, SEED, type JsonReader } from './fast-json.ts';
 import { pyJsonLoads, pyStr, type SeedCanvas } from './seed-python.ts';
 
 /** validate_completion's verdict: the canvas (null when parse_actions raised) and whether every action applied. */
@@ -15,6 +15,7 @@ const json = jsonReader as JsonReader;
 const Kind = KIND;
 const Field = FIELD;
 const Scan = SCAN;
+const Seed = SEED;
 const REFUSED: SeedCheck = { canvas: null, clean: false };
 const ALLOWED_SHAPES = new Set(['rectangle', 'ellipse', 'diamond', 'text']);
 
@@ -125,6 +126,20 @@ function respell(token: string): string {
 /** str() of a JSON list of lists, ints and plain strings, from its text; null for any other list. */
 export function plainListStr(src: string): string | null {
   return PLAIN_LIST.test(src) ? src.replace(LIST_TOKEN, respell) : null;
+}
+
+/**
+ * The WebAssembly seed scorer on the records scanSeed has just read from `text` (and the loaded prompt): labels
+ * whose str() it cannot spell (floats, lists, dicts) are spelled here (textOf) and handed to it for a second pass.
+ * Returns its verdict (SEED).
+ */
+export function seedScoreRecords(text: string): number {
+  const verdict = json.seedScore();
+  if (verdict !== Seed.labels) return verdict;
+  const labels: string[] = [];
+  const n = json.seedPendingCount();
+  for (let k = 0; k < n; k++) labels.push(textOf(text, json.seedPendingAction(k)));
+  return json.supplySeedLabels(labels) ? json.seedScore() : Seed.fallback;
 }
 
 /** validate_completion's canvas and verdict, or null when only the exact port can tell. */

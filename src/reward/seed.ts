@@ -2,13 +2,14 @@
 // Bit for bit: the same float operations in the same order, on a canvas built the way Python builds it (seed-python.ts).
 import { jsonReader, SEED, type JsonReader } from './fast-json.ts';
 import { defineRubric, type Rubric } from './rubric.ts';
-import { scanSeed, seedCanvasOfRecords } from './seed-fast.ts';
+import { scanSeed, seedCanvasOfRecords, seedScoreRecords as scoreRecords } from './seed-fast.ts';
 import { checkCompletion, pyHasNonSpace, validateCompletion, type SeedCanvas } from './seed-python.ts';
 
 // Module constants: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
 const hasNonSpace = pyHasNonSpace;
 const json = jsonReader as JsonReader;
 const Seed = SEED;
+const seedScoreRecords = scoreRecords;
 
 interface SeedContext {
   /** Parsed, and every action applied. */
@@ -106,7 +107,7 @@ function prepareSeed(prompt: string, completion: string): SeedContext {
   if (scanned === false) return { clean: false, layout: 0, semantics: 0, errors: exactErrorsLater(completion) };
   if (scanned === true) {
     if (json.seedPrompt(prompt)) {
-      const verdict = json.seedScore();
+      const verdict = seedScoreRecords(completion);
       if (verdict === Seed.done) {
         const r = json.seedResults();
         const clean = r[0] === 1;
