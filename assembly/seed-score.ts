@@ -349,14 +349,19 @@ function holdsReplacement(p: usize, n: i32): bool {
 }
 
 /**
- * A hash of an id's bytes, read 8 at a time, or -1 when the bytes do not compare like the JavaScript string they
- * came from: an escape, or U+FFFD (which a lone surrogate also becomes). A last partial word is masked: the input's
- * 16 bytes of slack cover the read.
+ * A hash of an id's bytes, or -1 when the bytes do not compare like the JavaScript string they came from: an escape,
+ * or U+FFFD (which a lone surrogate also becomes).
  */
 export function idKey(r: usize): i64 {
-  if (flagsOf(r) & FLAG_ESCAPE) return -1;
-  const p = bytesFrom(r);
-  const n = byteLength(r);
+  return flagsOf(r) & FLAG_ESCAPE ? -1 : labelHash(bytesFrom(r), byteLength(r));
+}
+
+/**
+ * A hash of the bytes [p, p + n), read 8 at a time, or -1 when they hold U+FFFD (which a lone surrogate also becomes,
+ * so that the bytes stand for more than one string). A last partial word is masked: the input and the arenas it is
+ * used on have 8 bytes or more after any such span.
+ */
+export function labelHash(p: usize, n: i32): i64 {
   let h = <u64>n;
   let high: u64 = 0;
   for (let i = 0; i < n; i += 8) {

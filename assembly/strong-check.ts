@@ -1,14 +1,15 @@
 // The strong rubric's action checks on json-scan.ts's records (used by src/reward/strong-fast.ts): create_shape and
 // connect as the action schemas (src/env/actions.ts) and the canvas judge them, in strict JSON's grammar, without a
 // JavaScript string per id. It answers the outcome counts and the canvas (per shape the action it came from, its kind
-// and box; per arrow its ends and action; the layout's geometric tallies, strong-layout.ts), from which JavaScript
-// slices only the ids and labels. What bytes cannot compare as JavaScript compares strings (a type, id or shape
-// written with escapes; an id holding U+FFFD, which may stand for a lone surrogate) or a number the scan left
-// unconverted makes it answer STRONG_FALLBACK: strong-fast.ts then runs the same checks in JavaScript on the same
-// records, which stay the definition the tests hold this to.
+// and box, and its label as an id interned across completions; per arrow its ends and action; the layout's geometric
+// tallies, strong-layout.ts), from which JavaScript slices only arrow labels and labels it has not met before. What
+// bytes cannot compare as JavaScript compares strings (a type, id or shape written with escapes; an id holding
+// U+FFFD, which may stand for a lone surrogate) or a number the scan left unconverted makes it answer
+// STRONG_FALLBACK: strong-fast.ts then runs the same checks in JavaScript on the same records, which stay the
+// definition the tests hold this to.
 import { actionCount, base, F_FROM, F_H, F_ID, F_SHAPE, F_TEXT, F_TO, F_TYPE, F_W, F_X, F_Y, FLAG_ESCAPE, FLAG_EXACT, FLOAT, INT, STRING } from './json-scan';
 import { layoutGeometry } from './strong-layout';
-import { byteLength, bytesEqual, bytesFrom, bytesIs, flagsOf, idKey, kindOf, rec } from './seed-score';
+import { byteLength, bytesEqual, bytesFrom, bytesIs, flagsOf, idKey, kindOf, labelHash, rec } from './seed-score';
 
 export const STRONG_FALLBACK: i32 = 0;
 export const STRONG_DONE: i32 = 1;
@@ -18,8 +19,9 @@ const MAX_SIDE: f64 = 1000;
 
 // Results, one block that strong-fast.ts views as i32 and f64: the counts (actions, schema errors, applied, shapes,
 // arrows; 8 slots), then per shape its action and kind index (SHAPE_KINDS order), per arrow its ends and action,
-// then the boxes as four f64 arrays (x, y, w, h), then the layout's geometric tallies (strong-layout.ts, 6 f64).
-const results = memory.data(32 + 5 * MAX_SHAPES * 4 + 4 * MAX_SHAPES * 8 + 6 * 8, 16);
+// then the boxes as four f64 arrays (x, y, w, h), then the layout's geometric tallies (strong-layout.ts, 6 f64), then
+// each shape's interned label (see internLabel). Counts slot 5 holds the intern table's epoch.
+const results = memory.data(32 + 5 * MAX_SHAPES * 4 + 4 * MAX_SHAPES * 8 + 6 * 8 + MAX_SHAPES * 4, 16);
 const counts = results;
 const shapeAction = results + 32;
 const shapeKind = shapeAction + MAX_SHAPES * 4;
@@ -31,6 +33,61 @@ const boxY = boxX + MAX_SHAPES * 8;
 const boxW = boxY + MAX_SHAPES * 8;
 const boxH = boxW + MAX_SHAPES * 8;
 const geometry = boxH + MAX_SHAPES * 8;
+const shapeLabel = geometry + 6 * 8;
+
+// Labels interned across completions (a GRPO group, and training, repeat them): each distinct label's bytes get an
+// id, so that JavaScript slices and normalises it once. The table starts over (a new epoch) when nearly full.
+const INTERN_SLOTS: i32 = 4096;
+const INTERN_MAX: i32 = INTERN_SLOTS / 2;
+const ARENA_BYTES: i32 = 1 << 16;
+const internTable = memory.data(INTERN_SLOTS * 20, 16); // epoch, arena offset, length, hash, id
+const arena = memory.data(ARENA_BYTES, 16);
+let internEpoch: i32 = 1;
+let internCount: i32 = 0;
+let arenaUsed: i32 = 0;
+/** A label with no text field. */
+export const LABEL_ABSENT: i32 = -2;
+/**
+ * A label that bytes cannot stand for (U+FFFD, which a lone surrogate also becomes), or that does not fit what is
+ * left of the arena: JavaScript slices it.
+ */
+export const LABEL_UNINTERNED: i32 = -1;
+
+/** Before a completion: a new epoch when its labels might not fit. */
+function startInterning(): void {
+  if (internCount > INTERN_MAX - MAX_SHAPES || arenaUsed > ARENA_BYTES / 2) {
+    internEpoch++;
+    internCount = 0;
+    arenaUsed = 0;
+  }
+}
+
+/**
+ * The id of a string label's bytes (escapes included: the same bytes decode to the same string), or
+ * LABEL_UNINTERNED.
+ */
+function internLabel(r: usize): i32 {
+  const p = bytesFrom(r);
+  const n = byteLength(r);
+  const h = labelHash(p, n);
+  // The table starts over only between completions (startInterning), so that one completion's ids share an epoch.
+  if (h < 0 || arenaUsed + n > ARENA_BYTES) return LABEL_UNINTERNED;
+  let slot = <i32>(<u32>h & <u32>(INTERN_SLOTS - 1));
+  let e = internTable + <usize>(slot * 20);
+  while (load<i32>(e) == internEpoch) {
+    if (load<i32>(e, 8) == n && load<u32>(e, 12) == <u32>h && bytesEqual(arena + <usize>load<i32>(e, 4), p, n)) return load<i32>(e, 16);
+    slot = (slot + 1) & (INTERN_SLOTS - 1);
+    e = internTable + <usize>(slot * 20);
+  }
+  memory.copy(arena + <usize>arenaUsed, p, n);
+  store<i32>(e, internEpoch);
+  store<i32>(e, arenaUsed, 4);
+  store<i32>(e, n, 8);
+  store<u32>(e, <u32>h, 12);
+  store<i32>(e, internCount, 16);
+  arenaUsed += n;
+  return internCount++;
+}
 const idStart = memory.data(MAX_SHAPES * 4);
 const idLength = memory.data(MAX_SHAPES * 4);
 const idHash = memory.data(MAX_SHAPES * 4);
@@ -82,6 +139,7 @@ function shapeIndex(shapes: i32, p: usize, n: i32, h: u32): i32 {
  */
 export function strongCheck(): i32 {
   const n = actionCount;
+  startInterning();
   numberOk = true;
   let schemaErrors = 0;
   let applied = 0;
@@ -132,6 +190,7 @@ export function strongCheck(): i32 {
       store<u32>(idHash + o, hash);
       store<i32>(shapeAction + o, i);
       store<i32>(shapeKind + o, kind);
+      store<i32>(shapeLabel + o, tk == STRING ? internLabel(text) : LABEL_ABSENT);
       store<f64>(boxX + b, x);
       store<f64>(boxY + b, y);
       store<f64>(boxW + b, w);
@@ -171,6 +230,7 @@ export function strongCheck(): i32 {
   store<i32>(counts, applied, 8);
   store<i32>(counts, shapes, 12);
   store<i32>(counts, arrows, 16);
+  store<i32>(counts, internEpoch, 20);
   layoutGeometry(shapes, arrows, boxX, boxY, boxW, boxH, arrowFrom, arrowTo, geometry);
   return STRONG_DONE;
 }

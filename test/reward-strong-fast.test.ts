@@ -176,7 +176,7 @@ describe('strong fast path: the layout geometry tallied in WebAssembly', () => {
       const c = executeCountsFast(doc(...shapes, ...arrows));
       if (!c?.canvas?.tallied) continue;
       tallied++;
-      const fromGeometry = layoutScoreFromGeometry(c.canvas.geometry, 0, c.canvas);
+      const fromGeometry = layoutScoreFromGeometry(c.canvas.geometry, 0, c.canvas, c.canvas.measures);
       expect({ t, score: fromGeometry }).toEqual({ t, score: layoutScore(c.canvas) });
       expect(Object.is(fromGeometry, layoutScore(c.canvas))).toBe(true);
     }
@@ -265,6 +265,32 @@ describe('strong fast path: the rubric\'s values equal the full analysis', () =>
     }
     inputs.push({ prompt: 'hello there', completion: doc(shape('a', 'x'), shape('b', '', 300), connect('a', 'b')) });
     expect(agree(inputs)).toBe(inputs.length);
+  });
+
+  it('with labels interned across completions: thousands of distinct ones, huge ones, escapes, U+FFFD and lone surrogates', () => {
+    const rng = mulberry32(71);
+    const words = ['Auth', 'Service', 'Database', 'Cache', 'Queue', 'API', 'Gateway', 'Worker', 'Store', 'Index'];
+    const lone = String.fromCharCode(0xd800);
+    const special = [`Cache${lone}`, 'Cache\uFFFD', 'Cache\ud800', '\u0041uth Service', 'Auth Service', '', ' ', 'Database\nCache'];
+    const label = () => {
+      const r = rng();
+      if (r < 0.1) return special[Math.floor(rng() * special.length)];
+      if (r < 0.12) return `${words[Math.floor(rng() * 10)]} ${'x'.repeat(20000 + Math.floor(rng() * 20000))}`;
+      // Thousands of distinct labels, so that the intern table starts over several times.
+      return `${words[Math.floor(rng() * 10)]} ${words[Math.floor(rng() * 10)]} ${Math.floor(rng() * 3000)}`;
+    };
+    const inputs: ScoreInput[] = [];
+    for (let t = 0; t < 2500; t++) {
+      const n = 1 + Math.floor(rng() * 6);
+      // Labels written raw, as the doc helper's JSON.stringify would escape the escapes themselves.
+      const actions = Array.from({ length: n }, (_, i) =>
+        `{"type": "create_shape", "id": "s${i}", "shape": "rectangle", "x": ${i * 200}, "y": 0, "w": 120, "h": 60, "text": "${label()}"}`);
+      for (let k = 1; k < n; k++) actions.push(connect(`s${k - 1}`, `s${k}`));
+      const entities = [...new Set(Array.from({ length: 1 + Math.floor(rng() * 4) }, () => `${words[Math.floor(rng() * 10)]} ${words[Math.floor(rng() * 10)]}`))];
+      const spec: DiagramSpec = { entities, edges: entities.slice(1).map((e, i) => [entities[i], e] as [string, string]) };
+      inputs.push({ prompt: `Draw ${entities.join(', ')}`, completion: doc(...actions), spec });
+    }
+    expect(agree(inputs)).toBeGreaterThan(0.95 * inputs.length);
   });
 
   it('on random edits of valid completions', () => {

@@ -72,7 +72,7 @@ interface Exports {
  */
 export const SEED = { fallback: 0, done: 1, refused: 2, labels: 3 } as const;
 
-/** The strong action checks' results (assembly/strong-check.ts): i32 slots, then the boxes as f64 from byte 832. */
+/** The strong action checks' results (assembly/strong-check.ts): i32 slots, the boxes as f64 from byte 832. */
 export const STRONG = {
   /** i32 indexes: the counts, then per shape and per arrow arrays of MAX_ACTIONS (40) slots. */
   actions: 0,
@@ -80,11 +80,17 @@ export const STRONG = {
   applied: 2,
   shapes: 3,
   arrows: 4,
+  /** Changes when the label intern table starts over: ids of an earlier epoch name nothing. */
+  internEpoch: 5,
   shapeAction: 8,
   shapeKind: 48,
   arrowFrom: 88,
   arrowTo: 128,
   arrowAction: 168,
+  /** Each shape's label: an intern id (>= 0), labelAbsent or labelUninterned. */
+  shapeLabel: 540,
+  labelAbsent: -2,
+  labelUninterned: -1,
   /** f64 indexes into strongBoxes(): x, y, w, h arrays, then the layout's 6 geometric tallies (strong-layout.ts). */
   x: 0,
   y: 40,
@@ -92,8 +98,8 @@ export const STRONG = {
   h: 120,
   geometry: 160,
 } as const;
-const STRONG_INTS = 208;
-const STRONG_BOXES_AT = 4 * STRONG_INTS;
+const STRONG_INTS = 580;
+const STRONG_BOXES_AT = 832;
 
 const WASM_URL = new URL('../../assembly/build/reward.wasm', import.meta.url);
 

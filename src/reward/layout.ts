@@ -103,7 +103,7 @@ const USABLE: Record<string, number> = { rectangle: 1, text: 1, ellipse: 0.75, d
  * The reward wraps exactly as the renderer's wrapText does, but sums these advances instead of measuring each
  * candidate line again; the sums run left to right over the same characters, so every width is the same float.
  */
-interface MeasuredLabel {
+export interface MeasuredLabel {
   /** [paragraph][word][character] advance in em. */
   paragraphs: Float64Array[][];
 }
@@ -113,7 +113,7 @@ const SPACE_EM = textWidth(' ', 1);
 const measured = new Map<string, MeasuredLabel>();
 const MEASURED_LIMIT = 20_000;
 
-function measureLabel(text: string): MeasuredLabel {
+export function measureLabel(text: string): MeasuredLabel {
   const hit = measured.get(text);
   if (hit) return hit;
   // wrapText's own splits: paragraphs at line breaks, words at runs of whitespace.
@@ -134,8 +134,11 @@ export function textOverflow(box: Box): number {
 
 /** textOverflow of a label `text` in a shape of kind `shape`, `w` by `h`. */
 function labelOverflow(text: string, shape: string, w: number, h: number): number {
-  if (text === '') return 0;
-  const label = measureLabel(text);
+  return text === '' ? 0 : measuredOverflow(measureLabel(text), shape, w, h);
+}
+
+/** labelOverflow of a label measured already (measureLabel('') also gives 0). */
+function measuredOverflow(label: MeasuredLabel, shape: string, w: number, h: number): number {
   if (label.paragraphs.length === 1 && label.paragraphs[0].length === 0) return 0;
   const f = USABLE[shape] ?? 1;
   const pad = shape === 'text' ? 0 : LABEL_PADDING;
@@ -395,15 +398,16 @@ export function layoutScore(g: LayoutArrays): number {
 
 /**
  * layoutScore from the geometric tallies assembly/strong-layout.ts computed for these arrays (geometry[at..at+6):
- * overlap and crowding penalties; off-canvas, sliver, through-shape and crossing counts): the label overflow is
- * added here, and the penalties summed in tallyLayout's order, to the same score.
+ * overlap and crowding penalties; off-canvas, sliver, through-shape and crossing counts) and the labels measured
+ * (measureLabel of each box's text): the label overflow is added here, and the penalties summed in tallyLayout's
+ * order, to the same score.
  */
-export function layoutScoreFromGeometry(geometry: Float64Array, at: number, g: LayoutArrays): number {
+export function layoutScoreFromGeometry(geometry: Float64Array, at: number, g: LayoutArrays, measures: readonly MeasuredLabel[]): number {
   const n = g.count;
   if (n === 0) return 0;
   let overflow = 0;
   for (let i = 0; i < n; i++) {
-    const over = labelOverflow(g.text[i], g.shape[i], g.w[i], g.h[i]);
+    const over = measuredOverflow(measures[i], g.shape[i], g.w[i], g.h[i]);
     if (over > OVERFLOW_TOLERANCE) overflow += OVERFLOW_BASE + OVERFLOW_DEPTH * over;
   }
   let total = 0;

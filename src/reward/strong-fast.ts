@@ -5,7 +5,8 @@
 import { DEFAULT_MAX_ACTIONS, MAX_SIDE, SHAPE_KINDS } from '../env/actions.ts';
 import { DEFAULT_MAX_INPUT_CHARS, fencedRange as fenced, type JsonSource } from '../env/parse.ts';
 import { FIELD, jsonReader, KIND, SCAN, STRONG, type JsonReader } from './fast-json.ts';
-import { layoutArrays, type LayoutArrays } from './layout.ts';
+import { normalizeLabel as normalize, type NormalizedLabel } from './labels.ts';
+import { layoutArrays, measureLabel as measure, type LayoutArrays, type MeasuredLabel } from './layout.ts';
 
 /**
  * The canvas of a single-turn answer as arrays: shapes in creation order (ids, kinds, boxes, labels), arrows as shape
@@ -19,6 +20,9 @@ export interface StrongCanvas extends LayoutArrays {
   idStart: Int32Array;
   idEnd: Int32Array;
   arrowText: string[];
+  /** Each shape's label normalised (normalizeLabel) and measured (measureLabel). */
+  norm: NormalizedLabel[];
+  measures: MeasuredLabel[];
   /** The layout's geometric tallies from assembly/strong-layout.ts (layoutScoreFromGeometry), when `tallied`. */
   geometry: Float64Array;
   tallied: boolean;
@@ -50,11 +54,15 @@ const MAX_INPUT_CHARS = DEFAULT_MAX_INPUT_CHARS;
 const fencedRange = fenced;
 const SIDE = MAX_SIDE;
 const KINDS: readonly string[] = SHAPE_KINDS;
+const normalizeLabel = normalize;
+const measureLabel = measure;
 const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [],
   idText: null,
   idStart: new Int32Array(MAX_ACTIONS),
   idEnd: new Int32Array(MAX_ACTIONS),
   arrowText: [],
+  norm: [],
+  measures: [],
   geometry: new Float64Array(6),
   tallied: false,
 };
@@ -153,6 +161,8 @@ function createShape(text: string, i: number): number {
   canvas.w[s] = w;
   canvas.h[s] = h;
   canvas.text[s] = label;
+  canvas.norm[s] = normalizeLabel(label);
+  canvas.measures[s] = measureLabel(label);
   return APPLIED;
 }
 
@@ -228,6 +238,33 @@ function done(found: JsonSource, n: number, schemaErrors: number, applied: numbe
   return counts;
 }
 
+// The interned labels of the current epoch, by id: the text, normalised and measured, made when first met.
+let internEpoch = -1;
+const internText: string[] = [];
+const internNorm: NormalizedLabel[] = [];
+const internMeasures: MeasuredLabel[] = [];
+
+/** Shape s's label from its intern id (STRONG.shapeLabel), into the canvas. */
+function shapeLabel(text: string, s: number, i: number, id: number): void {
+  if (id < 0) {
+    const label = id === Strong.labelAbsent ? '' : json.fieldString(text, i, Field.text);
+    canvas.text[s] = label;
+    canvas.norm[s] = normalizeLabel(label);
+    canvas.measures[s] = measureLabel(label);
+    return;
+  }
+  let label = internText[id];
+  if (label === undefined) {
+    label = json.fieldString(text, i, Field.text);
+    internText[id] = label;
+    internNorm[id] = normalizeLabel(label);
+    internMeasures[id] = measureLabel(label);
+  }
+  canvas.text[s] = label;
+  canvas.norm[s] = internNorm[id];
+  canvas.measures[s] = internMeasures[id];
+}
+
 /** A label field as labelOf reads it, once the checks have accepted it (absent or a string). */
 function acceptedLabel(text: string, i: number): string {
   return json.fieldKind(i, Field.text) === Kind.string ? json.fieldString(text, i, Field.text) : '';
@@ -239,6 +276,12 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
   const f = json.strongBoxes();
   const shapes = r[Strong.shapes];
   const arrows = r[Strong.arrows];
+  if (r[Strong.internEpoch] !== internEpoch) {
+    internEpoch = r[Strong.internEpoch];
+    internText.length = 0;
+    internNorm.length = 0;
+    internMeasures.length = 0;
+  }
   for (let s = 0; s < shapes; s++) {
     const i = r[Strong.shapeAction + s];
     canvas.idStart[s] = json.fieldStart(i, Field.id);
@@ -248,7 +291,7 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
     canvas.y[s] = f[Strong.y + s];
     canvas.w[s] = f[Strong.w + s];
     canvas.h[s] = f[Strong.h + s];
-    canvas.text[s] = acceptedLabel(text, i);
+    shapeLabel(text, s, i, r[Strong.shapeLabel + s]);
   }
   for (let k = 0; k < arrows; k++) {
     canvas.from[k] = r[Strong.arrowFrom + k];

@@ -113,7 +113,7 @@ function matchShapes(plan: SpecPlan, c: StrongCanvas): void {
   taken.fill(0, 0, m);
   let contested = false;
   for (let j = 0; j < m; j++) {
-    const label = normalizeLabel(c.text[j]);
+    const label = c.norm[j];
     for (let i = 0; i < n; i++) weights[i * m + j] = labelMatch(plan.entities[i], label);
   }
   for (let i = 0; i < n && !contested; i++) {
@@ -263,5 +263,5 @@ export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', 
   const plan = planOf(spec);
   out[0] = entitiesValue(plan, c);
   out[1] = edgesValue(plan, specSource, c);
-  out[2] = c.tallied ? layoutScoreFromGeometry(c.geometry, 0, c) : layoutScore(c);
+  out[2] = c.tallied ? layoutScoreFromGeometry(c.geometry, 0, c, c.measures) : layoutScore(c);
 }
