@@ -6,9 +6,13 @@
 // the loss first falls below 0.5 nats, if it does. Spans of one fixed length (`--fixed`) can be copied from a fixed
 // distance back, which needs no induction: the comparison shows which of the two the budget allows.
 //   npx tsx bench/copy.ts [--steps 800] [--span 24] [--pieces 2000] [--filler 24] [--lrs 1e-3,3e-3] [--fixed]
-//                         [--layers 4] [--heads 4] [--rows 16]
+//                         [--layers 4] [--heads 4] [--rows 16] [--every N] [--init gpt2|sinusoidal|induction]
+//                         [--wpe-scale 0.028] [--gains '{"match":10,"copyWrite":0.3}']
+// --init induction plants the copying circuit of src/model/induction-init.ts (--gains overrides its gains), sinusoidal
+// only initialises the positions as sinusoids; --every N prints the loss every N steps.
 import { parseArgs } from 'node:util';
 import { GPT, presetConfig } from '../src/model/gpt.ts';
+import { plantInductionCircuit } from '../src/model/induction-init.ts';
 import { rng } from '../src/random.ts';
 
 const { values } = parseArgs({
@@ -24,14 +28,16 @@ const { values } = parseArgs({
     heads: { type: 'string' },
     rows: { type: 'string', default: '16' },
     every: { type: 'string', default: '0' },
-    wpe: { type: 'string', default: 'normal' },
-    'wpe-scale': { type: 'string', default: '1' },
+    init: { type: 'string', default: 'gpt2' },
+    'wpe-scale': { type: 'string', default: '0.028' },
+    gains: { type: 'string' },
   },
 });
 const steps = Number(values.steps), L = Number(values.span), P = Number(values.pieces), F = Number(values.filler);
 const VOCAB = 2048, FIRST = 8, ROWS = Number(values.rows), T = 2 * L + 2 + F;
 if (P > VOCAB - FIRST) throw new Error(`--pieces must be at most ${VOCAB - FIRST}`);
 if (!(L >= 8)) throw new Error('--span must be at least 8');
+if (!['gpt2', 'sinusoidal', 'induction'].includes(values.init)) throw new Error(`--init must be gpt2, sinusoidal or induction, got ${values.init}`);
 
 function batch(r: ReturnType<typeof rng>) {
   const tokens = new Int32Array(ROWS * T);
@@ -52,13 +58,18 @@ async function run(lr: number): Promise<{ formedAt: number | undefined; finalLos
   const shape = { ...presetConfig('default', VOCAB), nCtx: Math.max(64, Math.ceil(T / 64) * 64) };
   if (values.layers) shape.nLayer = Number(values.layers);
   if (values.heads) shape.nHead = Number(values.heads);
-  const model = await GPT.create(shape, { seed: 1, threads: Number(values.threads), init: values.wpe === 'induction' ? 'induction' : 'gpt2' });
-  if (values.wpe === 'sinusoidal') {
+  const model = await GPT.create(shape, { seed: 1, threads: Number(values.threads) });
+  if (values.init === 'induction') plantInductionCircuit(model, { seed: 1, gains: values.gains ? JSON.parse(values.gains) : undefined });
+  if (values.init === 'sinusoidal') {
+    // Positions alone as sinusoids (the transformer paper's), scaled to about GPT-2's init std.
     const wpe = model.parameters().find((t) => t.name === 'transformer.wpe.weight')!;
     const C = shape.nEmbd, s = Number(values['wpe-scale']);
-    for (let p = 0; p < shape.nCtx; p++) for (let i = 0; i < C / 2; i++) {
-      const a = p / Math.pow(10000, (2 * i) / C);
-      wpe.data[p * C + 2 * i] = s * Math.sin(a); wpe.data[p * C + 2 * i + 1] = s * Math.cos(a);
+    for (let p = 0; p < shape.nCtx; p++) {
+      for (let i = 0; i < C / 2; i++) {
+        const a = p / Math.pow(10000, (2 * i) / C);
+        wpe.data[p * C + 2 * i] = s * Math.sin(a);
+        wpe.data[p * C + 2 * i + 1] = s * Math.cos(a);
+      }
     }
   }
   const r = rng(7);
@@ -86,7 +97,7 @@ async function run(lr: number): Promise<{ formedAt: number | undefined; finalLos
   return { formedAt, finalLoss: loss, seconds: (performance.now() - t0) / 1000 };
 }
 
-console.log(`copy task: ${values.fixed ? `spans of ${L}` : `spans of 8 to ${L}`} of ${P} distinct tokens, filler up to ${F}, ${ROWS} rows x ${T} tokens, ${steps} steps, ${values.layers ?? 4} layers, ${values.heads ?? 4} heads, d 128`);
+console.log(`copy task: ${values.fixed ? `spans of ${L}` : `spans of 8 to ${L}`} of ${P} distinct tokens, filler up to ${F}, ${ROWS} rows x ${T} tokens, ${steps} steps, ${values.layers ?? 4} layers, ${values.heads ?? 4} heads, d 128, init ${values.init}`);
 console.log(`chance loss ln(${P}) = ${Math.log(P).toFixed(2)} nats\n`);
 console.log('learning rate | copies from step | final loss | seconds');
 for (const lr of values.lrs.split(',').map(Number)) {
