@@ -23,11 +23,11 @@ export interface GPTConfig {
 
 export type PresetName = 'tiny' | 'default' | 'large';
 
-/** tiny: trains in seconds (tests); default: about 1M parameters, context 512; large: about 5M. vocabSize is the tokenizer's. */
 /** How a new model's weights start: GPT-2's random init, or that plus a planted induction circuit. */
 export type ModelInit = 'gpt2' | 'induction';
 export const MODEL_INITS: readonly ModelInit[] = ['gpt2', 'induction'];
 
+/** tiny: trains in seconds (tests); default: about 1M parameters, context 512; large: about 5M. vocabSize is the tokenizer's. */
 export function presetConfig(name: PresetName, vocabSize: number): GPTConfig {
   switch (name) {
     case 'tiny': return { vocabSize, nCtx: 128, nEmbd: 32, nLayer: 2, nHead: 2 };
