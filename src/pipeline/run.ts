@@ -66,7 +66,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     syntheticNames: 1,
     heldoutTasks: 400,
     teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
-    // Longer SFT memorises the training vocabulary rather than learning to copy (docs/sft.md): the extra time goes to GRPO.
+    // Longer SFT fits the training phrasings and does worse on unseen ones (docs/sft.md): the extra time goes to GRPO.
     sft: { preset: 'default' },
     grpo: { max_steps: 150 },
     eval: { temperature: 0.7, maxTokens: 512 },
