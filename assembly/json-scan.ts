@@ -135,17 +135,19 @@ export function getInexactCount(): i32 {
   return pos < end ? <i32>load<u8>(pos) : -1;
 }
 
-/** Whitespace at pos: JSON's four characters; runs (indentation) are skipped 16 bytes at a time. */
-@inline function skipWs(): void {
-  let p = pos;
-  if (p >= end || load<u8>(p) > 0x20) return;
+/**
+ * Whitespace at p (input ends at e): JSON's four characters; runs (indentation) are skipped 16 bytes at a time.
+ * Returns the position after it. The hot loops keep their position in a local and pass it here: a WebAssembly global
+ * is a memory access on every use, a local can stay in a register.
+ */
+@inline function skipWsAt(p: usize, e: usize): usize {
+  if (p >= e || load<u8>(p) > 0x20) return p;
   // One space, as after a compact answer's colons and commas, needs no block.
-  if (p + 1 < end && load<u8>(p + 1) > 0x20) {
+  if (p + 1 < e && load<u8>(p + 1) > 0x20) {
     const c = load<u8>(p);
-    if (c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09) pos = p + 1;
-    return;
+    return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09 ? p + 1 : p;
   }
-  while (p < end) {
+  while (p < e) {
     const v = v128.load(p);
     const ws = v128.or(
       v128.or(i8x16.eq(v, i8x16.splat(0x20)), i8x16.eq(v, i8x16.splat(0x0a))),
@@ -158,7 +160,11 @@ export function getInexactCount(): i32 {
     }
     p += 16;
   }
-  pos = p < end ? p : end;
+  return p < e ? p : e;
+}
+
+@inline function skipWs(): void {
+  pos = skipWsAt(pos, end);
 }
 
 @inline function isDigit(c: i32): bool {
@@ -170,12 +176,12 @@ export function getInexactCount(): i32 {
 }
 
 /**
- * A string whose opening quote is at pos; leaves pos after the closing quote. Plain ASCII runs are skipped 16 bytes
+ * A string whose opening quote is at q; returns the position after the closing quote. Plain ASCII runs are skipped 16 bytes
  * at a time: a block stops at a quote, a backslash, a control character or a byte of a longer character. The input
  * has 16 bytes of slack past its end (fast-json.ts), so a block may read beyond `end`; nothing there is used.
  */
-function scanString(): void {
-  let p = pos + 1;
+function scanStringAt(q: usize): usize {
+  let p = q + 1;
   let a = adj;
   tokStart = <i32>(p - base) + a;
   tokByteStart = <i32>(p - base);
@@ -202,8 +208,7 @@ function scanString(): void {
       tokByteEnd = <i32>(p - base);
       tokFlags = flags;
       adj = a;
-      pos = p + 1;
-      return;
+      return p + 1;
     }
     if (c == 0x5c) {
       flags = FLAG_ESCAPE;
@@ -226,8 +231,12 @@ function scanString(): void {
     p++;
   }
   adj = a;
-  pos = p < end ? p : end;
   status = INVALID;
+  return p < end ? p : end;
+}
+
+@inline function scanString(): void {
+  pos = scanStringAt(pos);
 }
 
 @inline function matchWord(word: u64, len: i32): bool {
@@ -242,13 +251,14 @@ function scanString(): void {
 /** A number at pos (after an optional '-'), Python's and JSON's grammar: sets tokNumber and returns INT or FLOAT. */
 function scanNumber(): i32 {
   const start = pos;
-  let p = pos;
+  const e = end;
+  let p = start;
   let negative = false;
   if (load<u8>(p) == 0x2d) {
     negative = true;
     p++;
   }
-  let c = p < end ? <i32>load<u8>(p) : -1;
+  let c = p < e ? <i32>load<u8>(p) : -1;
   let mantissa: u64 = 0;
   let digits = 0;
   let intDigits = 0;
@@ -256,7 +266,7 @@ function scanNumber(): i32 {
     p++;
     intDigits = 1;
   } else if (c >= 0x31 && c <= 0x39) {
-    while (p < end) {
+    while (p < e) {
       const d = <u32>load<u8>(p) - 0x30;
       if (d >= 10) break;
       if (digits < 19) mantissa = mantissa * 10 + <u64>d;
@@ -269,13 +279,12 @@ function scanNumber(): i32 {
     status = INVALID;
     return 0;
   }
-  pos = p;
   let kind = INT;
   let fracDigits = 0;
-  if (peek() == 0x2e && pos + 1 < end && isDigit(load<u8>(pos + 1))) {
+  if (p + 1 < e && load<u8>(p) == 0x2e && isDigit(load<u8>(p + 1))) {
     kind = FLOAT;
-    p = pos + 1;
-    while (p < end) {
+    p++;
+    while (p < e) {
       const d = <u32>load<u8>(p) - 0x30;
       if (d >= 10) break;
       if (digits < 19) {
@@ -285,32 +294,32 @@ function scanNumber(): i32 {
       if (mantissa != 0) digits++;
       p++;
     }
-    pos = p;
   }
   let exp = 0;
   let expOk = true;
-  c = peek();
+  c = p < e ? <i32>load<u8>(p) : -1;
   if (c == 0x65 || c == 0x45) {
-    let q = pos + 1;
+    let q = p + 1;
     let expNegative = false;
-    if (q < end && (load<u8>(q) == 0x2b || load<u8>(q) == 0x2d)) {
+    if (q < e && (load<u8>(q) == 0x2b || load<u8>(q) == 0x2d)) {
       expNegative = load<u8>(q) == 0x2d;
       q++;
     }
     const from = q;
-    while (q < end && isDigit(load<u8>(q))) {
+    while (q < e && isDigit(load<u8>(q))) {
       if (exp < 100000) exp = exp * 10 + <i32>(load<u8>(q) - 0x30);
       q++;
     }
     if (q > from) {
       kind = FLOAT;
-      pos = q;
+      p = q;
       if (exp >= 100000) expOk = false;
       if (expNegative) exp = -exp;
     }
   }
   if (kind == INT && intDigits > MAX_INT_DIGITS && python) status = PY_LIMIT;
-  token(start, pos, u16At(start));
+  pos = p;
+  token(start, p, u16At(start));
   // Exact when the digits fit in 53 bits and the power of ten is exact: one correctly rounded multiply or divide.
   const e10 = exp - fracDigits;
   if (digits <= 15 && expOk && e10 >= -22 && e10 <= 22) {
@@ -438,63 +447,55 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
     status = python ? PY_LIMIT : UNUSUAL;
     return 0;
   }
+  const e = end;
   const open = pos;
-  pos++;
-  skipWs();
-  if (peek() == 0x7d) {
-    pos++;
+  let p = skipWsAt(open + 1, e);
+  if (p < e && load<u8>(p) == 0x7d) {
+    pos = p + 1;
     depth--;
-    token(open, pos, u16At(open));
+    token(open, p + 1, u16At(open));
     tokFlags = 0;
     return OBJECT;
   }
   const openU16 = u16At(open);
   for (;;) {
-    if (peek() != 0x22) {
-      status = INVALID;
-      return 0;
-    }
-    const keyBytes = pos + 1;
+    if (p >= e || load<u8>(p) != 0x22) return fail(p, INVALID);
+    const keyBytes = p + 1;
     let known = role == 2 ? knownField(keyBytes) : -1;
     let keyLen: usize = 0;
     let keyEscaped = false;
-    if (known >= 0 && keyBytes + <usize>load<u8>(FIELD_KEY_LENGTH + <usize>known) < end) {
+    if (known >= 0 && keyBytes + <usize>load<u8>(FIELD_KEY_LENGTH + <usize>known) < e) {
       keyLen = <usize>load<u8>(FIELD_KEY_LENGTH + <usize>known);
-      pos = keyBytes + keyLen + 1;
+      p = keyBytes + keyLen + 1;
     } else {
       known = -1;
-      scanString();
-      if (status != OK) return 0;
-      keyLen = pos - 1 - keyBytes;
+      p = scanStringAt(p);
+      if (status != OK) return fail(p, status);
+      keyLen = p - 1 - keyBytes;
       keyEscaped = (tokFlags & FLAG_ESCAPE) != 0;
     }
-    skipWs();
-    if (peek() != 0x3a) {
-      status = INVALID;
-      return 0;
-    }
-    pos++;
-    skipWs();
-    if (role != 0 && keyEscaped) {
-      status = UNUSUAL;
-      return 0;
-    }
+    p = skipWsAt(p, e);
+    if (p >= e || load<u8>(p) != 0x3a) return fail(p, INVALID);
+    p = skipWsAt(p + 1, e);
+    if (role != 0 && keyEscaped) return fail(p, UNUSUAL);
     if (role == 1 && keyLen == 7 && load<u32>(keyBytes) == 0x69746361 && load<u16>(keyBytes + 4) == 0x6e6f && load<u8>(keyBytes + 6) == 0x73) {
-      actionsKind = peek() == 0x5b ? scanArray(1) : scanValue();
+      pos = p;
+      actionsKind = p < e && load<u8>(p) == 0x5b ? scanArray(1) : scanValue();
+      p = pos;
     } else if (role == 2) {
       const f = known >= 0 ? known : fieldOf(keyBytes, keyLen);
       // The usual values, a string or a number, without scanValue's dispatch.
-      const v = peek();
+      const v = p < e ? <i32>load<u8>(p) : -1;
       let kind = 0;
       if (v == 0x22) {
-        scanString();
+        p = scanStringAt(p);
         kind = STRING;
-      } else if (isDigit(v)) {
-        kind = scanNumber();
       } else {
-        kind = scanValue();
+        pos = p;
+        kind = isDigit(v) ? scanNumber() : scanValue();
+        p = pos;
       }
-      if (status != OK) return 0;
+      if (status != OK) return fail(p, status);
       if (f >= 0) {
         const r = records + <usize>((slot * FIELDS + f) * REC_BYTES);
         store<i32>(r, kind);
@@ -506,32 +507,28 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
         store<f64>(r, tokNumber, 24);
         if ((kind == INT || kind == FLOAT) && !(tokFlags & FLAG_EXACT)) {
           // Only duplicate keys can fill the list: such a document is left to the exact path.
-          if (inexactCount == MAX_RECORDED * FIELDS) status = UNUSUAL;
-          else {
-            store<i32>(inexact + (<usize>inexactCount << 2), slot * FIELDS + f);
-            inexactCount++;
-          }
+          if (inexactCount == MAX_RECORDED * FIELDS) return fail(p, UNUSUAL);
+          store<i32>(inexact + (<usize>inexactCount << 2), slot * FIELDS + f);
+          inexactCount++;
         }
       }
     } else {
+      pos = p;
       scanValue();
+      p = pos;
     }
-    if (status != OK) return 0;
-    skipWs();
-    const c = peek();
+    if (status != OK) return fail(p, status);
+    p = skipWsAt(p, e);
+    const c = p < e ? <i32>load<u8>(p) : -1;
     if (c == 0x7d) {
-      pos++;
+      pos = p + 1;
       depth--;
-      token(open, pos, openU16);
+      token(open, p + 1, openU16);
       tokFlags = 0;
       return OBJECT;
     }
-    if (c != 0x2c) {
-      status = INVALID;
-      return 0;
-    }
-    pos++;
-    skipWs();
+    if (c != 0x2c) return fail(p, INVALID);
+    p = skipWsAt(p + 1, e);
   }
   return 0;
 }
@@ -542,47 +539,52 @@ function scanArray(role: i32): i32 {
     status = python ? PY_LIMIT : UNUSUAL;
     return 0;
   }
+  const e = end;
   const open = pos;
-  pos++;
-  skipWs();
+  let p = skipWsAt(open + 1, e);
   let n = 0;
   if (role == 1) actionCount = 0;
-  if (peek() == 0x5d) {
-    pos++;
+  if (p < e && load<u8>(p) == 0x5d) {
+    pos = p + 1;
     depth--;
-    token(open, pos, u16At(open));
+    token(open, p + 1, u16At(open));
     tokFlags = 0;
     return ARRAY;
   }
   const openU16 = u16At(open);
   for (;;) {
+    pos = p;
     if (role == 1 && n < MAX_RECORDED) {
       const r = records + <usize>(n * FIELDS * REC_BYTES);
       for (let f = 0; f < FIELDS; f++) store<i32>(r + <usize>(f * REC_BYTES), 0);
-      const kind = peek() == 0x7b ? scanObject(2, n) : scanValue();
+      const kind = p < e && load<u8>(p) == 0x7b ? scanObject(2, n) : scanValue();
       store<i32>(elementKinds + (<usize>n << 2), kind);
     } else {
       scanValue();
     }
+    p = pos;
     if (status != OK) return 0;
     n++;
-    skipWs();
-    const c = peek();
+    p = skipWsAt(p, e);
+    const c = p < e ? <i32>load<u8>(p) : -1;
     if (c == 0x5d) {
-      pos++;
+      pos = p + 1;
       depth--;
       if (role == 1) actionCount = n;
-      token(open, pos, openU16);
+      token(open, p + 1, openU16);
       tokFlags = 0;
       return ARRAY;
     }
-    if (c != 0x2c) {
-      status = INVALID;
-      return 0;
-    }
-    pos++;
-    skipWs();
+    if (c != 0x2c) return fail(p, INVALID);
+    p = skipWsAt(p + 1, e);
   }
+  return 0;
+}
+
+/** Leaves the scan at p with `code` (not OK) as its status; the kind answered with it, 0. */
+@inline function fail(p: usize, code: i32): i32 {
+  pos = p;
+  status = code;
   return 0;
 }
 
