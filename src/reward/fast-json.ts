@@ -183,6 +183,16 @@ export class JsonReader {
     return unit === 0 ? 0 : this.w.byteOffset(unit, bytes);
   }
 
+  /** Byte offset of the loaded text's (`bytes` long) first '{', or -1: the byte of its first '{' unit. */
+  firstOpenBrace(bytes: number): number {
+    return this.w.firstOpenBrace(bytes);
+  }
+
+  /** Byte offset of the loaded text's last '}', or -1. */
+  lastCloseBrace(bytes: number): number {
+    return this.w.lastCloseBrace(bytes);
+  }
+
   rootKind(): number {
     return this.w.getRootKind();
   }

@@ -34,8 +34,9 @@ export function scanSeed(text: string): boolean | null {
     const end = text.lastIndexOf('}');
     if (start === -1 || end === -1 || end <= start) return false;
     const ascii = bytes === text.length;
-    const from = ascii ? start : json.byteOffset(start, bytes);
-    const to = ascii ? end + 1 : json.byteOffset(end + 1, bytes);
+    // An ASCII byte never occurs inside a longer character: the first '{' byte is the first '{' unit's, and so on.
+    const from = ascii ? start : json.firstOpenBrace(bytes);
+    const to = ascii ? end + 1 : json.lastCloseBrace(bytes) + 1;
     // A span that starts where the text's document did reads the same bytes, to the same decisions, as long as its
     // tokens lie inside it (none looks past its end): it parses only if that document closed at the span's end.
     if (json.docStart() === from && json.docEnd() !== to) return false;
