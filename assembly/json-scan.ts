@@ -179,8 +179,9 @@ export function getInexactCount(): i32 {
  * A string whose opening quote is at q; returns the position after the closing quote. Plain ASCII runs are skipped 16 bytes
  * at a time: a block stops at a quote, a backslash, a control character or a byte of a longer character. The input
  * has 16 bytes of slack past its end (fast-json.ts), so a block may read beyond `end`; nothing there is used.
+ * Inlined: V8 does not inline WebAssembly calls, and a key or value string costs a call otherwise (0.05 µs a text).
  */
-function scanStringAt(q: usize): usize {
+@inline function scanStringAt(q: usize): usize {
   let p = q + 1;
   let a = adj;
   tokStart = <i32>(p - base) + a;
