@@ -307,7 +307,7 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
 }
 
 /** The id of shape `s`. */
-export function shapeId(c: StrongCanvas, s: number): string {
+function shapeId(c: StrongCanvas, s: number): string {
   return c.idText === null ? c.ids[s] : c.idText.slice(c.idStart[s], c.idEnd[s]);
 }
 
