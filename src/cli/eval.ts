@@ -34,6 +34,7 @@ interface EvalFlags {
   renderer: string;
   progress: boolean;
   compare?: string[];
+  structuredOutput?: boolean;
 }
 
 const positiveInt = (flag: string, v: string) => numberFlag(flag, v, { integer: true, positive: true });
@@ -66,6 +67,7 @@ export function registerEval(program: Command): void {
     .option('--temperature <t>', 'sampling temperature', '0.7')
     .option('--top-p <p>', 'nucleus sampling')
     .option('--max-tokens <n>', 'most tokens per completion', '768')
+    .option('--structured-output', 'student checkpoints: guided decoding, only answers in the action language whose arrows join shapes the answer created (remote models get the schema as response_format anyway)')
     .option('--rubrics <names>', `rubrics to score with (${RUBRIC_NAMES.join(', ')})`, 'strong,seed')
     .option('--pass-threshold <r>', 'a completion passes when every action applies and its strong reward reaches this', '0.9')
     .option('--no-images', 'do not write a PNG per rollout')
@@ -95,7 +97,7 @@ export function registerEval(program: Command): void {
       const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
       let policy;
       try {
-        policy = await policyFromSpec(flags.policy, { specFor: (prompt) => specs.get(prompt) });
+        policy = await policyFromSpec(flags.policy, { specFor: (prompt) => specs.get(prompt), structuredOutput: flags.structuredOutput });
       } catch (err) {
         throw new UsageError(`--policy: ${(err as Error).message}`);
       }

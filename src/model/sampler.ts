@@ -15,13 +15,24 @@ export interface SampleOptions {
   topK?: number;
   seed: number;
   stopTokens: number[];
+  /** Structured output: one guide per sequence (made when the sequence starts) masks the tokens that may not come next. */
+  guide?: () => TokenGuide;
+}
+
+/** Constrains one sequence's tokens, as a grammar does in guided decoding. */
+export interface TokenGuide {
+  /** Sets the logits of the tokens that may not come next to -Infinity. */
+  mask(logits: Float32Array): void;
+  /** Follows the token that was chosen. */
+  accept(token: number): void;
 }
 
 export interface Sample {
   promptIndex: number;
   /** New tokens only (the stop token included when it ended the sample). */
   tokens: Int32Array;
-  /** log p of each new token under the model's unmodified (temperature 1, unfiltered) distribution. */
+  /** log p of each new token under the model's unmodified (temperature 1, unfiltered) distribution; with a guide, under
+   *  the guided one (the model's distribution renormalised over the tokens the guide allows). */
   logprobs: Float32Array;
   finishReason: 'stop' | 'length';
 }
@@ -51,6 +62,7 @@ export async function generate(model: GPT, prompts: Int32Array[], o: SampleOptio
       logprobs: [] as number[],
       finish: undefined as Sample['finishReason'] | undefined,
       rng: seededUniform(o.seed, i),
+      guide: o.guide?.(),
     }));
     const stop = new Set(o.stopTokens);
     const picker = new Picker(V, o);
@@ -62,7 +74,9 @@ export async function generate(model: GPT, prompts: Int32Array[], o: SampleOptio
       for (let a = 0; a < active.length; a++) {
         const s = seqs[active[a]];
         const row = logits.subarray(rowOf[a] * V, (rowOf[a] + 1) * V);
+        s.guide?.mask(row);
         const { token, logprob } = picker.pick(row, s.rng());
+        s.guide?.accept(token);
         s.tokens.push(token);
         s.logprobs.push(logprob);
         s.length++;

@@ -132,6 +132,11 @@ export class Tokenizer {
     return parts.join('');
   }
 
+  /** The bytes an ordinary token stands for; undefined for a special token or an id outside the vocabulary. */
+  tokenBytes(id: number): Uint8Array | undefined {
+    return id >= 0 && id < this.pieces.length ? this.pieces[id] : undefined;
+  }
+
   /** The token's string in tokenizer.json (bytes through GPT-2's byte-to-unicode map). */
   tokenString(id: number): string {
     if (id >= this.pieces.length) return SPECIAL_TOKENS[id - this.pieces.length];

@@ -19,6 +19,9 @@ export interface PolicySettings extends RemoteOptions {
   apiKey?: string;
   /** OpenAI-compatible servers that refuse `n`. */
   singleChoice?: boolean;
+  /** Constrain answers to the action language: the student's guided decoding (default off), a remote model's
+   *  `response_format` (default on). */
+  structuredOutput?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -40,7 +43,7 @@ export async function policyFromSpec(spec: string, settings: PolicySettings = {}
   if (!isRemote && (settings.baseUrl || settings.apiKey)) throw new Error(`a base URL and an API key apply to openai: and gemini: policies, not ${JSON.stringify(spec)}`);
   if (spec === 'scripted') return new ScriptedPolicy({ specFor: settings.specFor, extract: extractSpec, quirks: settings.quirks });
   if (spec.startsWith('openai:')) {
-    return new OpenAIPolicy({ model: spec.slice('openai:'.length), baseURL: settings.baseUrl, apiKey: settings.apiKey, singleChoice: settings.singleChoice, env: settings.env, ...remote });
+    return new OpenAIPolicy({ model: spec.slice('openai:'.length), baseURL: settings.baseUrl, apiKey: settings.apiKey, singleChoice: settings.singleChoice, structuredOutput: settings.structuredOutput, env: settings.env, ...remote });
   }
   if (spec.startsWith('gemini:')) {
     return new GeminiPolicy({ model: spec.slice('gemini:'.length), baseUrl: settings.baseUrl, apiKey: settings.apiKey, env: settings.env, ...remote });
@@ -48,7 +51,7 @@ export async function policyFromSpec(spec: string, settings: PolicySettings = {}
   if (existsSync(spec) && statSync(spec).isDirectory()) {
     // Loaded on demand: the student pulls in the model code, which the teacher and remote policies do not need.
     const { StudentPolicy } = await import('./student.ts');
-    return StudentPolicy.load(spec);
+    return StudentPolicy.load(spec, { structuredOutput: settings.structuredOutput });
   }
   throw new Error(`unknown policy ${JSON.stringify(spec)}: expected ${POLICY_FORMS}`);
 }

@@ -7,31 +7,47 @@ import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint } from '../model/checkpoint.ts';
 import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
 import { hashSeed } from './rng.ts';
+import { ActionGuide, GuideVocabulary } from './structured.ts';
 
 export const DEFAULT_TEMPERATURE = 0.7;
 /** Sequences sampled together at most. */
 export const MAX_SEQUENCES = 128;
 
+export interface StudentOptions {
+  /** Structured output (off by default): sample only answers in the action language whose arrows join shapes the
+   *  answer created (structured.ts), as a server's guided decoding would. Off, the figures are what the model learned. */
+  structuredOutput?: boolean;
+}
+
 export class StudentPolicy implements Policy {
+  private readonly guideVocabulary?: GuideVocabulary;
+
   private constructor(
     readonly name: string,
     readonly model: GPT,
     readonly tokenizer: Tokenizer,
     /** Whether close() disposes the model (it does for a checkpoint this policy loaded itself). */
     private readonly owned: boolean,
-  ) {}
+    opts: StudentOptions,
+  ) {
+    if (opts.structuredOutput) this.guideVocabulary = new GuideVocabulary(tokenizer);
+  }
 
   /** A policy over a model that stays the caller's (the trainer's model during evaluation). */
-  static of(model: GPT, tokenizer: Tokenizer, name = 'student'): StudentPolicy {
+  static of(model: GPT, tokenizer: Tokenizer, name = 'student', opts: StudentOptions = {}): StudentPolicy {
     if (tokenizer.vocabSize !== model.config.vocabSize) {
       throw new Error(`tokenizer has ${tokenizer.vocabSize} tokens, the model's vocabulary is ${model.config.vocabSize}`);
     }
-    return new StudentPolicy(name, model, tokenizer, false);
+    return new StudentPolicy(name, model, tokenizer, false, opts);
   }
 
-  static async load(dir: string, opts: { threads?: number } = {}): Promise<StudentPolicy> {
+  static async load(dir: string, opts: { threads?: number } & StudentOptions = {}): Promise<StudentPolicy> {
     const { model, tokenizer } = await loadCheckpoint(dir, { threads: opts.threads });
-    return new StudentPolicy(dir, model, tokenizer, true);
+    return new StudentPolicy(opts.structuredOutput ? `${dir} (structured output)` : dir, model, tokenizer, true, opts);
+  }
+
+  get structuredOutput(): boolean {
+    return this.guideVocabulary !== undefined;
   }
 
   async generate(conversations: ChatMessage[][], opts: SamplingOptions = {}): Promise<Completion[][]> {
@@ -51,6 +67,7 @@ export class StudentPolicy implements Policy {
     const keptIndex = prompts.map((_, i) => i).filter((i) => fits[i]);
     // Chunks bound the KV cache (sequences x context x layers); each chunk's seed is derived from its first conversation.
     const perChunk = Math.max(1, Math.floor(MAX_SEQUENCES / n));
+    const vocab = this.guideVocabulary;
     for (let c = 0; c < keptIndex.length; c += perChunk) {
       const chunk = keptIndex.slice(c, c + perChunk);
       const samples = await generate(this.model, chunk.map((i) => Int32Array.from(prompts[i])), {
@@ -62,6 +79,7 @@ export class StudentPolicy implements Policy {
         topK: opts.topK,
         seed: c === 0 ? (opts.seed ?? 0) : hashSeed(opts.seed ?? 0, c),
         stopTokens: [this.tokenizer.endId],
+        guide: vocab ? () => new ActionGuide(vocab) : undefined,
       });
       for (const s of samples) {
         const conv = chunk[s.promptIndex];
