@@ -71,6 +71,38 @@ describe('action guide (structured output)', () => {
     expect(run(answer(box(long + 'n'))).refusedAt).toBe(before() + '{"type":"create_shape","id":"'.length + MAX_STRING_BYTES);
   });
 
+  it('never lets a new id reach the byte limit as a duplicate (it could not close)', () => {
+    const long = 'n'.repeat(MAX_STRING_BYTES);
+    const text = answer(box(long), box(long));
+    expect(run(text).refusedAt).toBe(before(box(long)) + '{"type":"create_shape","id":"'.length + MAX_STRING_BYTES - 1);
+    const guide = new ActionGuide(BYTE_VOCAB);
+    for (const b of new TextEncoder().encode(text.slice(0, run(text).refusedAt))) guide.accept(b);
+    const allowed = guide.allowedTokens();
+    expect(allowed['n'.charCodeAt(0)]).toBe(0);
+    expect(allowed['m'.charCodeAt(0)]).toBe(1);
+    expect(allowed['"'.charCodeAt(0)]).toBe(1);
+  });
+
+  it('keeps strings whole UTF-8', () => {
+    expect(run(answer(box('Café', ',"text":"数据库 → 🐘"'))).refusedAt).toBe(-1);
+    const at = before() + '{"type":"create_shape","id":"Caf'.length;
+    const broken = new TextEncoder().encode(answer(box('Café')));
+    const guide = new ActionGuide(BYTE_VOCAB);
+    for (const b of broken.subarray(0, at + 1)) guide.accept(b);
+    const allowed = guide.allowedTokens();
+    expect(allowed[0x22]).toBe(0);
+    expect(allowed[0x61]).toBe(0);
+    expect(allowed[0xa9]).toBe(1);
+    const lone = new ActionGuide(BYTE_VOCAB);
+    for (const b of broken.subarray(0, at)) lone.accept(b);
+    expect(lone.allowedTokens()[0xff]).toBe(0);
+    expect(lone.allowedTokens()[0x80]).toBe(0);
+    const nearLimit = new ActionGuide(BYTE_VOCAB);
+    for (const b of new TextEncoder().encode(`{"actions":[{"type":"create_shape","id":"${'n'.repeat(MAX_STRING_BYTES - 2)}`)) nearLimit.accept(b);
+    expect(nearLimit.allowedTokens()[0xc3]).toBe(1);
+    expect(nearLimit.allowedTokens()[0xe6]).toBe(0);
+  });
+
   it('stops at maxActions', () => {
     expect(run(answer(box('a'), box('b')), 2)).toEqual({ refusedAt: -1, done: true });
     expect(run(answer(box('a'), box('b'), box('c')), 2).refusedAt).toBe(before(box('a'), box('b')) - 1);

@@ -70,6 +70,8 @@ class GuideState {
   /** Str: whether the opening quote is read, and the bytes since (one char per byte). */
   open = false;
   text = '';
+  /** Str: continuation bytes the current UTF-8 character still needs. */
+  pending = 0;
   /** Int: digits read, their value, a leading minus. */
   digits = 0;
   value = 0;
@@ -82,7 +84,7 @@ class GuideState {
   constructor(readonly maxActions: number) {}
 
   copyFrom(o: GuideState): void {
-    this.node = o.node; this.alive = o.alive; this.matched = o.matched; this.open = o.open; this.text = o.text;
+    this.node = o.node; this.alive = o.alive; this.matched = o.matched; this.open = o.open; this.text = o.text; this.pending = o.pending;
     this.digits = o.digits; this.value = o.value; this.negative = o.negative; this.ids = o.ids; this.from = o.from;
     this.actions = o.actions;
   }
@@ -91,11 +93,11 @@ class GuideState {
     return this.node === GRAMMAR.done;
   }
 
-  /** Whether an open id or label can take this many more plain bytes (no quote, backslash or control byte). */
-  takesPlain(bytes: number): boolean {
+  /** Bytes an open id or label may still take, between characters; -1 elsewhere (and inside a UTF-8 character). */
+  stringRoom(): number {
     const n = GRAMMAR.nodes[this.node];
-    return n.kind === Kind.Str && this.open && (n.mode === StrMode.NewId || n.mode === StrMode.Label) &&
-      this.text.length + bytes <= MAX_STRING_BYTES;
+    const free = n.kind === Kind.Str && this.open && this.pending === 0 && (n.mode === StrMode.NewId || n.mode === StrMode.Label);
+    return free ? MAX_STRING_BYTES - this.text.length : -1;
   }
 
   /** Reads one byte; false (and the state is then undefined) if no valid answer continues with it. */
@@ -153,36 +155,49 @@ class GuideState {
       return true;
     }
     const s = this.text;
-    if (b === QUOTE) {
-      switch (mode) {
-        case StrMode.NewId:
-          if (s.length === 0 || this.ids.includes(s)) return false;
-          this.ids = [...this.ids, s];
-          break;
-        case StrMode.Label:
-          if (s.length === 0) return false;
-          break;
-        case StrMode.From:
-          if (!this.ids.includes(s)) return false;
-          this.from = s;
-          break;
-        case StrMode.To:
-          if (s === this.from || !this.ids.includes(s)) return false;
-          break;
-      }
-      this.enter(next);
-      return true;
-    }
+    if (b === QUOTE && this.pending === 0) return this.closeString(mode, next, s);
     // Escapes are left out: ids and labels copied from a prompt do not need them, and a backslash is how a
     // looping student's strings often go wrong.
     if (b === BACKSLASH || b < 0x20 || s.length >= MAX_STRING_BYTES) return false;
+    // A string holds whole UTF-8 characters, so that no label decodes to U+FFFD; a character must fit under the limit.
+    if (this.pending > 0) {
+      if ((b & 0xc0) !== 0x80) return false;
+      this.pending--;
+    } else if (b >= 0x80) {
+      const need = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+      if (need < 0 || s.length + 1 + need > MAX_STRING_BYTES) return false;
+      this.pending = need;
+    }
     const t = s + String.fromCharCode(b);
+    // A new id at the byte limit must close, so it may not reach the limit as a duplicate: that would be a dead end.
+    if (mode === StrMode.NewId && t.length === MAX_STRING_BYTES && this.ids.includes(t)) return false;
     if (mode === StrMode.From || mode === StrMode.To) {
       let ok = false;
       for (const id of this.ids) if (id.startsWith(t) && !(mode === StrMode.To && id === this.from)) { ok = true; break; }
       if (!ok) return false;
     }
     this.text = t;
+    return true;
+  }
+
+  private closeString(mode: StrMode, next: number, s: string): boolean {
+    switch (mode) {
+      case StrMode.NewId:
+        if (s.length === 0 || this.ids.includes(s)) return false;
+        this.ids = [...this.ids, s];
+        break;
+      case StrMode.Label:
+        if (s.length === 0) return false;
+        break;
+      case StrMode.From:
+        if (!this.ids.includes(s)) return false;
+        this.from = s;
+        break;
+      case StrMode.To:
+        if (s === this.from || !this.ids.includes(s)) return false;
+        break;
+    }
+    this.enter(next);
     return true;
   }
 
@@ -203,6 +218,7 @@ class GuideState {
     } else if (n.kind === Kind.Str) {
       this.open = false;
       this.text = '';
+      this.pending = 0;
     } else if (n.kind === Kind.Int) {
       this.digits = 0;
       this.value = 0;
@@ -219,7 +235,7 @@ export class GuideVocabulary {
   readonly bytes: (Uint8Array | undefined)[];
   /** Ordinary tokens by first byte. */
   readonly byFirstByte: number[][];
-  /** Tokens whose every byte may sit inside a string as is. */
+  /** Tokens of printable ASCII other than quote and backslash: whatever a string holds, they may follow. */
   readonly plain: Uint8Array;
   /** Ordinary tokens that are not plain. */
   readonly notPlain: Int32Array;
@@ -234,7 +250,7 @@ export class GuideVocabulary {
     this.bytes.forEach((bytes, id) => {
       if (!bytes || bytes.length === 0) return;
       this.byFirstByte[bytes[0]].push(id);
-      if (bytes.every((b) => b >= 0x20 && b !== QUOTE && b !== BACKSLASH)) this.plain[id] = 1;
+      if (bytes.every((b) => b >= 0x20 && b < 0x80 && b !== QUOTE && b !== BACKSLASH)) this.plain[id] = 1;
       else notPlain.push(id);
     });
     this.notPlain = Int32Array.from(notPlain);
@@ -268,9 +284,14 @@ export class ActionGuide implements TokenGuide {
       out[v.endId] = 1;
       return out;
     }
-    if (this.state.takesPlain(1)) {
-      // Inside an id or label nearly every token fits: check only the length of the plain ones.
-      for (let id = 0; id < v.size; id++) if (v.plain[id] && this.state.takesPlain(v.bytes[id]!.length)) out[id] = 1;
+    const room = this.state.stringRoom();
+    if (room > 0) {
+      // Inside an id or label nearly every token fits: a plain one that stays under the limit needs no trial.
+      for (let id = 0; id < v.size; id++) {
+        if (!v.plain[id]) continue;
+        const n = v.bytes[id]!.length;
+        if (n < room || (n === room && this.fits(v.bytes[id]!))) out[id] = 1;
+      }
       for (const id of v.notPlain) if (this.fits(v.bytes[id]!)) out[id] = 1;
       return out;
     }
