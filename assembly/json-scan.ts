@@ -61,6 +61,8 @@ export const elementKinds = memory.data(MAX_RECORDED * 4);
 /** Records of numbers not converted here (FLAG_EXACT unset), by index: the caller converts their tokens. */
 const inexact = memory.data(MAX_RECORDED * FIELDS * 4);
 let inexactCount: i32 = 0;
+/** inexactCount as the last scan left it, in memory: JavaScript reads it there without a call. */
+const inexactCountSlot = memory.data(4);
 const POW10 = memory.data<f64>([1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]);
 
 let pos: usize = 0;
@@ -115,8 +117,8 @@ export function getDocEnd(): i32 {
 export function inexactBase(): usize {
   return inexact;
 }
-export function getInexactCount(): i32 {
-  return inexactCount;
+export function inexactCountBase(): usize {
+  return inexactCountSlot;
 }
 
 @inline function u16At(p: usize): i32 {
@@ -595,6 +597,12 @@ function scanArray(role: i32): i32 {
  * or PY_LIMIT.
  */
 export function scan(from: usize, to: usize, utf16From: i32, pythonGrammar: bool): i32 {
+  const result = scanDocument(from, to, utf16From, pythonGrammar);
+  store<i32>(inexactCountSlot, inexactCount);
+  return result;
+}
+
+function scanDocument(from: usize, to: usize, utf16From: i32, pythonGrammar: bool): i32 {
   base = inputBase();
   pos = base + from;
   end = base + to;

@@ -53,7 +53,8 @@ const MAX_IMPORTANT: i32 = SLOTS / 2;
 const SLOT_BYTES: i32 = 20; // generation, offset, length, hash, stamp
 const MAX_SHAPES: i32 = 40;
 
-const prompt = memory.data(PROMPT_MAX);
+/** The prompt, with 16 bytes of slack that setPrompt's blocks may lower past its end. */
+const prompt = memory.data(PROMPT_MAX + 16);
 const table = memory.data(SLOTS * SLOT_BYTES);
 /** The label word being read, lowercased (a word longer than every important word stops being kept). */
 const word = memory.data(PROMPT_MAX);
@@ -83,10 +84,7 @@ let important: i32 = 0;
 let longestImportant: i32 = 0;
 let promptSupported: bool = false;
 
-// Label reading state.
-let wordLength: i32 = 0;
-let wordHash: u32 = 0;
-let inWord: bool = false;
+// Label reading results.
 let hits: i32 = 0;
 let nonSpace: bool = false;
 
@@ -119,9 +117,6 @@ export function supplySeedLabels(): void {
   labelsSupplied = true;
 }
 
-const FNV_OFFSET: u32 = 2166136261;
-const FNV_PRIME: u32 = 16777619;
-
 /** A-Z lowered; `re`'s [a-zA-Z0-9_-] after lower(): 1 letter, 2 other word character, 0 none. */
 @inline function wordClass(c: i32): i32 {
   if (<u32>((c | 0x20) - 0x61) < 26) return 1;
@@ -134,21 +129,37 @@ const FNV_PRIME: u32 = 16777619;
   return cp == 0x85 || cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000;
 }
 
+/**
+ * A hash of a word's `n` lowered bytes at p, read 8 at a time (the last word masked: the prompt and word buffers
+ * have more than 8 bytes after any word). Taken at the word's end, so that reading a word is no chain of multiplies.
+ */
+@inline function wordHash(p: usize, n: i32): u32 {
+  let h = <u64>n;
+  for (let i = 0; i < n; i += 8) {
+    let w = load<u64>(p + <usize>i);
+    if (n - i < 8) w &= lowBytes(n - i);
+    h = (h ^ w) * 0x9e3779b97f4a7c15;
+  }
+  return <u32>(h >> 32);
+}
+
 /** Slot of a word in the important table, or -1. */
 function findWord(at: usize, length: i32, hash: u32): i32 {
   let slot = <i32>(hash & <u32>(SLOTS - 1));
   let s = table + <usize>(slot * SLOT_BYTES);
   while (load<i32>(s) == generation) {
-    if (load<i32>(s, 8) == length && load<u32>(s, 12) == hash && memory.compare(prompt + <usize>load<i32>(s, 4), at, length) == 0) return slot;
+    if (load<i32>(s, 8) == length && load<u32>(s, 12) == hash && bytesEqual(prompt + <usize>load<i32>(s, 4), at, length)) return slot;
     slot = (slot + 1) & (SLOTS - 1);
     s = table + <usize>(slot * SLOT_BYTES);
   }
   return -1;
 }
 
-/** The prompt's word ends: a word of 4+ characters joins the table once. */
-function endPromptWord(from: i32, length: i32, hash: u32): void {
-  if (length < 4 || findWord(prompt + <usize>from, length, hash) >= 0) return;
+/** The prompt's word at [from, from + length) ends: a word of 4+ characters joins the table once. */
+function endPromptWord(from: i32, length: i32): void {
+  if (length < 4) return;
+  const hash = wordHash(prompt + <usize>from, length);
+  if (findWord(prompt + <usize>from, length, hash) >= 0) return;
   if (important == MAX_IMPORTANT) {
     promptSupported = false;
     return;
@@ -176,57 +187,67 @@ function endPromptWord(from: i32, length: i32, hash: u32): void {
   return c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
 }
 
-/** Characters whose lowercase form holds an ASCII word character (test/reward-seed-kernel checks the list). */
-@inline function lowersToAscii(cp: i32): bool {
-  return cp == 0x130 || cp == 0x212a;
+/** Is the lead byte at p that of U+0130 (C4 B0) or U+212A (E2 84 AA)? */
+@inline function lowersToAsciiAt(p: usize): bool {
+  const c = load<u8>(p);
+  return (c == 0xc4 && load<u8>(p + 1) == 0xb0) || (c == 0xe2 && load<u8>(p + 1) == 0x84 && load<u8>(p + 2) == 0xaa);
 }
 
 /**
  * Reads the prompt's `length` bytes (copied to promptBase()): its words of 4+ characters, as
  * `re.findall(r"[a-zA-Z][a-zA-Z0-9_-]+", prompt.lower())` finds them. Returns false when the JavaScript path must
- * score this prompt's completions (too many words, or a character that lowers to ASCII).
+ * score this prompt's completions (too many words, or a character that lowers to ASCII). 16 bytes at a time: each
+ * block is lowered in place and reduced to masks of its letters and word characters; a word starts at a letter and
+ * runs over word characters. A byte of a longer character is neither: lower() gives no ASCII word character but for
+ * U+0130 and U+212A, whose lead bytes are looked for in the block.
  */
 export function setPrompt(length: i32): bool {
   generation++;
   important = 0;
   longestImportant = 0;
   promptSupported = true;
-  let from = 0;
   let n = 0;
-  let hash = FNV_OFFSET;
-  let i = 0;
-  while (i < length) {
-    const p = prompt + <usize>i;
-    const c = <i32>load<u8>(p);
-    let cls = 0;
-    if (c >= 0x80) {
-      if (lowersToAscii(codePointAt(p, c))) return (promptSupported = false);
-    } else {
-      cls = wordClass(c);
+  for (let at = 0; at < length; at += 16) {
+    const p = prompt + <usize>at;
+    const v = v128.load(p);
+    const lowered = v128.or(v, v128.and(i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x41)), i8x16.splat(26)), i8x16.splat(0x20)));
+    v128.store(p, lowered);
+    const letters = i8x16.lt_u(i8x16.sub(lowered, i8x16.splat(0x61)), i8x16.splat(26));
+    const others = v128.or(
+      i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x30)), i8x16.splat(10)),
+      v128.or(i8x16.eq(v, i8x16.splat(0x5f)), i8x16.eq(v, i8x16.splat(0x2d))),
+    );
+    const valid: u32 = length - at >= 16 ? 0xffff : (<u32>1 << <u32>(length - at)) - 1;
+    let leads = <u32>i8x16.bitmask(v128.or(i8x16.eq(v, i8x16.splat(<i8>0xc4)), i8x16.eq(v, i8x16.splat(<i8>0xe2)))) & valid;
+    while (leads != 0) {
+      if (lowersToAsciiAt(p + <usize>ctz(leads))) return (promptSupported = false);
+      leads &= leads - 1;
     }
-    if (cls != 0 && (n > 0 || cls == 1)) {
-      const lower = cls == 1 ? c | 0x20 : c;
-      store<u8>(p, <u8>lower);
+    const letter = <u32>i8x16.bitmask(letters) & valid;
+    const wordChars = letter | (<u32>i8x16.bitmask(others) & valid);
+    let b: u32 = 0;
+    for (;;) {
       if (n == 0) {
-        from = i;
-        hash = FNV_OFFSET;
+        const next = letter >> b;
+        if (next == 0) break;
+        b += ctz(next);
       }
-      hash = (hash ^ <u32>lower) * FNV_PRIME;
-      n++;
-    } else if (n > 0) {
-      endPromptWord(from, n, hash);
+      const run = ctz(~(wordChars >> b));
+      n += <i32>run;
+      b += run;
+      if (b >= 16) break;
+      endPromptWord(at + <i32>b - n, n);
       n = 0;
     }
-    i += <i32>utf8Length(c);
   }
-  if (n > 0) endPromptWord(from, n, hash);
+  if (n > 0) endPromptWord(length - n, n);
   return promptSupported;
 }
 
-/** A label word ends: an important word not yet seen in this completion is a hit. */
-@inline function endLabelWord(): void {
-  if (wordLength >= 4 && wordLength <= longestImportant) {
-    const slot = findWord(word, wordLength, wordHash);
+/** A label word of `length` characters (lowered into `word`) ends: an important word not yet seen in this completion is a hit. */
+@inline function endLabelWord(length: i32): void {
+  if (length >= 4 && length <= longestImportant) {
+    const slot = findWord(word, length, wordHash(word, length));
     if (slot >= 0) {
       const s = table + <usize>(slot * SLOT_BYTES);
       if (load<i32>(s, 16) != stamp) {
@@ -235,72 +256,66 @@ export function setPrompt(length: i32): bool {
       }
     }
   }
-  inWord = false;
-  wordLength = 0;
-}
-
-/** One character of a label after lower(), for the word reader. */
-@inline function wordChar(cp: i32): void {
-  const cls = cp < 0x80 ? wordClass(cp) : 0;
-  if (cls != 0 && (inWord || cls == 1)) {
-    const lower = cls == 1 ? cp | 0x20 : cp;
-    if (!inWord) {
-      inWord = true;
-      wordHash = FNV_OFFSET;
-    }
-    if (wordLength < longestImportant) store<u8>(word + <usize>wordLength, <u8>lower);
-    wordHash = (wordHash ^ <u32>lower) * FNV_PRIME;
-    wordLength++;
-  } else if (inWord) {
-    endLabelWord();
-  }
 }
 
 /**
- * One character of a label, as a code point (or a UTF-16 unit for a \u escape). lower() turns U+0130 into "i" and
- * U+0307, and U+212A into "k": the only characters whose lowercase form holds an ASCII word character.
+ * One character of a label after lower(), for the word reader, in a word of `length` characters so far (0: none);
+ * returns the word's new length.
  */
-@inline function labelChar(cp: i32): void {
-  if (!isPySpace(cp)) nonSpace = true;
-  if (cp == 0x130) {
-    wordChar(0x69);
-    wordChar(0x307);
-  } else {
-    wordChar(cp == 0x212a ? 0x6b : cp);
+@inline function wordChar(cp: i32, length: i32): i32 {
+  const cls = cp < 0x80 ? wordClass(cp) : 0;
+  if (cls != 0 && (length > 0 || cls == 1)) {
+    if (length < longestImportant) store<u8>(word + <usize>length, <u8>(cls == 1 ? cp | 0x20 : cp));
+    return length + 1;
   }
+  if (length > 0) endLabelWord(length);
+  return 0;
 }
 
 @inline function hexValue(c: i32): i32 {
   return c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57;
 }
 
-/** Reads a label's bytes [p, end), decoding JSON escapes when `escaped`: its words and whether it has a non-space. */
+/**
+ * Reads a label's bytes [p, end), decoding JSON escapes when `escaped`: its words and whether it has a non-space.
+ * Characters are code points (a \u escape gives a UTF-16 unit). lower() turns U+0130 into "i" and U+0307, and U+212A
+ * into "k": the only characters whose lowercase form holds an ASCII word character. The state stays in locals.
+ */
 function readLabel(p: usize, end: usize, escaped: bool): void {
-  nonSpace = false;
-  inWord = false;
-  wordLength = 0;
+  let any = false;
+  let length = 0;
   while (p < end) {
     const c = <i32>load<u8>(p);
-    if (c < 0x80) {
-      if (escaped && c == 0x5c) {
-        const e = <i32>load<u8>(p + 1);
-        if (e == 0x75) {
-          labelChar((hexValue(load<u8>(p + 2)) << 12) | (hexValue(load<u8>(p + 3)) << 8) | (hexValue(load<u8>(p + 4)) << 4) | hexValue(load<u8>(p + 5)));
-          p += 6;
-          continue;
-        }
-        labelChar(e == 0x6e ? 0x0a : e == 0x74 ? 0x09 : e == 0x72 ? 0x0d : e == 0x62 ? 0x08 : e == 0x66 ? 0x0c : e);
-        p += 2;
-        continue;
-      }
-      labelChar(c);
+    if (c < 0x80 && !(escaped && c == 0x5c)) {
+      if (!isPySpace(c)) any = true;
+      length = wordChar(c, length);
       p++;
+      continue;
+    }
+    let cp = 0;
+    if (c < 0x80) {
+      const e = <i32>load<u8>(p + 1);
+      if (e == 0x75) {
+        cp = (hexValue(load<u8>(p + 2)) << 12) | (hexValue(load<u8>(p + 3)) << 8) | (hexValue(load<u8>(p + 4)) << 4) | hexValue(load<u8>(p + 5));
+        p += 6;
+      } else {
+        cp = e == 0x6e ? 0x0a : e == 0x74 ? 0x09 : e == 0x72 ? 0x0d : e == 0x62 ? 0x08 : e == 0x66 ? 0x0c : e;
+        p += 2;
+      }
     } else {
-      labelChar(codePointAt(p, c));
+      cp = codePointAt(p, c);
       p += utf8Length(c);
     }
+    if (!isPySpace(cp)) any = true;
+    if (cp == 0x130) {
+      length = wordChar(0x69, length);
+      length = wordChar(0x307, length);
+    } else {
+      length = wordChar(cp == 0x212a ? 0x6b : cp, length);
+    }
   }
-  if (inWord) endLabelWord();
+  if (length > 0) endLabelWord(length);
+  nonSpace = any;
 }
 
 @inline export function rec(i: i32, f: i32): usize {
@@ -375,7 +390,7 @@ export function labelHash(p: usize, n: i32): i64 {
   return <i64>(h & 0xffffffff);
 }
 
-/** Do the `n` bytes at a and b agree? Read 8 at a time, the last word masked (both lie in the input, with its slack). */
+/** Do the `n` bytes at a and b agree? Read 8 at a time, the last word masked (both lie in the input, with its slack, or in the prompt and word buffers, which have more). */
 @inline export function bytesEqual(a: usize, b: usize, n: i32): bool {
   let i = 0;
   for (; i + 8 <= n; i += 8) if (load<u64>(a + <usize>i) != load<u64>(b + <usize>i)) return false;

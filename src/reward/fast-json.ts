@@ -45,7 +45,7 @@ interface Exports {
   getDocStart(): number;
   getDocEnd(): number;
   inexactBase(): number;
-  getInexactCount(): number;
+  inexactCountBase(): number;
   scan(from: number, to: number, utf16From: number, python: number): number;
   byteOffset(unit: number, length: number): number;
   firstOpenBrace(length: number): number;
@@ -121,6 +121,7 @@ export class JsonReader {
   private floats = new Float64Array(0);
   private kinds = new Int32Array(0);
   private inexact = new Int32Array(0);
+  private inexactCount = new Int32Array(0);
   private promptBytes = new Uint8Array(0);
   private seedOut = new Float64Array(0);
   private pending = new Int32Array(0);
@@ -130,17 +131,20 @@ export class JsonReader {
   private strongFloats = new Float64Array(0);
   private loadedPrompt: string | null = null;
   private promptOk = false;
-  private viewsOf: ArrayBuffer | null = null;
   private loadedText: string | null = null;
   private loadedBytes = 0;
 
   constructor(private readonly w: Exports) {
     w.setLayoutConstants(...GEOMETRY_CONSTANTS);
+    this.refreshViews();
   }
 
+  /**
+   * Views of the module's memory, made anew when load() grows it: nothing else grows it (the module has no
+   * allocator), so no call checks the buffer (its getter costs about 15 ns, a WebAssembly call about 10).
+   */
   private refreshViews(): void {
     const buffer = this.w.memory.buffer;
-    this.viewsOf = buffer;
     const inputAt = this.w.inputBase();
     this.input = new Uint8Array(buffer, inputAt, buffer.byteLength - inputAt);
     const records = this.w.recordsBase();
@@ -148,6 +152,7 @@ export class JsonReader {
     this.floats = new Float64Array(buffer, records, (MAX_RECORDED * FIELDS * REC_INTS) / 2);
     this.kinds = new Int32Array(buffer, this.w.elementKindsBase(), MAX_RECORDED);
     this.inexact = new Int32Array(buffer, this.w.inexactBase(), MAX_RECORDED * FIELDS);
+    this.inexactCount = new Int32Array(buffer, this.w.inexactCountBase(), 1);
     this.promptBytes = new Uint8Array(buffer, this.w.promptBase(), this.w.promptCapacity());
     this.seedOut = new Float64Array(buffer, this.w.seedResultsBase(), 3);
     this.pending = new Int32Array(buffer, this.w.seedPendingBase(), MAX_PENDING);
@@ -164,10 +169,11 @@ export class JsonReader {
    */
   load(text: string): number {
     if (this.loadedText === text) return this.loadedBytes;
-    const memory = this.w.memory;
-    const need = this.w.inputBase() + 3 * text.length + 16;
-    if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
-    if (this.viewsOf !== memory.buffer) this.refreshViews();
+    const need = 3 * text.length + 16;
+    if (this.input.length < need) {
+      this.w.memory.grow(Math.ceil((need - this.input.length) / 65536));
+      this.refreshViews();
+    }
     this.loadedBytes = this.encoder.encodeInto(text, this.input).written;
     this.loadedText = text;
     return this.loadedBytes;
@@ -253,7 +259,7 @@ export class JsonReader {
    * 1e22) as fieldNumber does, into their records, so that the seed scorer reads every number from the records.
    */
   settleNumbers(text: string): void {
-    const n = this.w.getInexactCount();
+    const n = this.inexactCount[0];
     for (let k = 0; k < n; k++) {
       const r = this.inexact[k] * REC_INTS;
       const kind = this.ints[r];
@@ -269,7 +275,6 @@ export class JsonReader {
    */
   seedPrompt(prompt: string): boolean {
     if (prompt === this.loadedPrompt) return this.promptOk;
-    if (this.viewsOf !== this.w.memory.buffer) this.refreshViews();
     const { read, written } = this.encoder.encodeInto(prompt, this.promptBytes);
     this.promptOk = read === prompt.length && this.w.setPrompt(written) !== 0;
     this.loadedPrompt = prompt;
