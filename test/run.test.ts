@@ -19,14 +19,21 @@ describe('canvasgym run --preset quick', () => {
     }
     expect(readdirSync(join(dir, 'eval/teacher/images')).length).toBeGreaterThan(0);
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-    expect(Object.keys(summary.policies)).toEqual(['teacher', 'SFT', 'GRPO']);
+    expect(Object.keys(summary.policies)).toEqual(['teacher', 'SFT', 'GRPO', 'SFT-structured', 'GRPO-structured']);
+    // Structured output: whatever a student finished saying is in the action language and applies without an error.
+    for (const label of ['SFT-structured', 'GRPO-structured']) {
+      const rollouts = readFileSync(join(dir, 'eval', label, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(rollouts).toHaveLength(16);
+      for (const r of rollouts.filter((r) => r.finish_reason === 'stop')) expect(r.errors, r.completion).toEqual([]);
+      expect(rollouts.every((r) => r.completion.startsWith('{"actions":['))).toBe(true);
+    }
     expect(summary.policies.teacher.strong.mean).toBeGreaterThan(0.8);
     expect(summary.differences.map((d: { base: string; name: string }) => `${d.base}->${d.name}`)).toContain('SFT->GRPO');
 
     const again = spawnSync('node', ['bin/canvasgym.js', 'run', '--preset', 'quick', '--runs-dir', runsDir, '--name', 't', '--no-progress'], { encoding: 'utf8' });
     expect(again.status).toBe(0);
     expect(again.stdout).toMatch(/report: /);
-    expect(again.stderr.match(/: already done/g) ?? []).toHaveLength(8);
+    expect(again.stderr.match(/: already done/g) ?? []).toHaveLength(10);
   });
 
   it('refuses a rerun with other settings, and a bad preset, with a clear message', () => {

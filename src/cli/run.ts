@@ -32,7 +32,8 @@ export function registerRun(program: Command): void {
         const r = await runPipeline({ dir, config: RUN_CONFIGS[flags.preset as RunPreset], fresh: flags.fresh, progress });
         progress.stop();
         const f = (v: number) => v.toFixed(3);
-        const lines = r.table.map(({ label, metrics: m }) => `  ${label.padEnd(8)} strong ${f(m.reward.strong.mean)} [${f(m.reward.strong.lo)}, ${f(m.reward.strong.hi)}]  valid ${f(m.renderer_accept_rate.mean)}`);
+        const width = Math.max(...r.table.map((t) => t.label.length));
+        const lines = r.table.map(({ label, metrics: m }) => `  ${label.padEnd(width)}  strong ${f(m.reward.strong.mean)} [${f(m.reward.strong.lo)}, ${f(m.reward.strong.hi)}]  valid ${f(m.renderer_accept_rate.mean)}`);
         process.stdout.write(`${lines.join('\n')}\nfinished in ${(r.seconds / 60).toFixed(1)} min; report: ${r.report}\n`);
       } catch (err) {
         progress.stop();

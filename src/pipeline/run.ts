@@ -73,7 +73,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
   },
 };
 
-export const STAGES = ['tasks', 'teacher', 'sft', 'grpo', 'eval-teacher', 'eval-sft', 'eval-grpo', 'report'] as const;
+export const STAGES = ['tasks', 'teacher', 'sft', 'grpo', 'eval-teacher', 'eval-sft', 'eval-grpo', 'eval-sft-structured', 'eval-grpo-structured', 'report'] as const;
 export type Stage = (typeof STAGES)[number];
 
 interface RunState {
@@ -98,7 +98,16 @@ export interface RunResult {
   table: { label: string; metrics: EvalMetrics }[];
 }
 
-const EVAL_LABELS: Record<'eval-teacher' | 'eval-sft' | 'eval-grpo', string> = { 'eval-teacher': 'teacher', 'eval-sft': 'SFT', 'eval-grpo': 'GRPO' };
+/** The students are evaluated twice: as they sample on their own (what training taught them), and with structured
+ *  output (policy/structured.ts), as a user would serve them. */
+const EVAL_LABELS = {
+  'eval-teacher': 'teacher',
+  'eval-sft': 'SFT',
+  'eval-grpo': 'GRPO',
+  'eval-sft-structured': 'SFT-structured',
+  'eval-grpo-structured': 'GRPO-structured',
+} as const satisfies Partial<Record<Stage, string>>;
+type EvalStage = keyof typeof EVAL_LABELS;
 
 function readJsonl<T>(path: string): T[] {
   if (!existsSync(path)) return [];
@@ -140,13 +149,17 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
     report: join(dir, 'report.html'),
   };
 
+  // A stage added since a run finished (or redone after its outputs were removed) makes the report out of date.
+  let ranAny = false;
   const stage = async (name: Stage, total: number, work: () => Promise<string>) => {
+    if (name === 'report' && ranAny) delete state.stages.report;
     const done = state.stages[name];
     progress.start(name, total);
     if (done) {
       progress.finish(done.summary, { skipped: true });
       return;
     }
+    ranAny = true;
     const t0 = performance.now();
     const summary = await work();
     state.stages[name] = { seconds: (performance.now() - t0) / 1000, summary };
@@ -213,12 +226,14 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
     return `${r.steps} steps, last reward mean ${r.last ? f3(r.last.reward_mean) : 'n/a'}`;
   });
 
-  const policies: Record<keyof typeof EVAL_LABELS, () => Promise<Awaited<ReturnType<typeof policyFromSpec>>>> = {
+  const policies: Record<EvalStage, () => Promise<Awaited<ReturnType<typeof policyFromSpec>>>> = {
     'eval-teacher': () => policyFromSpec('scripted', { specFor, quirks: config.teacher.quirks }),
     'eval-sft': () => policyFromSpec(sftFinal),
     'eval-grpo': () => policyFromSpec(join(paths.grpo, 'final')),
+    'eval-sft-structured': () => policyFromSpec(sftFinal, { structuredOutput: true }),
+    'eval-grpo-structured': () => policyFromSpec(join(paths.grpo, 'final'), { structuredOutput: true }),
   };
-  for (const name of ['eval-teacher', 'eval-sft', 'eval-grpo'] as const) {
+  for (const name of Object.keys(EVAL_LABELS) as EvalStage[]) {
     await stage(name, heldout.length, async () => {
       const policy = await policies[name]();
       try {
@@ -258,6 +273,8 @@ function summaryOf(evals: LabeledEval[]) {
         ['SFT', 'GRPO'],
         ['teacher', 'GRPO'],
         ['teacher', 'SFT'],
+        ['SFT', 'SFT-structured'],
+        ['GRPO', 'GRPO-structured'],
       ] as const
     ).flatMap(([base, other]) => differences(named(by[base]), named(by[other])).map((d) => ({ base, ...d }))),
   };
@@ -288,7 +305,7 @@ function buildReport(config: RunConfig, evals: LabeledEval[], paths: { sft: stri
   const quirkNames = Object.keys(evals[0].metrics.quirks);
   return renderReport({
     title: `canvasgym run (${config.preset} preset)`,
-    subtitle: `${config.heldoutTasks} held-out tasks, sampled at temperature ${config.eval.temperature}. Strong reward GRPO - SFT: ${diff('SFT', 'GRPO')}; GRPO - teacher: ${diff('teacher', 'GRPO')} (paired 95% bootstrap intervals).`,
+    subtitle: `${config.heldoutTasks} held-out tasks, sampled at temperature ${config.eval.temperature}. Strong reward GRPO - SFT: ${diff('SFT', 'GRPO')}; GRPO - teacher: ${diff('teacher', 'GRPO')}; structured output - sampling on its own: SFT ${diff('SFT', 'SFT-structured')}, GRPO ${diff('GRPO', 'GRPO-structured')} (paired 95% bootstrap intervals).`,
     evals,
     curves: curvesOf(paths),
     extraRows: quirkNames.map((q) => ({ name: `quirk rate: ${q}`, values: evals.map((e) => e.metrics.quirks[q]) })),
