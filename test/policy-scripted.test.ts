@@ -195,6 +195,17 @@ describe('teacher quirks', () => {
     expect(executeCompletion(prose).errors).toEqual([]);
   });
 
+  it('tells prose from an answer cut at the token limit', () => {
+    const json = '{"actions":[{"type":"create_shape","id":"a}","shape":"text","x":0,"y":0,"w":9,"h":9,"text":"{ \\" }"}]}';
+    expect(hasProse(json)).toBe(false);
+    expect(hasProse(`  ${json}\n`)).toBe(false);
+    expect(hasProse(json.slice(0, 60))).toBe(false);
+    expect(hasProse(`${json} That is the diagram.`)).toBe(true);
+    expect(hasProse(`Here you go: ${json}`)).toBe(true);
+    expect(hasProse('```json\n' + json + '\n```')).toBe(true);
+    expect(hasProse('I cannot draw that.')).toBe(true);
+  });
+
   it('fires each quirk at about its rate over many completions', async () => {
     const rates = { abbrev: 0.3, prose: 0.2, missing_edge: 0.1 };
     const counts: Record<string, number> = {};

@@ -213,13 +213,26 @@ export const missingEdgeRate = (canvas: Canvas, spec: DiagramSpec): number => ra
 /** Whether the completion is anything other than bare JSON. */
 export function hasProse(completion: string): boolean {
   const t = completion.trim();
-  if (!t.startsWith('{') || !t.endsWith('}')) return true;
-  try {
-    JSON.parse(t);
-    return false;
-  } catch {
-    return true;
+  if (!t.startsWith('{')) return true;
+  // Text after the top-level object is prose; an answer cut off inside its object (at the token limit) is truncated,
+  // which the finish reason reports, not prose.
+  const end = topLevelEnd(t);
+  return end >= 0 && end < t.length - 1;
+}
+
+/** Index of the brace that closes the object opening at 0, skipping strings; -1 if it never closes. */
+function topLevelEnd(t: string): number {
+  let depth = 0, inString = false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0) return i;
   }
+  return -1;
 }
 
 export interface QuirkReport {
