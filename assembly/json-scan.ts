@@ -337,6 +337,31 @@ function scanNumber(): i32 {
   return kind;
 }
 
+/**
+ * A positive int of 1 to 9 digits at p, whose first digit (1-9) is `v`, ended by none of ".eE" or a digit (what
+ * coordinates mostly are): sets the token as scanNumber would and returns the position after it, or 0 for scanNumber
+ * to read.
+ */
+@inline function shortInt(p: usize, e: usize, v: i32): usize {
+  let q = p + 1;
+  let m = v - 0x30;
+  let c = q < e ? <i32>load<u8>(q) : -1;
+  while (<u32>(c - 0x30) < 10) {
+    if (q - p == 9) return 0;
+    m = m * 10 + (c - 0x30);
+    q++;
+    c = q < e ? <i32>load<u8>(q) : -1;
+  }
+  if (c == 0x2e || (c | 0x20) == 0x65) return 0;
+  tokStart = u16At(p);
+  tokEnd = u16At(q);
+  tokByteStart = <i32>(p - base);
+  tokByteEnd = <i32>(q - base);
+  tokFlags = FLAG_EXACT;
+  tokNumber = <f64>m;
+  return q;
+}
+
 /** Any value at pos; returns its kind (0 with status set on failure). */
 function scanValue(): i32 {
   const c = peek();
@@ -495,8 +520,14 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
         kind = STRING;
       } else {
         pos = p;
-        kind = isDigit(v) ? scanNumber() : scanValue();
-        p = pos;
+        const q = <u32>(v - 0x31) < 9 ? shortInt(p, e, v) : 0;
+        if (q != 0) {
+          p = q;
+          kind = INT;
+        } else {
+          kind = isDigit(v) ? scanNumber() : scanValue();
+          p = pos;
+        }
       }
       if (status != OK) return fail(p, status);
       if (f >= 0) {
