@@ -119,8 +119,19 @@ describe('sft training', () => {
     expect(evals[1].eval_samples).toBeGreaterThan(0);
     expect(steps.at(-1).loss).toBeLessThan(steps[0].loss * 0.7);
     const samples = readFileSync(join(out, 'eval_samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(samples.filter((x) => x.step === 16)).toHaveLength(evals[1].eval_samples);
-    expect(samples.filter((x) => x.step === 16 && x.valid).length / evals[1].eval_samples).toBe(evals[1].eval_valid_rate);
+    const plain = samples.filter((x) => !x.structured_output), guided = samples.filter((x) => x.structured_output);
+    expect(plain.filter((x) => x.step === 16)).toHaveLength(evals[1].eval_samples);
+    expect(plain.filter((x) => x.step === 16 && x.valid).length / evals[1].eval_samples).toBe(evals[1].eval_valid_rate);
+    // The last evaluation samples the same prompts again with structured output; the one before does not.
+    expect(evals[0].eval_structured_reward).toBeUndefined();
+    expect(guided.map((x) => x.step)).toEqual(Array(evals[1].eval_samples).fill(16));
+    expect(guided.map((x) => x.prompt)).toEqual(plain.filter((x) => x.step === 16).map((x) => x.prompt));
+    expect(guided.filter((x) => x.valid).length / evals[1].eval_samples).toBe(evals[1].eval_structured_valid_rate);
+    expect(guided.reduce((t, x) => t + x.reward, 0) / evals[1].eval_samples).toBeCloseTo(evals[1].eval_structured_reward, 12);
+    for (const x of guided) {
+      expect(x.completion.startsWith('{"actions":[')).toBe(true);
+      if (x.finish_reason === 'stop') expect(x.valid).toBe(true);
+    }
     const student = await StudentPolicy.load(join(out, 'final'));
     const [[a], [b]] = await student.generate(
       [

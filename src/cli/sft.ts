@@ -157,6 +157,9 @@ async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
       [
         `${result.interrupted ? 'stopped' : 'trained'} ${result.steps} steps in ${result.seconds.toFixed(0)} s on ${result.trainRows} rows (${result.heldOutRows} held out)`,
         e ? `held-out loss ${e.eval_loss.toFixed(4)}, valid-action rate ${(100 * e.eval_valid_rate).toFixed(1)}%, mean strong reward ${e.eval_reward.toFixed(3)} (${e.eval_samples} samples)` : '',
+        e?.eval_structured_reward !== undefined
+          ? `with structured output: valid-action rate ${(100 * e.eval_structured_valid_rate!).toFixed(1)}%, mean strong reward ${e.eval_structured_reward.toFixed(3)}`
+          : '',
         `checkpoint: ${where}`,
         `log: ${join(config.output_dir, 'log.jsonl')}`,
         result.interrupted ? `continue with: canvasgym sft --data ${flags.data} --out ${config.output_dir} --preset ${config.preset} --resume` : '',

@@ -206,7 +206,9 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
       onMessage: (line) => progress.log(`    ${line}`),
     });
     if (!r.finalDir) throw new Error('SFT stopped before it finished; rerun to resume it');
-    const ev = r.lastEval ? `, held-out valid ${f3(r.lastEval.eval_valid_rate)}, strong ${f3(r.lastEval.eval_reward)}` : '';
+    const e = r.lastEval;
+    const guided = e?.eval_structured_reward !== undefined ? ` (structured output: valid ${f3(e.eval_structured_valid_rate!)}, strong ${f3(e.eval_structured_reward)})` : '';
+    const ev = e ? `, held-out valid ${f3(e.eval_valid_rate)}, strong ${f3(e.eval_reward)}${guided}` : '';
     return `${r.steps} steps${ev}`;
   });
   sftFinal = join(paths.sft, 'final');

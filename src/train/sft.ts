@@ -53,6 +53,9 @@ export interface SFTConfig {
   eval_samples: number;
   /** Held-out prompts sampled at the last evaluation, for the final figures. */
   final_eval_samples: number;
+  /** The last evaluation samples the same prompts a second time with structured output (policy/structured.ts), so the
+   *  final figures show both what the student learned and what it gives when served with guided decoding. */
+  final_eval_structured_output: boolean;
   /** Held-out conversations the held-out loss is taken over. */
   eval_loss_rows: number;
   eval_temperature: number;
@@ -90,6 +93,7 @@ const COMMON: PresetDefaults = {
   eval_steps: 50,
   eval_samples: 32,
   final_eval_samples: 128,
+  final_eval_structured_output: true,
   eval_loss_rows: 64,
   eval_temperature: 0.7,
   save_steps: 100,
@@ -330,10 +334,10 @@ export async function sampledEval(
   model: GPT,
   tok: Tokenizer,
   rows: SftRow[],
-  o: { temperature: number; seed: number; maxNewTokens: number },
+  o: { temperature: number; seed: number; maxNewTokens: number; structuredOutput?: boolean },
 ): Promise<Omit<EvalResult, 'eval_loss'> & { samples: EvalSample[] }> {
   const rubric = getRubric('strong');
-  const policy = StudentPolicy.of(model, tok);
+  const policy = StudentPolicy.of(model, tok, 'student', { structuredOutput: o.structuredOutput });
   const conversations = rows.map((r) => r.messages.slice(0, -1));
   const out = await policy.generate(conversations, { n: 1, temperature: o.temperature, seed: o.seed, maxTokens: o.maxNewTokens });
   const samples = out.map(([c], i): EvalSample => {
@@ -369,6 +373,10 @@ export interface StepLog {
 
 export interface EvalLog extends EvalResult {
   step: number;
+  /** The final evaluation's figures with structured output (final_eval_structured_output). */
+  eval_structured_valid_rate?: number;
+  eval_structured_parse_rate?: number;
+  eval_structured_reward?: number;
   elapsed: number;
   eval_seconds: number;
 }
@@ -520,16 +528,18 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
 
     let lastEval: EvalLog | undefined;
     let lastCheckpoint: string | undefined;
-    const evaluate = async (step: number, samples: number): Promise<EvalLog> => {
+    const evaluate = async (step: number, samples: number, structured: boolean): Promise<EvalLog> => {
       const t0 = performance.now();
       const evalRows = heldOutOnce.slice(0, samples);
       const eval_loss = heldOutExamples.length ? heldOutLoss(model, heldOutExamples, tok.endId, cfg.tokens_per_batch) : NaN;
-      const sampled = evalRows.length
-        ? await sampledEval(model, tok, evalRows, { temperature: cfg.eval_temperature, seed: hashSeed(cfg.seed, 'eval', step), maxNewTokens: evalMaxNewTokens })
-        : { eval_valid_rate: NaN, eval_parse_rate: NaN, eval_reward: NaN, eval_samples: 0 };
+      const sample = (structuredOutput: boolean) =>
+        sampledEval(model, tok, evalRows, { temperature: cfg.eval_temperature, seed: hashSeed(cfg.seed, 'eval', step), maxNewTokens: evalMaxNewTokens, structuredOutput });
+      const sampled = evalRows.length ? await sample(false) : { eval_valid_rate: NaN, eval_parse_rate: NaN, eval_reward: NaN, eval_samples: 0 };
+      const guided = evalRows.length && structured ? await sample(true) : undefined;
       if ('samples' in sampled) {
         appendFileSync(samplesPath, sampled.samples.map((x) => JSON.stringify({ step, ...x }) + '\n').join(''));
       }
+      if (guided) appendFileSync(samplesPath, guided.samples.map((x) => JSON.stringify({ step, structured_output: true, ...x }) + '\n').join(''));
       const row: EvalLog = {
         step,
         eval_loss,
@@ -537,6 +547,11 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
         eval_parse_rate: sampled.eval_parse_rate,
         eval_reward: sampled.eval_reward,
         eval_samples: sampled.eval_samples,
+        ...(guided && {
+          eval_structured_valid_rate: guided.eval_valid_rate,
+          eval_structured_parse_rate: guided.eval_parse_rate,
+          eval_structured_reward: guided.eval_reward,
+        }),
         eval_seconds: (performance.now() - t0) / 1000,
         elapsed: elapsed(),
       };
@@ -574,7 +589,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       const step = state.globalStep;
       const last = step === maxSteps;
       let evalRow: EvalLog | undefined;
-      if (step % cfg.eval_steps === 0 || last) evalRow = lastEval = await evaluate(step, last ? cfg.final_eval_samples : cfg.eval_samples);
+      if (step % cfg.eval_steps === 0 || last) evalRow = lastEval = await evaluate(step, last ? cfg.final_eval_samples : cfg.eval_samples, last && cfg.final_eval_structured_output);
       o.onProgress?.({ step, maxSteps, log, eval: evalRow });
       if (!last && (step % cfg.save_steps === 0 || o.signal?.aborted)) {
         lastCheckpoint = join(cfg.output_dir, `checkpoint-${step}`);
