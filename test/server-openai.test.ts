@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +99,29 @@ describe('OpenAI-compatible serving of the student', () => {
       expect(c.error, c.error).toBeUndefined();
       expect(['stop', 'length']).toContain(c.finishReason);
     }
+  });
+});
+
+describe('serving the student with structured output', () => {
+  it('answers in the action language whatever the student would say', async () => {
+    const guided = await StudentPolicy.load(student.name, { threads: 1, structuredOutput: true });
+    const served = await startServer({ port: 0, policy: guided, modelId: 'guided' });
+    try {
+      const sdk = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+      const r = await sdk.chat.completions.create({ model: 'guided', messages: user('Draw Client then API.'), n: 3, temperature: 1, max_tokens: 60, seed: 3 });
+      for (const c of r.choices) expect(c.message.content!.startsWith('{"actions":[{"type":"c')).toBe(true);
+      const plain = await client.chat.completions.create({ model: MODEL, messages: user('Draw Client then API.'), n: 3, temperature: 1, max_tokens: 60, seed: 3 });
+      expect(plain.choices.some((c) => !c.message.content!.startsWith('{"actions":[{"type":"c'))).toBe(true);
+    } finally {
+      await served.close();
+      await guided.close();
+    }
+  });
+
+  it('canvasgym serve refuses --structured-output without a student', () => {
+    const r = spawnSync('node', ['bin/canvasgym.js', 'serve', '--structured-output', '--port', '0'], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--structured-output applies to the student: give --policy CKPT');
   });
 });
 

@@ -17,6 +17,7 @@ interface ServeFlags {
   sessionTtl: string;
   maxTurns: string;
   policy?: string;
+  structuredOutput?: boolean;
   modelName: string;
   maxN: string;
   schemaRetries: string;
@@ -39,6 +40,7 @@ export function registerServe(program: Command): void {
     .option('--session-ttl <s>', 'seconds an idle session lives', String(d.sessionTtlS))
     .option('--max-turns <n>', 'default turn limit of editing episodes', String(d.maxTurns))
     .option('--policy <ckpt>', 'student checkpoint directory to serve on /v1/chat/completions')
+    .option('--structured-output', "with --policy: guided decoding, every answer in the seed's action language (create_shape, connect) with arrows between shapes it created")
     .option('--model-name <id>', 'model id clients ask for', d.modelId)
     .option('--max-n <n>', 'most completions per chat request', String(d.maxN))
     .option('--scoring-threads <n>', 'worker threads that score /reward and /get_reward (0: score on the HTTP thread)', String(d.scoringThreads))
@@ -59,10 +61,11 @@ export function registerServe(program: Command): void {
         schemaRetries: integer('--schema-retries', flags.schemaRetries, 0, 16),
         scoringThreads: integer('--scoring-threads', flags.scoringThreads, 0, 256),
       };
+      if (flags.structuredOutput && flags.policy === undefined) throw new UsageError('--structured-output applies to the student: give --policy CKPT');
       if (flags.policy !== undefined) {
         const { StudentPolicy } = await import('../policy/student.ts');
         try {
-          config.policy = await StudentPolicy.load(flags.policy);
+          config.policy = await StudentPolicy.load(flags.policy, { structuredOutput: flags.structuredOutput });
         } catch (err) {
           throw new UsageError(`--policy: cannot load a student checkpoint from ${flags.policy}: ${(err as Error).message}`);
         }
