@@ -1,0 +1,54 @@
+// The training kernels against plain loops, at shapes the model tests do not reach: leading dimensions of 1024 floats
+// (the MLP's wide side), K over one 256-row block, row counts that are not multiples of the 4-row tile.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../src/model/kernels.ts';
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await Engine.create(2);
+});
+afterAll(async () => {
+  await engine.dispose();
+});
+
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296 - 0.5;
+  };
+}
+
+/** n random floats in the engine's memory; returns the pointer and a copy. */
+function filled(n: number, seed: number): { ptr: number; data: Float32Array } {
+  const ptr = engine.alloc(n);
+  const r = lcg(seed);
+  const view = engine.f32(ptr, n);
+  for (let i = 0; i < n; i++) view[i] = r();
+  return { ptr, data: view.slice() };
+}
+
+const maxAbsDiff = (x: Float32Array, y: Float32Array): number => x.reduce((s, v, i) => Math.max(s, Math.abs(v - y[i])), 0);
+
+describe('gemmRowsTA (weight gradients x^T dy)', () => {
+  it.each([[1024, 256, 300], [1030, 40, 513], [7, 24, 5]])('matches a plain loop for M=%i, N=%i, K=%i, accumulating, with column sums', (M, N, K) => {
+    const mark = engine.mark();
+    try {
+      const A = filled(K * M, 1), B = filled(K * N, 2), C = filled(M * N, 3), sums = filled(N, 4);
+      engine.run('gemmRowsTA', [A.ptr, M, B.ptr, N, C.ptr, N, N, K, 1, sums.ptr], M, { align: 4, chunksPerThread: 1 });
+      const want = C.data.slice();
+      for (let i = 0; i < M; i++) {
+        for (let j = 0; j < N; j++) {
+          let s = 0;
+          for (let k = 0; k < K; k++) s += A.data[k * M + i] * B.data[k * N + j];
+          want[i * N + j] += s;
+        }
+      }
+      const wantSums = sums.data.map((v, j) => v + Array.from({ length: K }, (_, k) => B.data[k * N + j]).reduce((a, b) => a + b, 0));
+      expect(maxAbsDiff(engine.f32(C.ptr, M * N), want)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(engine.f32(sums.ptr, N), wantSums)).toBeLessThan(1e-4);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
