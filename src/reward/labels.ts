@@ -16,6 +16,8 @@ export interface NormalizedLabel {
   abbreviations: number;
   /** One bit per stem (a hash of it, mod 32): labels whose masks share no bit share no stem. */
   stemMask: number;
+  /** A 32-bit hash of `compact`: labels whose hashes differ have different canonical forms (no string compare). */
+  compactHash: number;
 }
 
 /** Credit a label gets when it names an entity but abbreviates it ("DB" for "Database"). */
@@ -115,10 +117,16 @@ const EXPANSIONS = new Map<string, string[]>(
   Object.entries(ABBREVIATIONS).map(([short, full]) => [stem(short), rawWords(full).map(stem)]),
 );
 
+/** A 32-bit hash of a string, for NormalizedLabel.stemMask (5 bits of a stem's) and compactHash. */
+function hash32(text: string): number {
+  let h = text.length;
+  for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
+  return h;
+}
+
 /** A 5-bit hash of a stem, for NormalizedLabel.stemMask. */
 function stemBit(stem: string): number {
-  let h = stem.length;
-  for (let i = 0; i < stem.length; i++) h = (h * 31 + stem.charCodeAt(i)) | 0;
+  const h = hash32(stem);
   return (h ^ (h >>> 5) ^ (h >>> 10)) & 31;
 }
 
@@ -141,7 +149,8 @@ export function normalizeLabel(text: string): NormalizedLabel {
   }
   let stemMask = 0;
   for (const w of words) stemMask |= 1 << stemBit(w.stem);
-  const result: NormalizedLabel = { words, compact: words.map((w) => w.stem).join(''), abbreviations, stemMask };
+  const compact = words.map((w) => w.stem).join('');
+  const result: NormalizedLabel = { words, compact, abbreviations, stemMask, compactHash: hash32(compact) };
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, result);
   return result;

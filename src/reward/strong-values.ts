@@ -73,7 +73,6 @@ function planOf(spec: DiagramSpec): SpecPlan {
 let assignment = new Int32Array(64);
 let quality = new Float64Array(64);
 let weights = new Float64Array(64 * 64);
-const taken = new Uint8Array(64);
 const useful = new Uint8Array(64);
 const parent = new Int32Array(64);
 
@@ -110,22 +109,26 @@ function matchShapes(plan: SpecPlan, c: StrongCanvas): void {
     quality = new Float64Array(n);
   }
   if (weights.length < n * m) weights = new Float64Array(n * m);
-  taken.fill(0, 0, m);
+  weights.fill(0, 0, n * m);
+  assignment.fill(-1, 0, n);
+  // Contested: an entity with two positive matches, or a shape with two. Only pairs that share a stem or a
+  // canonical form (hash) are asked (labelMatch answers 0 for the others, first thing); the rest stay 0.
   let contested = false;
+  const entities = plan.entities;
   for (let j = 0; j < m; j++) {
     const label = c.norm[j];
-    for (let i = 0; i < n; i++) weights[i * m + j] = labelMatch(plan.entities[i], label);
-  }
-  for (let i = 0; i < n && !contested; i++) {
-    assignment[i] = -1;
-    for (let j = 0; j < m; j++) {
-      if (!(weights[i * m + j] > 0)) continue;
-      if (assignment[i] !== -1 || taken[j]) {
-        contested = true;
-        break;
-      }
+    const mask = label.stemMask;
+    const compact = label.compactHash;
+    let owner = -1;
+    for (let i = 0; i < n; i++) {
+      const e = entities[i];
+      if ((e.stemMask & mask) === 0 && e.compactHash !== compact) continue;
+      const w = labelMatch(e, label);
+      weights[i * m + j] = w;
+      if (!(w > 0)) continue;
+      if (owner !== -1 || assignment[i] !== -1) contested = true;
+      owner = i;
       assignment[i] = j;
-      taken[j] = 1;
     }
   }
   if (contested) {
