@@ -305,15 +305,21 @@ function gemmBlockTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32,
       if (colSums) sumPanels(pack, kc, nc, at(colSums, j0));
       let i = m0;
       for (; i + 4 <= m1; i += 4) {
-        // The 4 columns of A are copied to a contiguous kc x 4 strip first: read in place, every tile would load from kc
-        // rows lda floats apart, which for lda = 1024 (4 KiB) all fall in one L1 set (dW 1024x256 ran at 25 GFLOP/s).
-        let src = at(A, k0 * lda + i), dst = apack;
-        for (let k = 0; k < kc; k++) {
-          v128.store(dst, v128.load(src));
-          src += ak;
-          dst += 16;
+        let Ap = at(A, k0 * lda + i), aStep = ak;
+        // The 4 columns of A are copied to a contiguous kc x 4 strip first when many tiles read them: read in place,
+        // every tile loads from kc rows lda floats apart, which for lda = 1024 (4 KiB) all fall in one L1 set (dW
+        // 1024x256 ran at 25 GFLOP/s). For attention's 32 columns (4 tiles) the copy costs more than it saves.
+        if (nc > 32) {
+          let src = Ap, dst = apack;
+          for (let k = 0; k < kc; k++) {
+            v128.store(dst, v128.load(src));
+            src += ak;
+            dst += 16;
+          }
+          Ap = apack;
+          aStep = 16;
         }
-        for (let j = 0; j < nc; j += 8) tile4T(apack, 16, at(pack, j * kc), at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, tmp);
+        for (let j = 0; j < nc; j += 8) tile4T(Ap, aStep, at(pack, j * kc), at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, tmp);
       }
       for (; i < m1; i++) {
         const Ap = at(A, k0 * lda + i);
