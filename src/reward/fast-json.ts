@@ -47,6 +47,7 @@ interface Exports {
   inexactBase(): number;
   inexactCountBase(): number;
   scan(from: number, to: number, utf16From: number, python: number): number;
+  utf16ToUtf8(from: number, units: number, to: number): number;
   byteOffset(unit: number, length: number): number;
   firstOpenBrace(length: number): number;
   lastCloseBrace(length: number): number;
@@ -117,6 +118,9 @@ function load(): Exports | null {
 export class JsonReader {
   private readonly encoder = new TextEncoder();
   private input = new Uint8Array(0);
+  /** The input region as a Buffer, for Buffer.write's UTF-16 copy. */
+  private inputBuffer = Buffer.alloc(0);
+  private inputAt = 0;
   private ints = new Int32Array(0);
   private floats = new Float64Array(0);
   private kinds = new Int32Array(0);
@@ -146,7 +150,9 @@ export class JsonReader {
   private refreshViews(): void {
     const buffer = this.w.memory.buffer;
     const inputAt = this.w.inputBase();
+    this.inputAt = inputAt;
     this.input = new Uint8Array(buffer, inputAt, buffer.byteLength - inputAt);
+    this.inputBuffer = Buffer.from(buffer, inputAt, buffer.byteLength - inputAt);
     const records = this.w.recordsBase();
     this.ints = new Int32Array(buffer, records, MAX_RECORDED * FIELDS * REC_INTS);
     this.floats = new Float64Array(buffer, records, (MAX_RECORDED * FIELDS * REC_INTS) / 2);
@@ -165,18 +171,28 @@ export class JsonReader {
 
   /**
    * Copies `text` in as UTF-8 (a lone surrogate becomes U+FFFD, also one UTF-16 unit); returns its byte length.
-   * The memory keeps 16 bytes past the text, which the scan's 16-byte blocks may read.
+   * The memory keeps 16 bytes past the text, which the scan's 16-byte blocks may read. The text goes in as UTF-16
+   * (Buffer.write, a copy of its units) past the UTF-8's room, and WebAssembly writes the UTF-8 (utf16ToUtf8, as
+   * TextEncoder does): 0.2 µs for a 1.4 KB text, where encodeInto takes 0.14 for ASCII and 1.2 for any other.
    */
   load(text: string): number {
     if (this.loadedText === text) return this.loadedBytes;
-    const need = 3 * text.length + 16;
+    const units = text.length;
+    const staged = (3 * units + 31) & ~15;
+    const need = staged + 2 * units;
     if (this.input.length < need) {
       this.w.memory.grow(Math.ceil((need - this.input.length) / 65536));
       this.refreshViews();
     }
-    this.loadedBytes = this.encoder.encodeInto(text, this.input).written;
+    this.inputBuffer.write(text, staged, 'utf16le');
+    this.loadedBytes = this.w.utf16ToUtf8(this.inputAt + staged, units, this.inputAt);
     this.loadedText = text;
     return this.loadedBytes;
+  }
+
+  /** The loaded text's UTF-8 bytes: a view of the module's memory, valid until the next load. */
+  loadedUtf8(): Uint8Array {
+    return this.input.subarray(0, this.loadedBytes);
   }
 
   /** Scans loaded bytes [from, to), whose first byte is UTF-16 index `unitFrom`, in JSON's or Python's grammar. */
