@@ -670,6 +670,17 @@ export function utf16ToUtf8(from: usize, units: i32, to: usize): i32 {
   let d = to;
   const high = i16x8.splat(<i16>0xff80);
   for (;;) {
+    while (s + 64 <= se) {
+      const a = v128.load(s);
+      const b = v128.load(s, 16);
+      const c = v128.load(s, 32);
+      const e = v128.load(s, 48);
+      if (v128.any_true(v128.and(v128.or(v128.or(a, b), v128.or(c, e)), high))) break;
+      v128.store(d, i8x16.narrow_i16x8_u(a, b));
+      v128.store(d, i8x16.narrow_i16x8_u(c, e), 16);
+      s += 64;
+      d += 32;
+    }
     while (s + 32 <= se) {
       const a = v128.load(s);
       const b = v128.load(s, 16);
