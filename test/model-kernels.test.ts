@@ -52,3 +52,28 @@ describe('gemmRowsTA (weight gradients x^T dy)', () => {
     }
   });
 });
+
+describe('layerNormParamsBackward', () => {
+  it('adds sum_r dy * xhat and sum_r dy to dw, db, split across threads at odd 4-column boundaries', () => {
+    const mark = engine.mark();
+    try {
+      const rows = 37, C = 260;
+      const x = filled(rows * C, 5), dy = filled(rows * C, 6), dw = filled(C, 7), db = filled(C, 8);
+      const mean = filled(rows, 9), rstd = filled(rows, 10);
+      const rs = engine.f32(rstd.ptr, rows);
+      for (let r = 0; r < rows; r++) rs[r] = 1 + rs[r];
+      engine.run('layerNormParamsBackward', [x.ptr, mean.ptr, rstd.ptr, dy.ptr, dw.ptr, db.ptr, C, rows], C / 4, { grain: 1, chunksPerThread: 3 });
+      const wantW = dw.data.slice(), wantB = db.data.slice();
+      for (let r = 0; r < rows; r++) {
+        for (let c = 0; c < C; c++) {
+          wantW[c] += dy.data[r * C + c] * (x.data[r * C + c] - mean.data[r]) * rs[r];
+          wantB[c] += dy.data[r * C + c];
+        }
+      }
+      expect(maxAbsDiff(engine.f32(dw.ptr, C), wantW)).toBeLessThan(1e-5);
+      expect(maxAbsDiff(engine.f32(db.ptr, C), wantB)).toBeLessThan(1e-5);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
