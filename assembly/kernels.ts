@@ -416,16 +416,31 @@ export function gemmCols(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: 
 
 // ---------------------------------------------------------------- elementwise and row kernels
 
-/** dst[c, r] = src[r, c] for dst rows c in [lo, hi). */
+/** dst[c, r] = src[r, c] for dst rows c in [lo, hi): 4 x 4 blocks by shuffles (scalar, 16 x 16 blocks took 1.5 ns per
+ *  float), scalar at the edges. */
 export function transpose(src: usize, lds: i32, dst: usize, ldd: i32, rows: i32, lo: i32, hi: i32, scratch: usize): void {
-  for (let r0 = 0; r0 < rows; r0 += 16) {
-    const r1 = min(rows, r0 + 16);
-    for (let c0 = lo; c0 < hi; c0 += 16) {
-      const c1 = min(hi, c0 + 16);
-      for (let c = c0; c < c1; c++) {
-        for (let r = r0; r < r1; r++) store<f32>(at(dst, c * ldd + r), load<f32>(at(src, r * lds + c)));
-      }
+  const sB = <usize>lds << 2, dB = <usize>ldd << 2;
+  const r4 = rows & ~3;
+  let c = lo;
+  for (; c + 4 <= hi; c += 4) {
+    let s = at(src, c), d = at(dst, c * ldd);
+    for (let r = 0; r < r4; r += 4) {
+      const a = v128.load(s), b = v128.load(s + sB), e = v128.load(s + 2 * sB), f = v128.load(s + 3 * sB);
+      const t0 = v128.shuffle<f32>(a, b, 0, 4, 1, 5), t1 = v128.shuffle<f32>(a, b, 2, 6, 3, 7);
+      const t2 = v128.shuffle<f32>(e, f, 0, 4, 1, 5), t3 = v128.shuffle<f32>(e, f, 2, 6, 3, 7);
+      v128.store(d, v128.shuffle<f32>(t0, t2, 0, 1, 4, 5));
+      v128.store(d + dB, v128.shuffle<f32>(t0, t2, 2, 3, 6, 7));
+      v128.store(d + 2 * dB, v128.shuffle<f32>(t1, t3, 0, 1, 4, 5));
+      v128.store(d + 3 * dB, v128.shuffle<f32>(t1, t3, 2, 3, 6, 7));
+      s += 4 * sB;
+      d += 16;
     }
+    for (let r = r4; r < rows; r++) {
+      for (let k = c; k < c + 4; k++) store<f32>(at(dst, k * ldd + r), load<f32>(at(src, r * lds + k)));
+    }
+  }
+  for (; c < hi; c++) {
+    for (let r = 0; r < rows; r++) store<f32>(at(dst, c * ldd + r), load<f32>(at(src, r * lds + c)));
   }
 }
 

@@ -77,3 +77,19 @@ describe('layerNormParamsBackward', () => {
     }
   });
 });
+
+describe('transpose', () => {
+  // 50 columns in 6 chunks split at 8, 17, 25, 33, 42: chunks that start and end off the 4 x 4 blocks
+  it.each([[256, 768, 4], [37, 50, 3], [2, 5, 1]])('writes dst[c, r] = src[r, c] for rows=%i, cols=%i (%i chunks per thread)', (rows, cols, chunksPerThread) => {
+    const mark = engine.mark();
+    try {
+      const src = filled(rows * cols, 11), dst = filled(cols * rows, 12);
+      engine.run('transpose', [src.ptr, cols, dst.ptr, rows, rows], cols, { grain: 1, chunksPerThread });
+      const want = new Float32Array(cols * rows);
+      for (let c = 0; c < cols; c++) for (let r = 0; r < rows; r++) want[c * rows + r] = src.data[r * cols + c];
+      expect(maxAbsDiff(engine.f32(dst.ptr, cols * rows), want)).toBe(0);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
