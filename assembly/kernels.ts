@@ -692,13 +692,6 @@ function causalProbs(Q: usize, ld: i32, KT: usize, S: usize, T: i32, hs: i32, sc
   }
 }
 
-// dst[c, r] = src[r, c] for a (rows x cols) block with strides.
-function transposeBlock(src: usize, lds: i32, dst: usize, ldd: i32, rows: i32, cols: i32): void {
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) store<f32>(at(dst, c * ldd + r), load<f32>(at(src, r * lds + c)));
-  }
-}
-
 /** out (B, T, C) = causal attention of qkv (B, T, 3C); lse kept for backward, and the probabilities too if probs is not 0
  *  (probs: (B, nh, T, T), causal part only), so that backward need not recompute them. */
 export function attnForward(qkv: usize, out: usize, lse: usize, probs: usize, T: i32, C: i32, nh: i32, lo: i32, hi: i32,
@@ -713,7 +706,7 @@ export function attnForward(qkv: usize, out: usize, lse: usize, probs: usize, T:
     const Q = at(base, h * hs), K = at(base, C + h * hs), V = at(base, 2 * C + h * hs);
     const O = at(out, b * T * C + h * hs);
     const L = at(lse, bh * T);
-    transposeBlock(K, ld, KT, T, T, hs);
+    transpose(K, ld, KT, T, T, 0, hs, 0);
     for (let r0 = 0; r0 < T; r0 += RB) {
       const r1 = min(T, r0 + RB);
       causalProbs(Q, ld, KT, S, T, hs, scale, r0, r1, L, true, gs);
@@ -740,8 +733,8 @@ export function attnBackward(qkv: usize, out: usize, dout: usize, lse: usize, pr
     const dQ = at(dbase, h * hs), dK = at(dbase, C + h * hs), dV = at(dbase, 2 * C + h * hs);
     const O = at(out, b * T * C + h * hs), dO = at(dout, b * T * C + h * hs);
     const L = at(lse, bh * T);
-    if (!probs) transposeBlock(K, ld, KT, T, T, hs);
-    transposeBlock(V, ld, VT, T, T, hs);
+    if (!probs) transpose(K, ld, KT, T, T, 0, hs, 0);
+    transpose(V, ld, VT, T, T, 0, hs, 0);
     for (let r0 = 0; r0 < T; r0 += RB) {
       const r1 = min(T, r0 + RB);
       if (!probs) causalProbs(Q, ld, KT, P, T, hs, scale, r0, r1, L, false, gs);
