@@ -140,6 +140,12 @@ describe('action guide (structured output)', () => {
         expect(run.outcomes.length).toBeLessThanOrEqual(3);
         expect(s.logprobs.every((l) => Number.isFinite(l) && l <= 0)).toBe(true);
       }
+      // The log-probs stay the model's own, unguided: what a trainer's forward pass gives for the same tokens.
+      const s0 = samples[0];
+      const seq = Int32Array.from([tok.specialIds['<|user|>'], ...s0.tokens]);
+      const T = seq.length - 1;
+      const { logprobs } = model.forward(seq.subarray(0, T), seq.subarray(1), 1, T);
+      for (let i = 0; i < T; i++) expect(s0.logprobs[i]).toBeCloseTo(logprobs[i], 3);
       const unguided = await generate(model, [Int32Array.of(tok.specialIds['<|user|>'])], { n: 6, maxNewTokens: 200, temperature: 1, seed: 4, stopTokens: [tok.endId] });
       expect(unguided.filter((s) => executeCompletion(tok.decode(s.tokens, { skipSpecial: true })).errors.length === 0).length).toBe(0);
     } finally {

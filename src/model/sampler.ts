@@ -31,8 +31,8 @@ export interface Sample {
   promptIndex: number;
   /** New tokens only (the stop token included when it ended the sample). */
   tokens: Int32Array;
-  /** log p of each new token under the model's unmodified (temperature 1, unfiltered) distribution; with a guide, under
-   *  the guided one (the model's distribution renormalised over the tokens the guide allows). */
+  /** log p of each new token under the model's unmodified (temperature 1, unfiltered, unguided) distribution: what a
+   *  trainer's forward pass computes for the same tokens. */
   logprobs: Float32Array;
   finishReason: 'stop' | 'length';
 }
@@ -74,8 +74,12 @@ export async function generate(model: GPT, prompts: Int32Array[], o: SampleOptio
       for (let a = 0; a < active.length; a++) {
         const s = seqs[active[a]];
         const row = logits.subarray(rowOf[a] * V, (rowOf[a] + 1) * V);
+        // A guide's mask changes the row, so the model's own normaliser is taken first.
+        const rawLse = s.guide ? logSumExp(row) : undefined;
         s.guide?.mask(row);
-        const { token, logprob } = picker.pick(row, s.rng());
+        const picked = picker.pick(row, s.rng());
+        const token = picked.token;
+        const logprob = rawLse === undefined ? picked.logprob : row[token] - rawLse;
         s.guide?.accept(token);
         s.tokens.push(token);
         s.logprobs.push(logprob);
@@ -213,6 +217,14 @@ class Picker {
       if (threshold < 1e-300) threshold = 0;
     }
   }
+}
+
+function logSumExp(row: Float32Array): number {
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  let sum = 0;
+  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i] - max);
+  return max + Math.log(sum);
 }
 
 function lastNonZero(p: Float64Array): number {
