@@ -331,13 +331,13 @@ function gemmBlockTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32,
 
 @inline function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, K: i32, accumulate: bool,
                            m0: i32, m1: i32, n0: i32, n1: i32, scratch: usize): void {
-  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, accumulate, m0, m1, n0, n1, 0, scratch);
+  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, accumulate, m0, m1, n0, n1, 0, 0, scratch);
 }
 
-// The GEMM, with an optional GELU epilogue: if geluOut, each finished row block of C (still in cache) goes through gelu
-// (out: geluOut, same layout as C; C becomes gelu' there, see gelu()).
+// The GEMM, with an optional epilogue on each finished row block of C (still in cache): if geluOut, gelu (out: geluOut,
+// same layout as C; C becomes gelu' there, see gelu()); if mulBy, C *= mulBy elementwise (same layout).
 function gemmBlockE(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, K: i32, accumulate: bool,
-                    m0: i32, m1: i32, n0: i32, n1: i32, geluOut: usize, scratch: usize): void {
+                    m0: i32, m1: i32, n0: i32, n1: i32, geluOut: usize, mulBy: usize, scratch: usize): void {
   const tmp = scratch;
   const pack = scratch + 256;
   const usePack = m1 - m0 >= 16;
@@ -376,6 +376,9 @@ function gemmBlockE(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, 
         if (geluOut && k0 + kc >= K) {
           for (let r = i; r < i + 4; r++) gelu(at(C, r * ldc + j0), at(geluOut, r * ldc + j0), 1, 0, nc >> 2, 0);
         }
+        if (mulBy && k0 + kc >= K) {
+          for (let r = i; r < i + 4; r++) mul(at(C, r * ldc + j0), at(mulBy, r * ldc + j0), at(C, r * ldc + j0), 0, nc >> 2, 0);
+        }
       }
       for (; i < m1; i++) {
         const Ap = at(A, i * lda + k0);
@@ -384,6 +387,7 @@ function gemmBlockE(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, 
           tile1(Ap, Bp, bs, at(C, i * ldc + j0 + j), kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
         }
         if (geluOut && k0 + kc >= K) gelu(at(C, i * ldc + j0), at(geluOut, i * ldc + j0), 1, 0, nc >> 2, 0);
+        if (mulBy && k0 + kc >= K) mul(at(C, i * ldc + j0), at(mulBy, i * ldc + j0), at(C, i * ldc + j0), 0, nc >> 2, 0);
       }
     }
   }
@@ -398,7 +402,13 @@ export function gemmRows(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: 
 /** Rows [lo, hi) of Y = gelu(bias + A @ B) (N a multiple of 4), with C = gelu'(bias + A @ B) kept for backward. */
 export function gemmRowsGelu(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, N: i32, K: i32,
                              Y: usize, lo: i32, hi: i32, scratch: usize): void {
-  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, false, lo, hi, 0, N, Y, scratch);
+  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, false, lo, hi, 0, N, Y, 0, scratch);
+}
+
+/** Rows [lo, hi) of C = (A @ B) * M elementwise (N a multiple of 4; M laid out as C): the MLP's dx through gelu'. */
+export function gemmRowsMul(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, N: i32, K: i32, M: usize,
+                            lo: i32, hi: i32, scratch: usize): void {
+  gemmBlockE(A, lda, B, ldb, C, ldc, 0, K, false, lo, hi, 0, N, 0, M, scratch);
 }
 
 /** Rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B with A stored (K, M): weight gradients x^T dy without a transpose.

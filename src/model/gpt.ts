@@ -92,7 +92,7 @@ interface Acts {
   // backward scratch
   dres: number; dln: number; datty: number; // (BT, C)
   dqkv: number; // (BT, 3C)
-  dfc: number; dfcg: number; // (BT, 4C)
+  dfc: number; // (BT, 4C)
 }
 
 /** A KV cache over `slots` sequences and the buffers of a forward over at most `rows` new tokens (sampler.ts). */
@@ -245,13 +245,19 @@ export class GPT {
     else this.run('gemmCols', [x, K, w, N, y, N, bias, rows, K, accumulate ? 1 : 0], N, 8, K * rows, l);
   }
 
-  /** Backward of y = x @ w + b: dw += x^T dy and db (stored right after dw) += column sums of dy; dx = dy @ w^T (if dx). */
-  private matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number): void {
+  /** Backward of y = x @ w + b: dw += x^T dy and db (stored right after dw) += column sums of dy; dx = dy @ w^T (if dx),
+   *  times dxScale elementwise if given (gelu' for the MLP, applied in the GEMM's epilogue; K a multiple of 4). */
+  private matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number, dxScale = 0): void {
     // Each chunk packs all of dy (rows x N): one chunk per thread.
     this.run('gemmRowsTA', [x, K, dy, N, dwb, N, N, rows, 1, dwb + K * N * 4], K, 4, rows * N, `dW ${K}x${N}`, 1);
     if (dx) {
       this.run('transpose', [w, N, this.wTScratch, K, K], N, 1, K, 'transpose w');
+      if (dxScale && rows >= 8) {
+        this.run('gemmRowsMul', [dy, N, this.wTScratch, K, dx, K, K, N, dxScale], rows, 4, N * K, `dx*gelu' ${N}x${K}`);
+        return;
+      }
       this.matmul(dy, this.wTScratch, 0, dx, rows, N, K, false, 'dx');
+      if (dxScale) this.run('mul', [dxScale, dx, dx], (rows * K) / 4, 1, 4);
     }
   }
 
@@ -288,7 +294,6 @@ export class GPT {
       rows: cap, tokens: al(cap), targets: al(cap), positions: al(cap), x0: al(cap * C), layers,
       lnf: al(cap * C), lnfMean: al(cap), lnfRstd: al(cap), probs: al(cap * V), logprobs: al(cap), entropy: al(cap),
       dlogprobs: al(cap), dres: al(cap * C), dln: al(cap * C), datty: al(cap * C), dqkv: al(cap * 3 * C), dfc: al(cap * 4 * C),
-      dfcg: al(cap * 4 * C),
     };
     if (!this.wteT) this.wteT = al(C * V);
     return this.acts;
@@ -407,8 +412,7 @@ export class GPT {
       const w = this.layerOffsets(l), L = a.layers[l];
       const x = l > 0 ? a.layers[l - 1].res2 : a.x0;
       // MLP backward: res2 = res1 + gelu(ln_2(res1) @ c_fc) @ c_proj
-      this.matmulBackward(L.fcg, P + w.fc2W, G + w.fc2W, a.dres, a.dfcg, rows, 4 * C, C);
-      this.run('mul', [L.fc, a.dfcg, a.dfc], rows * C, 1, 4);
+      this.matmulBackward(L.fcg, P + w.fc2W, G + w.fc2W, a.dres, a.dfc, rows, 4 * C, C, L.fc);
       this.matmulBackward(L.ln2, P + w.fcW, G + w.fcW, a.dfc, a.dln, rows, C, 4 * C);
       this.layerNormBackward(L.res1, P + w.ln2w, L.ln2Mean, L.ln2Rstd, a.dln, a.dres, G + w.ln2w, G + w.ln2b, rows);
       // attention backward: res1 = x + attn(ln_1(x)) @ c_proj
