@@ -726,14 +726,28 @@ export function utf16ToUtf8(from: usize, units: i32, to: usize): i32 {
   return <i32>(d - to);
 }
 
-/** Byte offset of UTF-16 index `unit` in input bytes [0, length): for spans found on the JavaScript string. */
+/**
+ * Byte offset of UTF-16 index `unit` in input bytes [0, length): for spans found on the JavaScript string. Whole
+ * blocks of 16 bytes are counted at once (a character's first byte is a unit, a 4-byte one's two; continuation bytes
+ * none) while the index lies past them; then byte by byte, a character's continuation bytes skipped with it.
+ */
 export function byteOffset(unit: i32, length: usize): usize {
   const b = inputBase();
   let u = 0;
   let i: usize = 0;
-  while (i < length && u < unit) {
+  while (i + 16 <= length) {
+    const v = v128.load(b + i);
+    const continuation = popcnt(i8x16.bitmask(i8x16.eq(v128.and(v, i8x16.splat(<i8>0xc0)), i8x16.splat(<i8>0x80))));
+    const four = popcnt(i8x16.bitmask(i8x16.ge_u(v, i8x16.splat(<i8>0xf0))));
+    const units = 16 - continuation + four;
+    if (u + units > unit) break;
+    u += units;
+    i += 16;
+  }
+  for (; i < length; i++) {
     const c = load<u8>(b + i);
-    i += c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+    if ((c & 0xc0) == 0x80) continue;
+    if (u >= unit) break;
     u += c >= 0xf0 ? 2 : 1;
   }
   return i;

@@ -52,6 +52,26 @@ describe('reader copy of a text as UTF-8', () => {
     }
   });
 
+  it('finds the byte offset of every UTF-16 index (byteOffset), whole blocks counted at once', () => {
+    const rand = mulberry32(19);
+    const pieces = ['a', 'é', '€', '🚀', '\ud800', '\udc00', 'x'.repeat(15), 'y'.repeat(33)];
+    let checked = 0;
+    for (let k = 0; k < 600; k++) {
+      let text = '';
+      const target = Math.floor(rand() * 150);
+      while (text.length < target) text += pieces[Math.floor(rand() * pieces.length)];
+      const bytes = json.load(text);
+      for (let unit = 0; unit <= text.length + 2; unit++) {
+        // An index inside a surrogate pair names the byte after its 4-byte character.
+        const inPair = unit > 0 && unit < text.length && /[\ud800-\udbff]/.test(text[unit - 1]) && /[\udc00-\udfff]/.test(text[unit]);
+        const want = Math.min(bytes, encoder.encode(text.slice(0, inPair ? unit + 1 : unit)).length);
+        expect({ text, unit, at: json.byteOffset(unit, bytes) }).toEqual({ text, unit, at: want });
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(30000);
+  });
+
   it('on corpus texts, one after another (a shorter text after a longer one), with their scans unchanged', () => {
     const texts = generateCorpus({ n: 800, seed: 3 }).map((c) => c.completion);
     for (const text of texts) {

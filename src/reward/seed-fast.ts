@@ -38,10 +38,14 @@ export function scanSeed(text: string): boolean | null {
     const from = ascii ? start : json.firstOpenBrace(bytes);
     const to = ascii ? end + 1 : json.lastCloseBrace(bytes) + 1;
     // A span that starts where the text's document did reads the same bytes, to the same decisions, as long as its
-    // tokens lie inside it (none looks past its end): it parses only if that document closed at the span's end.
-    if (json.docStart() === from && json.docEnd() !== to) return false;
-    status = json.scan(from, to, start, true);
-    if (status !== Scan.ok) return status === Scan.unusual ? null : false;
+    // tokens lie inside it (none looks past its end): it parses only if that document closed at the span's end, and
+    // then the first scan's records are the span's (only the text after the document failed it).
+    if (json.docStart() === from) {
+      if (json.docEnd() !== to) return false;
+    } else {
+      status = json.scan(from, to, start, true);
+      if (status !== Scan.ok) return status === Scan.unusual ? null : false;
+    }
   }
   json.settleNumbers(text);
   return true;
