@@ -93,7 +93,14 @@ function lastMatched(plan: SpecPlan, key: string): number {
  */
 function shapeNamed(plan: SpecPlan, name: string): number {
   const s = lastMatched(plan, name);
-  return s !== -1 ? s : lastMatched(plan, normalizeLabel(name).compact);
+  return s !== -1 ? s : lastMatched(plan, compactOf(plan, name));
+}
+
+/** normalizeLabel(name).compact: an entity's own, when the name is one (no cache lookup), else normalised. */
+function compactOf(plan: SpecPlan, name: string): string {
+  const names = plan.spec.entities;
+  for (let i = 0; i < names.length; i++) if (names[i] === name) return plan.compacts[i];
+  return normalizeLabel(name).compact;
 }
 
 /**
