@@ -148,21 +148,22 @@ function sumPanels(pack: usize, kc: i32, nc: i32, dst: usize): void {
   return i == 0 ? f32x4.extract_lane(v, 0) : i == 1 ? f32x4.extract_lane(v, 1) : i == 2 ? f32x4.extract_lane(v, 2) : f32x4.extract_lane(v, 3);
 }
 
-@inline function tile4(A: usize, lda: usize, B: usize, bs: usize, C: usize, ldc: usize, kc: i32, w: i32,
+// C's tile starts from Cin's (same layout; Cin is C when accumulating, a residual source otherwise) if load.
+@inline function tile4(A: usize, lda: usize, B: usize, bs: usize, C: usize, Cin: usize, ldc: usize, kc: i32, w: i32,
                        load: bool, bias: usize, tmp: usize): void {
   let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
   let c20 = f32x4.splat(0), c21 = f32x4.splat(0), c30 = f32x4.splat(0), c31 = f32x4.splat(0);
   if (load) {
     if (w == 8) {
-      c00 = v128.load(C); c01 = v128.load(C, 16);
-      c10 = v128.load(C + ldc); c11 = v128.load(C + ldc, 16);
-      c20 = v128.load(C + 2 * ldc); c21 = v128.load(C + 2 * ldc, 16);
-      c30 = v128.load(C + 3 * ldc); c31 = v128.load(C + 3 * ldc, 16);
+      c00 = v128.load(Cin); c01 = v128.load(Cin, 16);
+      c10 = v128.load(Cin + ldc); c11 = v128.load(Cin + ldc, 16);
+      c20 = v128.load(Cin + 2 * ldc); c21 = v128.load(Cin + 2 * ldc, 16);
+      c30 = v128.load(Cin + 3 * ldc); c31 = v128.load(Cin + 3 * ldc, 16);
     } else {
-      stageIn(C, w, tmp); c00 = v128.load(tmp); c01 = v128.load(tmp, 16);
-      stageIn(C + ldc, w, tmp); c10 = v128.load(tmp); c11 = v128.load(tmp, 16);
-      stageIn(C + 2 * ldc, w, tmp); c20 = v128.load(tmp); c21 = v128.load(tmp, 16);
-      stageIn(C + 3 * ldc, w, tmp); c30 = v128.load(tmp); c31 = v128.load(tmp, 16);
+      stageIn(Cin, w, tmp); c00 = v128.load(tmp); c01 = v128.load(tmp, 16);
+      stageIn(Cin + ldc, w, tmp); c10 = v128.load(tmp); c11 = v128.load(tmp, 16);
+      stageIn(Cin + 2 * ldc, w, tmp); c20 = v128.load(tmp); c21 = v128.load(tmp, 16);
+      stageIn(Cin + 3 * ldc, w, tmp); c30 = v128.load(tmp); c31 = v128.load(tmp, 16);
     }
   }
   if (bias) {
@@ -200,11 +201,11 @@ function sumPanels(pack: usize, kc: i32, nc: i32, dst: usize): void {
   }
 }
 
-@inline function tile1(A: usize, B: usize, bs: usize, C: usize, kc: i32, w: i32, load: bool, bias: usize, tmp: usize): void {
+@inline function tile1(A: usize, B: usize, bs: usize, C: usize, Cin: usize, kc: i32, w: i32, load: bool, bias: usize, tmp: usize): void {
   let c0 = f32x4.splat(0), c1 = f32x4.splat(0);
   if (load) {
-    if (w == 8) { c0 = v128.load(C); c1 = v128.load(C, 16); }
-    else { stageIn(C, w, tmp); c0 = v128.load(tmp); c1 = v128.load(tmp, 16); }
+    if (w == 8) { c0 = v128.load(Cin); c1 = v128.load(Cin, 16); }
+    else { stageIn(Cin, w, tmp); c0 = v128.load(tmp); c1 = v128.load(tmp, 16); }
   }
   if (bias) {
     if (w == 8) { c0 = f32x4.add(c0, v128.load(bias)); c1 = f32x4.add(c1, v128.load(bias, 16)); }
@@ -331,13 +332,14 @@ function gemmBlockTA(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32,
 
 @inline function gemmBlock(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, K: i32, accumulate: bool,
                            m0: i32, m1: i32, n0: i32, n1: i32, scratch: usize): void {
-  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, accumulate, m0, m1, n0, n1, 0, 0, scratch);
+  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, accumulate, m0, m1, n0, n1, 0, 0, 0, scratch);
 }
 
 // The GEMM, with an optional epilogue on each finished row block of C (still in cache): if geluOut, gelu (out: geluOut,
 // same layout as C; C becomes gelu' there, see gelu()); if mulBy, C *= mulBy elementwise (same layout).
+// If residual (same layout as C), C = residual + bias + A @ B, whatever accumulate says.
 function gemmBlockE(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, K: i32, accumulate: bool,
-                    m0: i32, m1: i32, n0: i32, n1: i32, geluOut: usize, mulBy: usize, scratch: usize): void {
+                    m0: i32, m1: i32, n0: i32, n1: i32, geluOut: usize, mulBy: usize, residual: usize, scratch: usize): void {
   const tmp = scratch;
   const pack = scratch + 256;
   const usePack = m1 - m0 >= 16;
@@ -347,15 +349,17 @@ function gemmBlockE(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, 
     for (let i = m0; i < m1; i++) {
       for (let j = n0; j < n1; j++) {
         const c = at(C, i * ldc + j);
-        store<f32>(c, (accumulate ? load<f32>(c) : 0) + (bias ? load<f32>(at(bias, j)) : 0));
+        const c0: f32 = residual ? load<f32>(at(residual, i * ldc + j)) : accumulate ? load<f32>(c) : 0;
+        store<f32>(c, c0 + (bias ? load<f32>(at(bias, j)) : 0));
       }
     }
     return;
   }
   for (let k0 = 0; k0 < K; k0 += KC) {
     const kc = min(KC, K - k0);
-    const load = accumulate || k0 > 0;
+    const load = accumulate || k0 > 0 || residual != 0;
     const bi: usize = k0 == 0 ? bias : 0;
+    const Cin = k0 == 0 && residual ? residual : C;
     for (let j0 = n0; j0 < n1; j0 += NC) {
       const nc = min(NC, n1 - j0);
       if (usePack) packB(at(B, k0 * ldb + j0), ldb, kc, nc, pack);
@@ -366,11 +370,11 @@ function gemmBlockE(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, 
         // Two call sites so that the packed stride is a constant in the inlined loop.
         if (usePack) {
           for (let j = 0; j < nc; j += 8) {
-            tile4(Ap, ldaB, at(pack, j * kc), 32, at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
+            tile4(Ap, ldaB, at(pack, j * kc), 32, at(C, i * ldc + j0 + j), at(Cin, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
           }
         } else {
           for (let j = 0; j < nc; j += 8) {
-            tile4(Ap, ldaB, at(B, k0 * ldb + j0 + j), bs, at(C, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
+            tile4(Ap, ldaB, at(B, k0 * ldb + j0 + j), bs, at(C, i * ldc + j0 + j), at(Cin, i * ldc + j0 + j), ldcB, kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
           }
         }
         if (geluOut && k0 + kc >= K) {
@@ -384,7 +388,7 @@ function gemmBlockE(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, 
         const Ap = at(A, i * lda + k0);
         for (let j = 0; j < nc; j += 8) {
           const Bp = usePack ? at(pack, j * kc) : at(B, k0 * ldb + j0 + j);
-          tile1(Ap, Bp, bs, at(C, i * ldc + j0 + j), kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
+          tile1(Ap, Bp, bs, at(C, i * ldc + j0 + j), at(Cin, i * ldc + j0 + j), kc, min(8, nc - j), load, bi ? at(bi, j0 + j) : 0, tmp);
         }
         if (geluOut && k0 + kc >= K) gelu(at(C, i * ldc + j0), at(geluOut, i * ldc + j0), 1, 0, nc >> 2, 0);
         if (mulBy && k0 + kc >= K) mul(at(C, i * ldc + j0), at(mulBy, i * ldc + j0), at(C, i * ldc + j0), 0, nc >> 2, 0);
@@ -402,13 +406,19 @@ export function gemmRows(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: 
 /** Rows [lo, hi) of Y = gelu(bias + A @ B) (N a multiple of 4), with C = gelu'(bias + A @ B) kept for backward. */
 export function gemmRowsGelu(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, N: i32, K: i32,
                              Y: usize, lo: i32, hi: i32, scratch: usize): void {
-  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, false, lo, hi, 0, N, Y, 0, scratch);
+  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, false, lo, hi, 0, N, Y, 0, 0, scratch);
 }
 
 /** Rows [lo, hi) of C = (A @ B) * M elementwise (N a multiple of 4; M laid out as C): the MLP's dx through gelu'. */
 export function gemmRowsMul(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, N: i32, K: i32, M: usize,
                             lo: i32, hi: i32, scratch: usize): void {
-  gemmBlockE(A, lda, B, ldb, C, ldc, 0, K, false, lo, hi, 0, N, 0, M, scratch);
+  gemmBlockE(A, lda, B, ldb, C, ldc, 0, K, false, lo, hi, 0, N, 0, M, 0, scratch);
+}
+
+/** Rows [lo, hi) of C = R + bias + A @ B (R laid out as C): a residual connection without copying R into C first. */
+export function gemmRowsRes(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, N: i32, K: i32, R: usize,
+                            lo: i32, hi: i32, scratch: usize): void {
+  gemmBlockE(A, lda, B, ldb, C, ldc, bias, K, false, lo, hi, 0, N, 0, 0, R, scratch);
 }
 
 /** Rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B with A stored (K, M): weight gradients x^T dy without a transpose.

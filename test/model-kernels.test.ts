@@ -93,3 +93,25 @@ describe('transpose', () => {
     }
   });
 });
+
+describe('gemmRowsRes (residual connection)', () => {
+  it.each([[37, 20, 600], [64, 256, 1024], [5, 9, 3]])('C = R + bias + A @ B for M=%i, N=%i, K=%i, R untouched', (M, N, K) => {
+    const mark = engine.mark();
+    try {
+      const A = filled(M * K, 13), B = filled(K * N, 14), C = filled(M * N, 15), R = filled(M * N, 16), bias = filled(N, 17);
+      engine.run('gemmRowsRes', [A.ptr, K, B.ptr, N, C.ptr, N, bias.ptr, N, K, R.ptr], M, { align: 4 });
+      const want = new Float32Array(M * N);
+      for (let i = 0; i < M; i++) {
+        for (let j = 0; j < N; j++) {
+          let s = R.data[i * N + j] + bias.data[j];
+          for (let k = 0; k < K; k++) s += A.data[i * K + k] * B.data[k * N + j];
+          want[i * N + j] = s;
+        }
+      }
+      expect(maxAbsDiff(engine.f32(C.ptr, M * N), want)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(engine.f32(R.ptr, M * N), R.data)).toBe(0);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});

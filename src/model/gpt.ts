@@ -245,6 +245,16 @@ export class GPT {
     else this.run('gemmCols', [x, K, w, N, y, N, bias, rows, K, accumulate ? 1 : 0], N, 8, K * rows, l);
   }
 
+  /** y (rows, N) = r + bias + x (rows, K) @ w (K, N): a residual connection, r read by the GEMM instead of copied into y. */
+  private matmulResidual(x: number, w: number, bias: number, r: number, y: number, rows: number, K: number, N: number): void {
+    if (rows >= 8) {
+      this.run('gemmRowsRes', [x, K, w, N, y, N, bias, N, K, r], rows, 4, K * N, `matmul ${K}x${N}`);
+      return;
+    }
+    this.e.f32(y, rows * N).set(this.e.f32(r, rows * N));
+    this.matmul(x, w, bias, y, rows, K, N, true);
+  }
+
   /** Backward of y = x @ w + b: dw += x^T dy and db (stored right after dw) += column sums of dy; dx = dy @ w^T (if dx),
    *  times dxScale elementwise if given (gelu' for the MLP, applied in the GEMM's epilogue; K a multiple of 4). */
   private matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number, dxScale = 0): void {
@@ -343,8 +353,7 @@ export class GPT {
       this.matmul(L.ln1, P + w.attnW, P + w.attnB, L.qkv, rows, C, 3 * C);
       this.run('attnForward', [L.qkv, L.atty, L.lse, probs[l], T, C, nh], B * nh, 1, T * T * C / nh);
       // res1 (BT, C) = x + atty @ c_proj
-      this.e.f32(L.res1, rows * C).set(this.e.f32(x, rows * C));
-      this.matmul(L.atty, P + w.projW, P + w.projB, L.res1, rows, C, C, true);
+      this.matmulResidual(L.atty, P + w.projW, P + w.projB, x, L.res1, rows, C, C);
       // MLP: fcg (BT, 4C) = gelu(ln_2(res1) @ c_fc); res2 (BT, C) = res1 + fcg @ c_proj
       this.layerNorm(L.res1, P + w.ln2w, P + w.ln2b, L.ln2, L.ln2Mean, L.ln2Rstd, rows);
       if (rows >= 8) {
@@ -354,8 +363,7 @@ export class GPT {
         this.matmul(L.ln2, P + w.fcW, P + w.fcB, L.fc, rows, C, 4 * C);
         this.run('gelu', [L.fc, L.fcg, 1], rows * C, 1, 32);
       }
-      this.e.f32(L.res2, rows * C).set(this.e.f32(L.res1, rows * C));
-      this.matmul(L.fcg, P + w.fc2W, P + w.fc2B, L.res2, rows, 4 * C, C, true);
+      this.matmulResidual(L.fcg, P + w.fc2W, P + w.fc2B, L.res1, L.res2, rows, 4 * C, C);
       x = L.res2;
     }
     // logits (BT, V) = ln_f(x) @ wte^T (tied LM head)
