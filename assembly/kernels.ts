@@ -19,8 +19,8 @@ const GELU_A: f32 = 0.044715;
 // Vector constants of exp and gelu, each in 4 lanes, read from memory: V8 builds a v128.const from two 64-bit immediates
 // (4 instructions each time it is used, never hoisted out of a loop), while a load folds into the arithmetic.
 // exp's 13 constants made it 8.5 ns per vector, 5.0 ns from memory (one thread, in L1).
-const K_MIN = 0, K_MAX = 1, K_LOG2E = 2, K_ROUND = 3, K_LN2_HI = 4, K_LN2_LO = 5, K_P0 = 6, K_ONE = 12, K_HALF = 13;
-const K_GELU_2K = 14, K_GELU_2KA = 15, K_GELU_K = 16, K_GELU_3KA = 17, K_TWO = 18, K_BIAS = 19;
+const K_MIN = 0, K_MAX = 1, K_LOG2E = 2, K_ROUND = 3, K_LN2_HI = 4, K_LN2_LO = 5, K_P0 = 6, K_ONE = 12;
+const K_GELU_M2K = 13, K_GELU_M2KA = 14, K_GELU_K = 15, K_GELU_3KA = 16, K_BIAS = 17;
 const VCONST = memory.data<f32>([
   -87.0, -87.0, -87.0, -87.0, 88.0, 88.0, 88.0, 88.0,
   LOG2E, LOG2E, LOG2E, LOG2E, ROUND_MAGIC, ROUND_MAGIC, ROUND_MAGIC, ROUND_MAGIC,
@@ -31,10 +31,10 @@ const VCONST = memory.data<f32>([
   4.1665795894e-2, 4.1665795894e-2, 4.1665795894e-2, 4.1665795894e-2,
   1.6666665459e-1, 1.6666665459e-1, 1.6666665459e-1, 1.6666665459e-1,
   5.0000001201e-1, 5.0000001201e-1, 5.0000001201e-1, 5.0000001201e-1,
-  1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.5,
-  2 * GELU_K, 2 * GELU_K, 2 * GELU_K, 2 * GELU_K, 2 * GELU_K * GELU_A, 2 * GELU_K * GELU_A, 2 * GELU_K * GELU_A, 2 * GELU_K * GELU_A,
+  1.0, 1.0, 1.0, 1.0,
+  -2 * GELU_K, -2 * GELU_K, -2 * GELU_K, -2 * GELU_K,
+  -2 * GELU_K * GELU_A, -2 * GELU_K * GELU_A, -2 * GELU_K * GELU_A, -2 * GELU_K * GELU_A,
   GELU_K, GELU_K, GELU_K, GELU_K, 3 * GELU_K * GELU_A, 3 * GELU_K * GELU_A, 3 * GELU_K * GELU_A, 3 * GELU_K * GELU_A,
-  2.0, 2.0, 2.0, 2.0,
 ], 16);
 // The exponent bias 127 as 4 int32 lanes (not a float constant: its bits are added to an integer).
 const VBIAS = memory.data<i32>([127, 127, 127, 127], 16);
@@ -581,16 +581,16 @@ export function gelu(x: usize, y: usize, keepGrad: i32, lo: i32, hi: i32, scratc
   for (let i = lo * 4; i < hi * 4; i += 4) {
     const v = v128.load(at(x, i));
     const v2 = f32x4.mul(v, v);
-    // t = tanh(u) = 1 - 2 / (exp(2u) + 1), 2u = x (2k + 2ka x^2) with k = sqrt(2/pi), a = 0.044715
-    const e = vexp(f32x4.mul(v, f32x4.relaxed_madd(vk(K_GELU_2KA), v2, vk(K_GELU_2K))));
-    const t = f32x4.sub(vk(K_ONE), f32x4.div(vk(K_TWO), f32x4.add(e, vk(K_ONE))));
-    const hv = f32x4.mul(vk(K_HALF), v);
-    v128.store(at(y, i), f32x4.relaxed_madd(hv, t, hv));
+    // 0.5 (1 + tanh(u)) = s = 1 / (1 + exp(-2u)), with -2u = x (-2k - 2ka x^2), k = sqrt(2/pi), a = 0.044715: one
+    // operation shorter than tanh's 1 - 2 / (exp(2u) + 1) (gelu with gelu' 8.4 -> 7.9 ms per big layer)
+    const e = vexp(f32x4.mul(v, f32x4.relaxed_madd(vk(K_GELU_M2KA), v2, vk(K_GELU_M2K))));
+    const s = f32x4.div(vk(K_ONE), f32x4.add(e, vk(K_ONE)));
+    v128.store(at(y, i), f32x4.mul(v, s));
     if (keepGrad) {
-      // d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3a x^2)
+      // d/dx = s + x s (1 - s) 2k (1 + 3a x^2)
       const du = f32x4.relaxed_madd(vk(K_GELU_3KA), v2, vk(K_GELU_K));
-      const sech2 = f32x4.relaxed_nmadd(t, t, vk(K_ONE));
-      v128.store(at(x, i), f32x4.relaxed_madd(f32x4.mul(hv, sech2), du, f32x4.relaxed_madd(vk(K_HALF), t, vk(K_HALF))));
+      const ss = f32x4.relaxed_nmadd(s, s, s);
+      v128.store(at(x, i), f32x4.relaxed_madd(f32x4.mul(v, ss), f32x4.add(du, du), s));
     }
   }
 }

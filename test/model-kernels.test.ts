@@ -115,3 +115,29 @@ describe('gemmRowsRes (residual connection)', () => {
     }
   });
 });
+
+describe('gelu', () => {
+  it("matches the tanh approximation and its derivative in float64 over [-12, 12], the negative tail included", () => {
+    const mark = engine.mark();
+    try {
+      const n = 4096, x = engine.alloc(n), y = engine.alloc(n);
+      const xs = Float32Array.from({ length: n }, (_, i) => -12 + (24 * i) / n);
+      engine.f32(x, n).set(xs);
+      engine.run('gelu', [x, y, 1], n / 4, { grain: 1 });
+      const Y = engine.f32(y, n), G = engine.f32(x, n);
+      const k = Math.sqrt(2 / Math.PI);
+      let worstY = 0, worstG = 0;
+      for (let i = 0; i < n; i++) {
+        const v = xs[i], t = Math.tanh(k * (v + 0.044715 * v ** 3));
+        const want = 0.5 * v * (1 + t), dwant = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * 0.044715 * v * v);
+        worstY = Math.max(worstY, Math.abs(Y[i] - want) / Math.max(Math.abs(want), 1e-3));
+        worstG = Math.max(worstG, Math.abs(G[i] - dwant) / Math.max(Math.abs(dwant), 1e-3));
+      }
+      // 0.5 x (1 + tanh u) lost up to 3e-4 (and gelu' 2e-3) to cancellation where tanh u is close to -1
+      expect(worstY).toBeLessThan(1e-5);
+      expect(worstG).toBeLessThan(1e-4);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
