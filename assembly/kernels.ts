@@ -536,42 +536,18 @@ export function layerNormBackward(x: usize, w: usize, mean: usize, rstd: usize, 
   }
 }
 
-/** dw += sum_r dy * xhat, db += sum_r dy over all rows, for columns [4lo, 4hi). The sums stay in registers, 8 columns
- *  at a time down all rows, and dw, db are written once: updated row by row, the two threads' column ranges shared
- *  cache lines of dw and db and the call ran 3x slower on 2 threads than on 1. */
+/** dw += sum_r dy * xhat, db += sum_r dy over all rows, for columns [4lo, 4hi). */
 export function layerNormParamsBackward(x: usize, mean: usize, rstd: usize, dy: usize, dw: usize, db: usize, C: i32, rows: i32,
                                         lo: i32, hi: i32, scratch: usize): void {
-  let c = lo * 4;
-  const end = hi * 4;
-  for (; c + 8 <= end; c += 8) {
-    let w0 = f32x4.splat(0), w1 = f32x4.splat(0), b0 = f32x4.splat(0), b1 = f32x4.splat(0);
-    let xr = at(x, c), gr = at(dy, c);
-    const step = <usize>C << 2;
-    for (let r = 0; r < rows; r++) {
-      const mv = v128.load32_splat(at(mean, r)), rv = v128.load32_splat(at(rstd, r));
-      const g0 = v128.load(gr), g1 = v128.load(gr, 16);
-      w0 = f32x4.add(w0, f32x4.mul(g0, f32x4.mul(f32x4.sub(v128.load(xr), mv), rv)));
-      w1 = f32x4.add(w1, f32x4.mul(g1, f32x4.mul(f32x4.sub(v128.load(xr, 16), mv), rv)));
-      b0 = f32x4.add(b0, g0);
-      b1 = f32x4.add(b1, g1);
-      xr += step;
-      gr += step;
+  for (let r = 0; r < rows; r++) {
+    const xr = at(x, r * C), gr = at(dy, r * C);
+    const mv = f32x4.splat(load<f32>(at(mean, r))), rv = f32x4.splat(load<f32>(at(rstd, r)));
+    for (let c = lo * 4; c < hi * 4; c += 4) {
+      const g = v128.load(at(gr, c));
+      const n = f32x4.mul(f32x4.sub(v128.load(at(xr, c)), mv), rv);
+      v128.store(at(dw, c), f32x4.add(v128.load(at(dw, c)), f32x4.mul(g, n)));
+      v128.store(at(db, c), f32x4.add(v128.load(at(db, c)), g));
     }
-    v128.store(at(dw, c), f32x4.add(v128.load(at(dw, c)), w0));
-    v128.store(at(dw, c + 4), f32x4.add(v128.load(at(dw, c + 4)), w1));
-    v128.store(at(db, c), f32x4.add(v128.load(at(db, c)), b0));
-    v128.store(at(db, c + 4), f32x4.add(v128.load(at(db, c + 4)), b1));
-  }
-  for (; c < end; c += 4) {
-    let w0 = f32x4.splat(0), b0 = f32x4.splat(0);
-    for (let r = 0; r < rows; r++) {
-      const mv = v128.load32_splat(at(mean, r)), rv = v128.load32_splat(at(rstd, r));
-      const g = v128.load(at(dy, r * C + c));
-      w0 = f32x4.add(w0, f32x4.mul(g, f32x4.mul(f32x4.sub(v128.load(at(x, r * C + c)), mv), rv)));
-      b0 = f32x4.add(b0, g);
-    }
-    v128.store(at(dw, c), f32x4.add(v128.load(at(dw, c)), w0));
-    v128.store(at(db, c), f32x4.add(v128.load(at(db, c)), b0));
   }
 }
 
