@@ -397,13 +397,53 @@ export function labelHash(p: usize, n: i32): i64 {
   return i == n || ((load<u64>(a + <usize>i) ^ load<u64>(b + <usize>i)) & lowBytes(n - i)) == 0;
 }
 
-/** Index of the shape whose id has these bytes, or -1. */
-function shapeIndex(shapes: i32, p: usize, n: i32, h: u32): i32 {
-  for (let k = 0; k < shapes; k++) {
+/**
+ * The shapes by id hash: open addressing over ID_SLOTS (at most 40 shapes), a slot holding the completion's stamp
+ * and a shape index. Without it each create_shape and connect compared with every shape before it.
+ */
+const ID_SLOTS: i32 = 128;
+const idTable = memory.data(ID_SLOTS * 8);
+let idStamp: i32 = 0;
+
+/** A new completion: every slot is free again (the table is cleared when the stamp wraps around). */
+function clearShapes(): void {
+  idStamp++;
+  if (idStamp == 0) {
+    memory.fill(idTable, 0, ID_SLOTS * 8);
+    idStamp = 1;
+  }
+}
+
+@inline function idSlot(h: u32): i32 {
+  return <i32>((h ^ (h >> 16)) & <u32>(ID_SLOTS - 1));
+}
+
+/** Index of the shape whose id has these bytes (hash h), or -1. */
+function shapeIndex(p: usize, n: i32, h: u32): i32 {
+  let slot = idSlot(h);
+  for (let probes = 0; probes < ID_SLOTS; probes++) {
+    const e = idTable + <usize>(slot << 3);
+    if (load<i32>(e) != idStamp) return -1;
+    const k = load<i32>(e, 4);
     const o = <usize>k << 2;
     if (load<u32>(idHash + o) == h && load<i32>(idLength + o) == n && bytesEqual(base + <usize>load<i32>(idStart + o), p, n)) return k;
+    slot = (slot + 1) & (ID_SLOTS - 1);
   }
   return -1;
+}
+
+/** Files shape k (its id hash h) in the table. */
+function addShape(k: i32, h: u32): void {
+  let slot = idSlot(h);
+  for (let probes = 0; probes < ID_SLOTS; probes++) {
+    const e = idTable + <usize>(slot << 3);
+    if (load<i32>(e) != idStamp) {
+      store<i32>(e, idStamp);
+      store<i32>(e, k, 4);
+      return;
+    }
+    slot = (slot + 1) & (ID_SLOTS - 1);
+  }
 }
 
 /**
@@ -445,6 +485,7 @@ export function seedScore(): i32 {
   pendingCount = 0;
   let nextSupplied = 0;
   stamp++;
+  clearShapes();
   hits = 0;
   numberOk = true;
   let clean = true;
@@ -476,7 +517,7 @@ export function seedScore(): i32 {
       const w = numberOf(rec(i, F_W));
       const hh = numberOf(rec(i, F_H));
       if (!numberOk) return SEED_FALLBACK;
-      if (!allowedShape(shape) || shapeIndex(shapes, idAt, idBytes, h) >= 0 || isNaN(x) || isNaN(y) || !(w > 0 && hh > 0 && w <= 1000 && hh <= 1000)) {
+      if (!allowedShape(shape) || shapeIndex(idAt, idBytes, h) >= 0 || isNaN(x) || isNaN(y) || !(w > 0 && hh > 0 && w <= 1000 && hh <= 1000)) {
         clean = false;
         continue;
       }
@@ -505,6 +546,7 @@ export function seedScore(): i32 {
       store<i32>(idStart + o, <i32>(idAt - base));
       store<i32>(idLength + o, idBytes);
       store<u32>(idHash + o, h);
+      addShape(shapes, h);
       const b = boxes + (<usize>shapes << 5);
       store<f64>(b, x);
       store<f64>(b, y, 8);
@@ -525,8 +567,8 @@ export function seedScore(): i32 {
       const fromBytes = byteLength(from);
       const toAt = bytesFrom(to);
       const toBytes = byteLength(to);
-      const source = shapeIndex(shapes, fromAt, fromBytes, <u32>fromKey);
-      const target = shapeIndex(shapes, toAt, toBytes, <u32>toKey);
+      const source = shapeIndex(fromAt, fromBytes, <u32>fromKey);
+      const target = shapeIndex(toAt, toBytes, <u32>toKey);
       if (source < 0 || target < 0 || source == target) {
         clean = false;
         continue;

@@ -1,9 +1,12 @@
 // scanSeed (seed-fast.ts) keeps the first scan's records when the text's document starts at its first '{' and
 // closes at its last '}' (only the text after it failed the scan): those records against a scan of the span itself.
+// And the seed scorer's table of shapes by id (assembly/seed-score.ts) against the exact port.
 import { describe, expect, it } from 'vitest';
 import { generateCorpus } from '../src/env/corpus.ts';
-import { jsonReader, SCAN } from '../src/reward/fast-json.ts';
-import { scanSeed } from '../src/reward/seed-fast.ts';
+import { jsonReader, SCAN, SEED } from '../src/reward/fast-json.ts';
+import { scanSeed, seedScoreRecords } from '../src/reward/seed-fast.ts';
+import { checkCompletion } from '../src/reward/seed-python.ts';
+import { seedLayout, seedRubric } from '../src/reward/seed.ts';
 
 const json = jsonReader!;
 
@@ -40,5 +43,36 @@ describe('seed brace span after a document followed by text', () => {
       kept++;
     }
     expect(kept).toBeGreaterThan(100);
+  });
+});
+
+describe('seed scorer shape table', () => {
+  it('finds every shape by id, the last of 39 included, and tells completions apart', () => {
+    const shape = (id: string, x: number) => `{"type": "create_shape", "id": "${id}", "shape": "ellipse", "x": ${x}, "y": 0, "w": 10, "h": 10, "text": "database ${id}"}`;
+    const connect = (from: string, to: string) => `{"type": "connect", "from": "${from}", "to": "${to}"}`;
+    const prompt = 'database diagram';
+    for (let k = 1; k <= 39; k++) {
+      const ids = Array.from({ length: k }, (_, i) => `node-${i * 7919}`);
+      const shapes = ids.map((id, i) => shape(id, i * 20));
+      const last = ids[k - 1];
+      const texts = [
+        `{"actions": [${[...shapes, connect(ids[0], last)].join(', ')}]}`,
+        `{"actions": [${[...shapes, connect(last, ids[0])].join(', ')}]}`,
+        `{"actions": [${[...shapes, shape(last, 999)].join(', ')}]}`,
+        // The previous completion's ids are gone: a connect to one of them is refused.
+        `{"actions": [${[shape('other', 0), connect('other', last)].join(', ')}]}`,
+      ];
+      for (const completion of texts) {
+        const o = checkCompletion(completion);
+        const s = seedRubric.score({ prompt, completion });
+        expect({ k, completion, valid: s.components.valid, layout: s.components.layout }).toEqual({
+          k,
+          completion,
+          valid: o.canvas !== null && o.errors.length === 0 ? 1 : 0,
+          layout: o.canvas ? seedLayout(o.canvas) : 0,
+        });
+        expect(scanSeed(completion) === true && json.seedPrompt(prompt) && seedScoreRecords(completion)).toBe(SEED.done);
+      }
+    }
   });
 });
