@@ -398,15 +398,16 @@ export function labelHash(p: usize, n: i32): i64 {
 }
 
 /**
- * The shapes by id hash: open addressing over ID_SLOTS (at most 40 shapes), a slot holding the completion's stamp
- * and a shape index. Without it each create_shape and connect compared with every shape before it.
+ * Shapes by id hash, for this scorer and strong-check.ts (one completion at a time): open addressing over ID_SLOTS
+ * (at most 40 shapes), a slot holding the completion's stamp and a shape index; the ids' bytes, lengths and hashes
+ * are the caller's arrays. Without it each create_shape and connect compared with every shape before it.
  */
 const ID_SLOTS: i32 = 128;
 const idTable = memory.data(ID_SLOTS * 8);
 let idStamp: i32 = 0;
 
 /** A new completion: every slot is free again (the table is cleared when the stamp wraps around). */
-function clearShapes(): void {
+export function clearShapeIds(): void {
   idStamp++;
   if (idStamp == 0) {
     memory.fill(idTable, 0, ID_SLOTS * 8);
@@ -418,22 +419,25 @@ function clearShapes(): void {
   return <i32>((h ^ (h >> 16)) & <u32>(ID_SLOTS - 1));
 }
 
-/** Index of the shape whose id has these bytes (hash h), or -1. */
-function shapeIndex(p: usize, n: i32, h: u32): i32 {
+/**
+ * Index of the shape whose id has the bytes [p, p + n) (hash h), or -1; the shapes' id offsets (into the input),
+ * lengths and hashes are i32 arrays at starts, lengths and hashes.
+ */
+export function findShapeId(starts: usize, lengths: usize, hashes: usize, p: usize, n: i32, h: u32): i32 {
   let slot = idSlot(h);
   for (let probes = 0; probes < ID_SLOTS; probes++) {
     const e = idTable + <usize>(slot << 3);
     if (load<i32>(e) != idStamp) return -1;
     const k = load<i32>(e, 4);
     const o = <usize>k << 2;
-    if (load<u32>(idHash + o) == h && load<i32>(idLength + o) == n && bytesEqual(base + <usize>load<i32>(idStart + o), p, n)) return k;
+    if (load<u32>(hashes + o) == h && load<i32>(lengths + o) == n && bytesEqual(base + <usize>load<i32>(starts + o), p, n)) return k;
     slot = (slot + 1) & (ID_SLOTS - 1);
   }
   return -1;
 }
 
-/** Files shape k (its id hash h) in the table. */
-function addShape(k: i32, h: u32): void {
+/** Files shape k (its id hash h): its id is new in this completion. */
+export function addShapeId(k: i32, h: u32): void {
   let slot = idSlot(h);
   for (let probes = 0; probes < ID_SLOTS; probes++) {
     const e = idTable + <usize>(slot << 3);
@@ -444,6 +448,10 @@ function addShape(k: i32, h: u32): void {
     }
     slot = (slot + 1) & (ID_SLOTS - 1);
   }
+}
+
+@inline function shapeIndex(p: usize, n: i32, h: u32): i32 {
+  return findShapeId(idStart, idLength, idHash, p, n, h);
 }
 
 /**
@@ -485,7 +493,7 @@ export function seedScore(): i32 {
   pendingCount = 0;
   let nextSupplied = 0;
   stamp++;
-  clearShapes();
+  clearShapeIds();
   hits = 0;
   numberOk = true;
   let clean = true;
@@ -546,7 +554,7 @@ export function seedScore(): i32 {
       store<i32>(idStart + o, <i32>(idAt - base));
       store<i32>(idLength + o, idBytes);
       store<u32>(idHash + o, h);
-      addShape(shapes, h);
+      addShapeId(shapes, h);
       const b = boxes + (<usize>shapes << 5);
       store<f64>(b, x);
       store<f64>(b, y, 8);

@@ -9,7 +9,7 @@
 // definition the tests hold this to.
 import { actionCount, base, F_FROM, F_H, F_ID, F_SHAPE, F_TEXT, F_TO, F_TYPE, F_W, F_X, F_Y, FLAG_ESCAPE, FLAG_EXACT, FLOAT, INT, STRING } from './json-scan';
 import { layoutGeometry } from './strong-layout';
-import { byteLength, bytesEqual, bytesFrom, bytesIs, flagsOf, idKey, kindOf, labelHash, rec } from './seed-score';
+import { addShapeId, byteLength, bytesEqual, bytesFrom, bytesIs, clearShapeIds, findShapeId, flagsOf, idKey, kindOf, labelHash, rec } from './seed-score';
 
 export const STRONG_FALLBACK: i32 = 0;
 export const STRONG_DONE: i32 = 1;
@@ -114,13 +114,9 @@ let numberOk: bool = true;
   return v - v == 0 ? v : NaN;
 }
 
-/** Index of the shape whose id has these bytes, or -1. */
-function shapeIndex(shapes: i32, p: usize, n: i32, h: u32): i32 {
-  for (let k = shapes - 1; k >= 0; k--) {
-    const o = <usize>k << 2;
-    if (load<u32>(idHash + o) == h && load<i32>(idLength + o) == n && bytesEqual(base + <usize>load<i32>(idStart + o), p, n)) return k;
-  }
-  return -1;
+/** Index of the shape whose id has these bytes, or -1 (ids on the canvas are unique: a duplicate is refused). */
+@inline function shapeIndex(p: usize, n: i32, h: u32): i32 {
+  return findShapeId(idStart, idLength, idHash, p, n, h);
 }
 
 /** The shape kind's index in SHAPE_KINDS (rectangle, ellipse, diamond, text), or -1. */
@@ -140,6 +136,7 @@ function shapeIndex(shapes: i32, p: usize, n: i32, h: u32): i32 {
 export function strongCheck(): i32 {
   const n = actionCount;
   startInterning();
+  clearShapeIds();
   numberOk = true;
   let schemaErrors = 0;
   let applied = 0;
@@ -182,12 +179,13 @@ export function strongCheck(): i32 {
       const idBytes = byteLength(id);
       const hash = <u32>key;
       // A duplicate id: the canvas refuses it.
-      if (shapeIndex(shapes, idAt, idBytes, hash) >= 0) continue;
+      if (shapeIndex(idAt, idBytes, hash) >= 0) continue;
       const o = <usize>shapes << 2;
       const b = <usize>shapes << 3;
       store<i32>(idStart + o, <i32>(idAt - base));
       store<i32>(idLength + o, idBytes);
       store<u32>(idHash + o, hash);
+      addShapeId(shapes, hash);
       store<i32>(shapeAction + o, i);
       store<i32>(shapeKind + o, kind);
       store<i32>(shapeLabel + o, tk == STRING ? internLabel(text) : LABEL_ABSENT);
@@ -211,8 +209,8 @@ export function strongCheck(): i32 {
       const fromBytes = byteLength(from);
       const toAt = bytesFrom(to);
       const toBytes = byteLength(to);
-      const a = shapeIndex(shapes, fromAt, fromBytes, <u32>fromKey);
-      const c = shapeIndex(shapes, toAt, toBytes, <u32>toKey);
+      const a = shapeIndex(fromAt, fromBytes, <u32>fromKey);
+      const c = shapeIndex(toAt, toBytes, <u32>toKey);
       // A missing end or a shape to itself: the canvas refuses it.
       if (a < 0 || c < 0 || a == c) continue;
       const o = <usize>arrows << 2;

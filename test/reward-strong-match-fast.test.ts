@@ -66,3 +66,26 @@ describe('strong entity matching: the pairs labelMatch is asked about', () => {
     agree(inputs);
   });
 });
+
+describe('strong action checks: the table of shapes by id (assembly/seed-score.ts, shared with the seed scorer)', () => {
+  it('finds every shape by id, the last of 39 included, and forgets the previous completion\'s', () => {
+    const spec: DiagramSpec = { entities: ['Database'], edges: [] };
+    let wasm = 0;
+    for (let k = 1; k <= 39; k++) {
+      const ids = Array.from({ length: k }, (_, i) => `node-${i * 7919}`);
+      const shapes = ids.map((id, i) => shape(id, 'Database', i * 200));
+      const last = ids[k - 1];
+      const texts = [
+        `{"actions": [${[...shapes, connect(ids[0], last)].join(', ')}]}`,
+        `{"actions": [${[...shapes, connect(last, ids[0])].join(', ')}]}`,
+        `{"actions": [${[...shapes, shape(last, 'again', 9000)].join(', ')}]}`,
+        `{"actions": [${[shape('other', 'x', 0), connect('other', last)].join(', ')}]}`,
+      ];
+      for (const completion of texts) {
+        if (executeCountsFast(completion)?.checks === 'wasm') wasm++;
+        agree([{ prompt: 'Draw a database', completion, spec }]);
+      }
+    }
+    expect(wasm).toBe(39 * 4);
+  });
+});
