@@ -37,6 +37,7 @@ describe('canvasgym eval', () => {
     expect(cli('eval', '--policy', 'nobody', '--out', join(dir, 'x')).stderr).toMatch(/--policy: unknown policy "nobody"/);
     expect(cli('eval', '--policy', 'scripted', '--renderer', 'paper', '--out', join(dir, 'x')).stderr).toMatch(/--renderer: unknown renderer "paper"/);
     expect(cli('eval', '--compare', join(dir, 'nothing')).stderr).toMatch(/is not an eval directory/);
+    expect(cli('eval', '--policy', 'scripted', '--structured-output', '--out', join(dir, 'x')).stderr).toMatch(/--policy: structured output applies to student checkpoints and remote models, not to the scripted teacher/);
     expect(cli('eval', '--policy', 'scripted', '--split', 'heldout', '--n', '999999999', '--out', join(dir, 'x')).stderr).toMatch(/more than the heldout split holds/);
   });
 });

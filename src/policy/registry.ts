@@ -41,6 +41,7 @@ export async function policyFromSpec(spec: string, settings: PolicySettings = {}
     throw new Error(`quirks are a scripted-teacher setting; policy ${JSON.stringify(spec)} does not take them`);
   }
   if (!isRemote && (settings.baseUrl || settings.apiKey)) throw new Error(`a base URL and an API key apply to openai: and gemini: policies, not ${JSON.stringify(spec)}`);
+  if (settings.structuredOutput && spec === 'scripted') throw new Error('structured output applies to student checkpoints and remote models, not to the scripted teacher');
   if (spec === 'scripted') return new ScriptedPolicy({ specFor: settings.specFor, extract: extractSpec, quirks: settings.quirks });
   if (spec.startsWith('openai:')) {
     return new OpenAIPolicy({ model: spec.slice('openai:'.length), baseURL: settings.baseUrl, apiKey: settings.apiKey, singleChoice: settings.singleChoice, structuredOutput: settings.structuredOutput, env: settings.env, ...remote });
