@@ -19,10 +19,13 @@ const work = mkdtempSync(join(tmpdir(), 'canvasgym-teacher-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const strong = getRubric('strong');
+/** The rows a JSONL file holds: lines ended by a newline (a last line without one is a write still under way, or
+ *  one torn by a kill, which the teacher cuts off when it resumes). */
 const rows = <T>(path: string): T[] =>
   existsSync(path)
     ? readFileSync(path, 'utf8')
         .split('\n')
+        .slice(0, -1)
         .filter(Boolean)
         .map((l) => JSON.parse(l) as T)
     : [];
