@@ -276,9 +276,9 @@ export class ActionGuide implements TokenGuide {
     return this.state.done;
   }
 
-  /** Marks in `out` (one byte per token, 1 = allowed) the tokens that may come next. */
-  allowedTokens(out: Uint8Array = this.allowed): Uint8Array {
-    const v = this.vocab;
+  /** One byte per token, 1 where the token may come next (the guide's own array, rewritten by each call). */
+  allowedTokens(): Uint8Array {
+    const v = this.vocab, out = this.allowed;
     out.fill(0);
     if (this.state.done) {
       out[v.endId] = 1;
