@@ -776,10 +776,10 @@ function kvWrite(qkv: usize, kc: usize, vc: usize, slots: usize, positions: usiz
     const s = load<i32>(at(slots, r)), p = load<i32>(at(positions, r));
     const row = at(qkv, r * 3 * C);
     for (let h = 0; h < nh; h++) {
-      const kb = at(kc, ((s * nh + h) * hs) * ctx + p), vb = at(vc, ((s * nh + h) * ctx + p) * hs);
-      for (let d = 0; d < hs; d++) {
-        store<f32>(at(kb, d * ctx), load<f32>(at(row, C + h * hs + d)));
-        store<f32>(at(vb, d), load<f32>(at(row, 2 * C + h * hs + d)));
+      const kb = at(kc, ((s * nh + h) * ctx + p) * hs), vb = at(vc, ((s * nh + h) * ctx + p) * hs);
+      for (let d = 0; d < hs; d += 4) {
+        v128.store(at(kb, d), v128.load(at(row, C + h * hs + d)));
+        v128.store(at(vb, d), v128.load(at(row, 2 * C + h * hs + d)));
       }
     }
   }
@@ -795,20 +795,27 @@ function kvAttend(qkv: usize, out: usize, kc: usize, vc: usize, slots: usize, po
     const r = item / nh, h = item % nh;
     const s = load<i32>(at(slots, r)), p = load<i32>(at(positions, r));
     const q = at(qkv, r * 3 * C + h * hs);
-    const kb = at(kc, ((s * nh + h) * hs) * ctx), vb = at(vc, ((s * nh + h) * ctx) * hs);
+    const kb = at(kc, ((s * nh + h) * ctx) * hs), vb = at(vc, ((s * nh + h) * ctx) * hs);
     const n = p + 1;
-    for (let j0 = 0; j0 < n; j0 += 16) {
+    // Keys are stored a position per row, like values, so the scores stream through one contiguous block: four
+    // positions at a time, each a vector of partial sums over d, reduced to four scores by a 4 x 4 transpose. (Stored
+    // a dimension per row, the scores read hs rows at once, hs streams the prefetcher lost track of: attention took 36%
+    // of a `big` decoding step.)
+    const rowB = <usize>hs << 2;
+    for (let j0 = 0; j0 < n; j0 += 4) {
       let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
-      for (let d = 0; d < hs; d++) {
-        const qd = v128.load32_splat(at(q, d));
-        const kr = at(kb, d * ctx + j0);
-        a0 = f32x4.add(a0, f32x4.mul(qd, v128.load(kr)));
-        a1 = f32x4.add(a1, f32x4.mul(qd, v128.load(kr, 16)));
-        a2 = f32x4.add(a2, f32x4.mul(qd, v128.load(kr, 32)));
-        a3 = f32x4.add(a3, f32x4.mul(qd, v128.load(kr, 48)));
+      let kr = at(kb, j0 * hs);
+      for (let d = 0; d < hs; d += 4) {
+        const qd = v128.load(at(q, d));
+        a0 = f32x4.relaxed_madd(qd, v128.load(kr), a0);
+        a1 = f32x4.relaxed_madd(qd, v128.load(kr + rowB), a1);
+        a2 = f32x4.relaxed_madd(qd, v128.load(kr + 2 * rowB), a2);
+        a3 = f32x4.relaxed_madd(qd, v128.load(kr + 3 * rowB), a3);
+        kr += 16;
       }
-      const o = at(sc, j0);
-      v128.store(o, a0); v128.store(o, a1, 16); v128.store(o, a2, 32); v128.store(o, a3, 48);
+      const s01 = f32x4.add(v128.shuffle<f32>(a0, a1, 0, 4, 1, 5), v128.shuffle<f32>(a0, a1, 2, 6, 3, 7));
+      const s23 = f32x4.add(v128.shuffle<f32>(a2, a3, 0, 4, 1, 5), v128.shuffle<f32>(a2, a3, 2, 6, 3, 7));
+      v128.store(at(sc, j0), f32x4.add(v128.shuffle<f32>(s01, s23, 0, 1, 4, 5), v128.shuffle<f32>(s01, s23, 2, 3, 6, 7)));
     }
     // softmax over the n valid scores; lanes n..nb of the last block are masked to 0 after the exponential
     const nb = (n + 15) & ~15;
@@ -854,48 +861,93 @@ function kvAttend(qkv: usize, out: usize, kc: usize, vc: usize, slots: usize, po
   }
 }
 
+/** Packs panels [lo, hi) of B (K x N, leading dimension ldb) whole: panel p holds columns 8p..8p+7 (zero-padded past N)
+ *  for every k, at out + p * K * 8 floats, the layout gemmPanels reads. */
+export function packPanels(B: usize, ldb: i32, K: i32, N: i32, out: usize, lo: i32, hi: i32, scratch: usize): void {
+  for (let p = lo; p < hi; p++) packB(at(B, p * 8), ldb, K, min(8, N - p * 8), at(out, p * 8 * K));
+}
+
+// Rows [lo, hi) of C = (accumulate ? C : 0) + bias + A @ B for B packed whole by packPanels: decoding's GEMM. Each
+// panel is read from memory once per block of 16 rows and then from L1 for the rest of the block; read in place, B's
+// 8 columns of a k are one cache line K lines apart, which the prefetcher follows poorly (decoding ran at a third of
+// the GEMM's peak). Same operations in the same order as gemmBlock, so the results are the same bit for bit.
+function gemmPanels(A: usize, lda: i32, Bp: usize, K: i32, N: i32, C: usize, ldc: i32, bias: usize, accumulate: bool,
+                    lo: i32, hi: i32, scratch: usize): void {
+  const tmp = scratch;
+  const ldaB = <usize>lda << 2, ldcB = <usize>ldc << 2;
+  for (let i0 = lo; i0 < hi; i0 += 16) {
+    const i1 = min(hi, i0 + 16);
+    for (let j = 0; j < N; j += 8) {
+      const w = min(8, N - j), panel = at(Bp, j * K), b = bias ? at(bias, j) : 0;
+      let i = i0;
+      for (; i + 4 <= i1; i += 4) {
+        const c = at(C, i * ldc + j);
+        tile4(at(A, i * lda), ldaB, panel, 32, c, c, ldcB, K, w, accumulate, b, tmp);
+      }
+      for (; i < i1; i++) {
+        const c = at(C, i * ldc + j);
+        tile1(at(A, i * lda), panel, 32, c, c, K, w, accumulate, b, tmp);
+      }
+    }
+  }
+}
+
 // One whole forward step of the network for rows [lo, hi) with the KV cache: rows are independent once their slots are
 // distinct (decoding), so a thread runs all layers for its rows and the threads meet once per step, not once per kernel.
 // Rows of one slot (a prompt) must all be in one call, in position order.
 // The descriptor holds int32 fields (DESC_*); parameters follow gpt.ts's layout (paramSpecs), which this must match.
-export const DESC_FIELDS: i32 = 20;
+export const DESC_FIELDS: i32 = 21;
 const D_PARAMS = 0, D_V = 1, D_NCTX = 2, D_C = 3, D_L = 4, D_NH = 5, D_K = 6, D_VC = 7, D_SLOTS = 8, D_CTX = 9;
 const D_WTET = 10, D_TOK = 11, D_SLOT = 12, D_POS = 13, D_X = 14, D_LN = 15, D_QKV = 16, D_ATTY = 17, D_FC = 18, D_LOGITS = 19;
+const D_PACKED = 20;
 
 @inline function field(desc: usize, i: i32): i32 {
   return load<i32>(at(desc, i));
 }
 
+@inline function pad8(n: i32): i32 {
+  return (n + 7) & ~7;
+}
+
+/** Floats of one layer's matmul weights packed by packPanels (c_attn, c_proj, c_fc, mlp c_proj, in that order): gpt.ts
+ *  packs them at the KV cache's creation. */
+export function packedLayerFloats(C: i32): i32 {
+  return C * pad8(3 * C) + C * pad8(C) + C * pad8(4 * C) + 4 * C * pad8(C);
+}
+
 export function decodeRows(desc: usize, lo: i32, hi: i32, scratch: usize): void {
   const P = <usize>field(desc, D_PARAMS), V = field(desc, D_V), nCtx = field(desc, D_NCTX), C = field(desc, D_C);
   const L = field(desc, D_L), nh = field(desc, D_NH), ctx = field(desc, D_CTX), slotCount = field(desc, D_SLOTS);
-  const kc = <usize>field(desc, D_K), vc = <usize>field(desc, D_VC), wteT = <usize>field(desc, D_WTET);
+  const kc = <usize>field(desc, D_K), vc = <usize>field(desc, D_VC), wteP = <usize>field(desc, D_WTET);
   const tok = <usize>field(desc, D_TOK), slots = <usize>field(desc, D_SLOT), pos = <usize>field(desc, D_POS);
   const x = <usize>field(desc, D_X), ln = <usize>field(desc, D_LN), qkv = <usize>field(desc, D_QKV);
   const atty = <usize>field(desc, D_ATTY), fc = <usize>field(desc, D_FC), logits = <usize>field(desc, D_LOGITS);
-  const layerSize = 12 * C * C + 13 * C, cacheSize = slotCount * C * ctx;
+  const packed = <usize>field(desc, D_PACKED);
+  const layerSize = 12 * C * C + 13 * C, cacheSize = slotCount * C * ctx, packedSize = packedLayerFloats(C);
   const wte = P, wpe = at(P, V * C), layers = at(wpe, nCtx * C), lnf = at(layers, L * layerSize);
   embed(tok, pos, wte, wpe, x, C, lo, hi, scratch);
   for (let l = 0; l < L; l++) {
     const ln1w = at(layers, l * layerSize), ln1b = at(ln1w, C), attnW = at(ln1b, C), attnB = at(attnW, 3 * C * C);
     const projW = at(attnB, 3 * C), projB = at(projW, C * C), ln2w = at(projB, C), ln2b = at(ln2w, C);
     const fcW = at(ln2b, C), fcB = at(fcW, 4 * C * C), fc2W = at(fcB, 4 * C), fc2B = at(fc2W, 4 * C * C);
+    const attnP = at(packed, l * packedSize), projP = at(attnP, C * pad8(3 * C)), fcP = at(projP, C * pad8(C));
+    const fc2P = at(fcP, C * pad8(4 * C));
     const kl = at(kc, l * cacheSize), vl = at(vc, l * cacheSize);
     // qkv = ln_1(x) @ c_attn; cache k, v; atty = attention over each row's positions 0..pos; x += atty @ c_proj
     layerNorm(x, ln1w, ln1b, ln, 0, 0, C, lo, hi, scratch);
-    gemmBlock(ln, C, attnW, 3 * C, qkv, 3 * C, attnB, C, false, lo, hi, 0, 3 * C, scratch);
+    gemmPanels(ln, C, attnP, C, 3 * C, qkv, 3 * C, attnB, false, lo, hi, scratch);
     kvWrite(qkv, kl, vl, slots, pos, C, nh, ctx, lo, hi, scratch);
     kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, lo * nh, hi * nh, scratch);
-    gemmBlock(atty, C, projW, C, x, C, projB, C, true, lo, hi, 0, C, scratch);
+    gemmPanels(atty, C, projP, C, C, x, C, projB, true, lo, hi, scratch);
     // x += gelu(ln_2(x) @ c_fc) @ c_proj
     layerNorm(x, ln2w, ln2b, ln, 0, 0, C, lo, hi, scratch);
-    gemmBlock(ln, C, fcW, 4 * C, fc, 4 * C, fcB, C, false, lo, hi, 0, 4 * C, scratch);
+    gemmPanels(ln, C, fcP, C, 4 * C, fc, 4 * C, fcB, false, lo, hi, scratch);
     gelu(at(fc, lo * 4 * C), at(fc, lo * 4 * C), 0, 0, (hi - lo) * C, scratch);
-    gemmBlock(fc, 4 * C, fc2W, C, x, C, fc2B, 4 * C, true, lo, hi, 0, C, scratch);
+    gemmPanels(fc, 4 * C, fc2P, 4 * C, C, x, C, fc2B, true, lo, hi, scratch);
   }
   // logits = ln_f(x) @ wte^T
   layerNorm(x, lnf, at(lnf, C), ln, 0, 0, C, lo, hi, scratch);
-  gemmBlock(ln, C, wteT, V, logits, V, 0, C, false, lo, hi, 0, V, scratch);
+  gemmPanels(ln, C, wteP, C, V, logits, V, 0, false, lo, hi, scratch);
 }
 
 // ---------------------------------------------------------------- optimizer

@@ -102,9 +102,10 @@ export interface KVCache {
   /** Context capacity, nCtx rounded up to 16. */
   readonly ctx: number;
   readonly mark: number;
-  readonly k: number[]; // per layer (slots, nh, hs, ctx)
+  readonly k: number[]; // per layer (slots, nh, ctx, hs)
   readonly v: number[]; // per layer (slots, nh, ctx, hs)
-  readonly wteT: number; // (C, V)
+  readonly wteP: number; // wte^T (C, V) packed for decoding
+  readonly packed: number; // each layer's matmul weights packed for decoding
   readonly tokens: number; readonly slotIdx: number; readonly positions: number; // int32 (rows)
   readonly x: number; readonly ln: number; readonly atty: number; // (rows, C)
   readonly qkv: number; // (rows, 3C)
@@ -506,18 +507,32 @@ export class GPT {
     const al = (n: number): number => this.e.alloc(n);
     const perLayer = slots * C * ctx;
     const kBase = al(nLayer * perLayer), vBase = al(nLayer * perLayer);
+    const pad8 = (n: number): number => 8 * Math.ceil(n / 8);
+    const packedLayer = this.e.packedLayerFloats(C);
     const cache: KVCache = {
       slots, rows, ctx, mark,
       k: Array.from({ length: nLayer }, (_, l) => kBase + l * perLayer * 4),
       v: Array.from({ length: nLayer }, (_, l) => vBase + l * perLayer * 4),
-      wteT: al(C * V), tokens: al(rows), slotIdx: al(rows), positions: al(rows),
+      wteP: al(C * pad8(V)), packed: al(nLayer * packedLayer), tokens: al(rows), slotIdx: al(rows), positions: al(rows),
       x: al(rows * C), ln: al(rows * C), atty: al(rows * C), qkv: al(rows * 3 * C), fc: al(rows * 4 * C), logits: al(rows * V),
       desc: al(32),
     };
-    this.run('transpose', [this.params + this.offset('transformer.wte.weight'), C, cache.wteT, V, V], C, 1, V);
+    // Decoding reads every weight once per token, so the weights are packed once here into the panels its GEMM streams
+    // (packPanels in assembly/kernels.ts). The cache is made per generate call, after any update to the weights.
+    const pack = (w: number, K: number, N: number, out: number): void => this.run('packPanels', [w, N, K, N, out], Math.ceil(N / 8), 1, K * 8);
+    this.run('transpose', [this.params + this.offset('transformer.wte.weight'), C, this.wteT, V, V], C, 1, V);
+    pack(this.wteT, C, V, cache.wteP);
+    for (let l = 0; l < nLayer; l++) {
+      const p = `transformer.h.${l}.`, at = cache.packed + l * packedLayer * 4;
+      const attn = at, proj = attn + C * pad8(3 * C) * 4, fc = proj + C * pad8(C) * 4, fc2 = fc + C * pad8(4 * C) * 4;
+      pack(this.params + this.offset(`${p}attn.c_attn.weight`), C, 3 * C, attn);
+      pack(this.params + this.offset(`${p}attn.c_proj.weight`), C, C, proj);
+      pack(this.params + this.offset(`${p}mlp.c_fc.weight`), C, 4 * C, fc);
+      pack(this.params + this.offset(`${p}mlp.c_proj.weight`), 4 * C, C, fc2);
+    }
     // Field order: DESC_* in assembly/kernels.ts.
-    this.e.i32(cache.desc, 20).set([this.params, V, nCtx, C, nLayer, nHead, kBase, vBase, slots, ctx, cache.wteT,
-      cache.tokens, cache.slotIdx, cache.positions, cache.x, cache.ln, cache.qkv, cache.atty, cache.fc, cache.logits]);
+    this.e.i32(cache.desc, 21).set([this.params, V, nCtx, C, nLayer, nHead, kBase, vBase, slots, ctx, cache.wteP,
+      cache.tokens, cache.slotIdx, cache.positions, cache.x, cache.ln, cache.qkv, cache.atty, cache.fc, cache.logits, cache.packed]);
     return cache;
   }
 
@@ -532,11 +547,8 @@ export class GPT {
     for (let l = 0; l < this.config.nLayer; l++) {
       const k = this.e.f32(cache.k[l], cache.slots * C * cache.ctx), v = this.e.f32(cache.v[l], cache.slots * C * cache.ctx);
       for (let h = 0; h < nh; h++) {
-        for (let d = 0; d < hs; d++) {
-          const src = ((from * nh + h) * hs + d) * cache.ctx, dst = ((to * nh + h) * hs + d) * cache.ctx;
-          k.copyWithin(dst, src, src + len);
-        }
         const src = (from * nh + h) * cache.ctx * hs, dst = (to * nh + h) * cache.ctx * hs;
+        k.copyWithin(dst, src, src + len * hs);
         v.copyWithin(dst, src, src + len * hs);
       }
     }

@@ -61,7 +61,7 @@ export function runChunks(ctrl: Int32Array, args: Float64Array, fn: (...a: numbe
 export const KERNEL_NAMES = [
   'gemmRows', 'gemmCols', 'transpose', 'embed', 'embedBackward', 'layerNorm', 'layerNormBackward',
   'layerNormParamsBackward', 'gelu', 'mul', 'softmaxRows', 'softmaxRowsBackward', 'attnForward', 'attnBackward',
-  'decodeRows', 'scale', 'adamw', 'gemmRowsTA', 'gemmRowsGelu', 'gemmRowsMul', 'gemmRowsRes',
+  'decodeRows', 'scale', 'adamw', 'gemmRowsTA', 'gemmRowsGelu', 'gemmRowsMul', 'gemmRowsRes', 'packPanels',
 ] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
 
@@ -69,6 +69,7 @@ type KernelFn = (...args: number[]) => number;
 interface KernelExports {
   gemmScratchFloats: number;
   attnScratchFloats(T: number, hs: number): number;
+  packedLayerFloats(C: number): number;
   sumSquares(ptr: number, n: number): number;
   fns: Record<KernelName, KernelFn>;
 }
@@ -95,6 +96,7 @@ function bindExports(instance: WebAssembly.Instance): KernelExports {
   return {
     gemmScratchFloats: (ex.GEMM_SCRATCH_FLOATS as WebAssembly.Global).value as number,
     attnScratchFloats: ex.attnScratchFloats as (T: number, hs: number) => number,
+    packedLayerFloats: ex.packedLayerFloats as (C: number) => number,
     sumSquares: ex.sumSquares as (ptr: number, n: number) => number,
     fns,
   };
@@ -214,6 +216,11 @@ export class Engine {
 
   attnScratchFloats(T: number, hs: number): number {
     return this.k.attnScratchFloats(T, hs);
+  }
+
+  /** Floats of one layer's matmul weights packed for decoding (kernels' packPanels layout). */
+  packedLayerFloats(C: number): number {
+    return this.k.packedLayerFloats(C);
   }
 
   sumSquares(ptr: number, n: number): number {
