@@ -20,6 +20,16 @@ export {
 export { strongCheck, strongResultsBase } from './strong-check';
 export { setLayoutConstants } from './strong-layout';
 export {
+  labelInfoBase,
+  labelWordsBase,
+  matchOutBase,
+  setMatchConstants,
+  specEdgesBase,
+  specEntitiesBase,
+  specWordsBase,
+  strongMatch,
+} from './strong-match';
+export {
   getSeedPendingCount,
   promptBase,
   promptCapacity,

@@ -14,7 +14,7 @@ import { addShapeId, byteLength, bytesEqual, bytesFrom, bytesIs, clearShapeIds, 
 export const STRONG_FALLBACK: i32 = 0;
 export const STRONG_DONE: i32 = 1;
 
-const MAX_SHAPES: i32 = 40;
+export const MAX_SHAPES: i32 = 40;
 const MAX_SIDE: f64 = 1000;
 
 // Results, one block that strong-fast.ts views as i32 and f64: the counts (actions, schema errors, applied, shapes,
@@ -22,23 +22,23 @@ const MAX_SIDE: f64 = 1000;
 // then the boxes as four f64 arrays (x, y, w, h), then the layout's geometric tallies (strong-layout.ts, 6 f64), then
 // each shape's interned label (see internLabel). Counts slot 5 holds the intern table's epoch.
 const results = memory.data(32 + 5 * MAX_SHAPES * 4 + 4 * MAX_SHAPES * 8 + 6 * 8 + MAX_SHAPES * 4, 16);
-const counts = results;
+export const counts = results;
 const shapeAction = results + 32;
-const shapeKind = shapeAction + MAX_SHAPES * 4;
-const arrowFrom = shapeKind + MAX_SHAPES * 4;
-const arrowTo = arrowFrom + MAX_SHAPES * 4;
+export const shapeKind = shapeAction + MAX_SHAPES * 4;
+export const arrowFrom = shapeKind + MAX_SHAPES * 4;
+export const arrowTo = arrowFrom + MAX_SHAPES * 4;
 const arrowAction = arrowTo + MAX_SHAPES * 4;
 const boxX = arrowAction + MAX_SHAPES * 4;
 const boxY = boxX + MAX_SHAPES * 8;
 const boxW = boxY + MAX_SHAPES * 8;
 const boxH = boxW + MAX_SHAPES * 8;
 const geometry = boxH + MAX_SHAPES * 8;
-const shapeLabel = geometry + 6 * 8;
+export const shapeLabel = geometry + 6 * 8;
 
 // Labels interned across completions (a GRPO group, and training, repeat them): each distinct label's bytes get an
 // id, so that JavaScript slices and normalises it once. The table starts over (a new epoch) when nearly full.
 const INTERN_SLOTS: i32 = 4096;
-const INTERN_MAX: i32 = INTERN_SLOTS / 2;
+export const INTERN_MAX: i32 = INTERN_SLOTS / 2;
 const ARENA_BYTES: i32 = 1 << 16;
 const internTable = memory.data(INTERN_SLOTS * 20, 16); // epoch, arena offset, length, hash, id
 const arena = memory.data(ARENA_BYTES, 16);

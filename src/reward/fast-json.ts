@@ -65,6 +65,14 @@ interface Exports {
   strongResultsBase(): number;
   strongCheck(): number;
   setLayoutConstants(...constants: number[]): void;
+  setMatchConstants(abbreviation: number, extraWord: number, wrongShape: number): void;
+  labelInfoBase(): number;
+  labelWordsBase(): number;
+  specEntitiesBase(): number;
+  specWordsBase(): number;
+  specEdgesBase(): number;
+  matchOutBase(): number;
+  strongMatch(entities: number, edges: number, fromInput: number): number;
 }
 
 /**
@@ -98,6 +106,22 @@ export const STRONG = {
   w: 80,
   h: 120,
   geometry: 160,
+} as const;
+/**
+ * The strong entity matching's tables (assembly/strong-match.ts): per interned label (LABEL_STRIDE i32: words at,
+ * word count or -1, abbreviations, stem mask, canonical atom) and its words; per spec entity (ENTITY_STRIDE i32:
+ * words at, word count, abbreviations, stem mask, canonical atom, name atom, wanted kind) and its words; per spec
+ * edge 4 i32 (from's name and canonical atoms, to's). Capacities: larger specs and labels take JavaScript's path.
+ */
+export const MATCH = {
+  labels: 2048,
+  labelStride: 5,
+  labelWords: 8192,
+  maxLabelWords: 1024,
+  entityStride: 8,
+  maxEntities: 64,
+  specWords: 2048,
+  maxEdges: 256,
 } as const;
 const STRONG_INTS = 580;
 const STRONG_BOXES_AT = 832;
@@ -133,6 +157,13 @@ export class JsonReader {
   private suppliedEnds = new Int32Array(0);
   private strongInts = new Int32Array(0);
   private strongFloats = new Float64Array(0);
+  private labelInfoView = new Int32Array(0);
+  private labelWordsView = new Int32Array(0);
+  private specEntitiesView = new Int32Array(0);
+  private specWordsView = new Int32Array(0);
+  private specEdgesView = new Int32Array(0);
+  private matchOutView = new Float64Array(0);
+  private matchAssignmentView = new Int32Array(0);
   private loadedPrompt: string | null = null;
   private promptOk = false;
   private loadedText: string | null = null;
@@ -167,6 +198,14 @@ export class JsonReader {
     const strong = this.w.strongResultsBase();
     this.strongInts = new Int32Array(buffer, strong, STRONG_INTS);
     this.strongFloats = new Float64Array(buffer, strong + STRONG_BOXES_AT, 166);
+    this.labelInfoView = new Int32Array(buffer, this.w.labelInfoBase(), MATCH.labels * MATCH.labelStride);
+    this.labelWordsView = new Int32Array(buffer, this.w.labelWordsBase(), MATCH.labelWords);
+    this.specEntitiesView = new Int32Array(buffer, this.w.specEntitiesBase(), MATCH.maxEntities * MATCH.entityStride);
+    this.specWordsView = new Int32Array(buffer, this.w.specWordsBase(), MATCH.specWords);
+    this.specEdgesView = new Int32Array(buffer, this.w.specEdgesBase(), MATCH.maxEdges * 4);
+    const matchOut = this.w.matchOutBase();
+    this.matchOutView = new Float64Array(buffer, matchOut, 2);
+    this.matchAssignmentView = new Int32Array(buffer, matchOut + 16, MATCH.maxEntities);
   }
 
   /**
@@ -314,6 +353,41 @@ export class JsonReader {
   }
   strongBoxes(): Float64Array {
     return this.strongFloats;
+  }
+
+  /** The weights strong-match.ts scores with (labels.ts and strong-values.ts define them): once, at load. */
+  setMatchConstants(abbreviation: number, extraWord: number, wrongShape: number): void {
+    this.w.setMatchConstants(abbreviation, extraWord, wrongShape);
+  }
+  /** Views of strong-match.ts's tables (see MATCH), valid until the next load. */
+  labelInfo(): Int32Array {
+    return this.labelInfoView;
+  }
+  labelWords(): Int32Array {
+    return this.labelWordsView;
+  }
+  specEntities(): Int32Array {
+    return this.specEntitiesView;
+  }
+  specWords(): Int32Array {
+    return this.specWordsView;
+  }
+  specEdges(): Int32Array {
+    return this.specEdgesView;
+  }
+  /**
+   * The entity matching on the last strongCheck's canvas (at least one shape) against the spec in specEntities and
+   * specEdges: true leaves entities_present and the edges' structure in matchOut(), each entity's shape in
+   * matchAssignment(); false when a label's words are not in the tables.
+   */
+  strongMatch(entities: number, edges: number, fromInput: boolean): boolean {
+    return this.w.strongMatch(entities, edges, fromInput ? 1 : 0) !== 0;
+  }
+  matchOut(): Float64Array {
+    return this.matchOutView;
+  }
+  matchAssignment(): Int32Array {
+    return this.matchAssignmentView;
   }
 
   /** After SEED.labels: how many labels await their str(), and (seedPendingAction) the action holding each. */

@@ -7,6 +7,7 @@ import { DEFAULT_MAX_INPUT_CHARS, fencedRange as fenced, type JsonSource } from 
 import { FIELD, jsonReader, KIND, SCAN, STRONG, type JsonReader } from './fast-json.ts';
 import { normalizeLabel as normalize, type NormalizedLabel } from './labels.ts';
 import { layoutArrays, measureLabel as measure, type LayoutArrays, type MeasuredLabel } from './layout.ts';
+import { atomsKept as keptAtoms, handOverLabel as handOver, startLabelWords as startWords } from './strong-values.ts';
 
 /**
  * The canvas of a single-turn answer as arrays: shapes in creation order (ids, kinds, boxes, labels), arrows as shape
@@ -56,6 +57,9 @@ const SIDE = MAX_SIDE;
 const KINDS: readonly string[] = SHAPE_KINDS;
 const normalizeLabel = normalize;
 const measureLabel = measure;
+const atomsKept = keptAtoms;
+const handOverLabel = handOver;
+const startLabelWords = startWords;
 const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [],
   idText: null,
   idStart: new Int32Array(MAX_ACTIONS),
@@ -259,6 +263,7 @@ function shapeLabel(text: string, s: number, i: number, id: number): void {
     internText[id] = label;
     internNorm[id] = normalizeLabel(label);
     internMeasures[id] = measureLabel(label);
+    handOverLabel(id, label);
   }
   canvas.text[s] = label;
   canvas.norm[s] = internNorm[id];
@@ -276,11 +281,13 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
   const f = json.strongBoxes();
   const shapes = r[Strong.shapes];
   const arrows = r[Strong.arrows];
-  if (r[Strong.internEpoch] !== internEpoch) {
+  // A new epoch, or atoms started over (strong-values.ts): every label is met anew and handed to strong-match.ts.
+  if (r[Strong.internEpoch] !== internEpoch || !atomsKept()) {
     internEpoch = r[Strong.internEpoch];
     internText.length = 0;
     internNorm.length = 0;
     internMeasures.length = 0;
+    startLabelWords();
   }
   for (let s = 0; s < shapes; s++) {
     const i = r[Strong.shapeAction + s];

@@ -3,8 +3,17 @@
 // spec asks for (its entities' canonical words, which entities an edge's names resolve to, its arrow labels) is
 // worked out once per spec and kept for the next completion: GRPO scores a group of completions per task.
 // test/reward-strong-fast.test.ts holds these values to strong.ts's on corpora, hand-written cases and random edits.
+import { SHAPE_KINDS } from '../env/actions.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
-import { bestAssignment as assignBest, labelMatch as matchLabel, normalizeLabel as normalize, type NormalizedLabel } from './labels.ts';
+import { jsonReader, MATCH } from './fast-json.ts';
+import {
+  ABBREVIATION_CREDIT,
+  bestAssignment as assignBest,
+  EXTRA_WORD_COST,
+  labelMatch as matchLabel,
+  normalizeLabel as normalize,
+  type NormalizedLabel,
+} from './labels.ts';
 import { layoutScore as scoreLayout, layoutScoreFromGeometry as scoreFromGeometry } from './layout.ts';
 import type { StrongCanvas } from './strong-fast.ts';
 
@@ -14,6 +23,9 @@ const labelMatch = matchLabel;
 const bestAssignment = assignBest;
 const layoutScore = scoreLayout;
 const layoutScoreFromGeometry = scoreFromGeometry;
+const json = jsonReader;
+const Match = MATCH;
+const KINDS: readonly unknown[] = SHAPE_KINDS;
 
 /** Share of edges_correct that requested arrow labels carry, when the spec asks for any. */
 export const EDGE_LABEL_SHARE = 0.15;
@@ -25,6 +37,153 @@ export const WRONG_SHAPE_CREDIT = 0.75;
 /** Unmatched shapes a diagram may have for free (a title, a legend), growing slowly with its size. */
 export function shapeAllowance(entities: number): number {
   return 1 + Math.floor(entities / 3);
+}
+
+if (json) json.setMatchConstants(ABBREVIATION_CREDIT, EXTRA_WORD_COST, WRONG_SHAPE_CREDIT);
+
+// Atoms: a number for each distinct string (stem, name, canonical form) handed to assembly/strong-match.ts, which
+// compares them as i32. Started over only between completions (atomsKept), with the tables that hold them.
+const ATOM_LIMIT = 1 << 20;
+let atoms = new Map<string, number>();
+let atomGeneration = 0;
+
+function atomOf(text: string): number {
+  let atom = atoms.get(text);
+  if (atom === undefined) {
+    atom = atoms.size;
+    atoms.set(text, atom);
+  }
+  return atom;
+}
+
+/** A name or label as strong-match.ts reads it: normalizeLabel's words as atoms (times 2, plus 1 when abbreviated). */
+interface NameCode {
+  atom: number;
+  compactAtom: number;
+  words: Int32Array;
+  abbreviations: number;
+  stemMask: number;
+}
+
+const CODE_LIMIT = 20_000;
+let codes = new Map<string, NameCode>();
+
+function codeOf(text: string): NameCode {
+  let code = codes.get(text);
+  if (code !== undefined) return code;
+  const norm = normalizeLabel(text);
+  const words = new Int32Array(norm.words.length);
+  for (let k = 0; k < words.length; k++) words[k] = atomOf(norm.words[k].stem) * 2 + (norm.words[k].abbreviated ? 1 : 0);
+  code = { atom: atomOf(text), compactAtom: atomOf(norm.compact), words, abbreviations: norm.abbreviations, stemMask: norm.stemMask };
+  if (codes.size >= CODE_LIMIT) codes.clear();
+  codes.set(text, code);
+  return code;
+}
+
+/**
+ * Before a completion's labels are handed over (strong-fast.ts): false when the atoms have just started over, so
+ * that every interned label must be handed over anew (their atoms, and the spec's, name nothing now).
+ */
+export function atomsKept(): boolean {
+  if (atoms.size < ATOM_LIMIT) return true;
+  atoms = new Map();
+  codes = new Map();
+  atomGeneration++;
+  return false;
+}
+
+let labelWordsUsed = 0;
+
+/** A new intern epoch (or atoms): strong-match.ts's label words start over. */
+export function startLabelWords(): void {
+  labelWordsUsed = 0;
+}
+
+/** Hands interned label `id` (its text `label`) to strong-match.ts, once per epoch; too many words leave it to JavaScript. */
+export function handOverLabel(id: number, label: string): void {
+  const info = json!.labelInfo();
+  const at = id * Match.labelStride;
+  const code = codeOf(label);
+  const k = code.words.length;
+  if (k > Match.maxLabelWords || labelWordsUsed + k > Match.labelWords) {
+    info[at + 1] = -1;
+    return;
+  }
+  json!.labelWords().set(code.words, labelWordsUsed);
+  info[at] = labelWordsUsed;
+  info[at + 1] = k;
+  info[at + 2] = code.abbreviations;
+  info[at + 3] = code.stemMask;
+  info[at + 4] = code.compactAtom;
+  labelWordsUsed += k;
+}
+
+/** spec.shapes?.[name] as strong-match.ts compares it: -1 asks for no kind, 4 for none that a shape can be. */
+function wantedKind(wanted: unknown): number {
+  if (!wanted) return -1;
+  const k = KINDS.indexOf(wanted);
+  return k === -1 ? 4 : k;
+}
+
+// The spec in strong-match.ts's tables: the last one handed over (entities 0 when it does not fit them).
+let matchSpec: DiagramSpec | null = null;
+let matchGeneration = -1;
+let matchEntities = 0;
+let matchEdges = 0;
+const entityCodes: NameCode[] = [];
+
+/** An edge end's atoms (as written, canonical) at ends[at], ends[at + 1]: an entity's own code when it is one's name. */
+function handOverEnd(names: readonly string[], name: string, ends: Int32Array, at: number): void {
+  let code: NameCode | undefined;
+  for (let i = 0; i < names.length; i++) {
+    if (names[i] === name) {
+      code = entityCodes[i];
+      break;
+    }
+  }
+  code ??= codeOf(name);
+  ends[at] = code.atom;
+  ends[at + 1] = code.compactAtom;
+}
+
+/** Hands the spec to strong-match.ts, once per spec (the last one is kept); false when it does not fit the tables. */
+function specHandedOver(spec: DiagramSpec): boolean {
+  if (spec === matchSpec && matchGeneration === atomGeneration) return matchEntities > 0;
+  matchSpec = spec;
+  matchGeneration = atomGeneration;
+  matchEntities = 0;
+  const names = spec.entities;
+  const edges = spec.edges;
+  const n = names.length;
+  if (n === 0 || n > Match.maxEntities || edges.length > Match.maxEdges) return false;
+  const entities = json!.specEntities();
+  const words = json!.specWords();
+  const shapes = spec.shapes;
+  let used = 0;
+  for (let i = 0; i < n; i++) {
+    const code = codeOf(names[i]);
+    const k = code.words.length;
+    if (used + k > Match.specWords) return false;
+    words.set(code.words, used);
+    entityCodes[i] = code;
+    const at = i * Match.entityStride;
+    entities[at] = used;
+    entities[at + 1] = k;
+    entities[at + 2] = code.abbreviations;
+    entities[at + 3] = code.stemMask;
+    entities[at + 4] = code.compactAtom;
+    entities[at + 5] = code.atom;
+    entities[at + 6] = wantedKind(shapes?.[names[i]]);
+    used += k;
+  }
+  const ends = json!.specEdges();
+  for (let e = 0; e < edges.length; e++) {
+    handOverEnd(names, edges[e][0], ends, 4 * e);
+    handOverEnd(names, edges[e][1], ends, 4 * e + 2);
+  }
+  matchEntities = n;
+  matchEdges = edges.length;
+  return true;
 }
 
 interface SpecPlan {
@@ -246,6 +405,13 @@ function edgesValue(plan: SpecPlan, specSource: 'input' | 'prompt', c: StrongCan
   } else {
     structure = connectivity(plan, c);
   }
+  return withArrowLabels(plan, c, structure);
+}
+
+/** edges_correct from the edges' structure: with the requested arrow labels' credit, when the spec asks for any. */
+function withArrowLabels(plan: SpecPlan, c: StrongCanvas, structure: number): number {
+  const { from, to } = c;
+  const arrows = c.links;
   const requested = plan.labelWant.length;
   if (requested === 0) return structure;
   let labelSum = 0;
@@ -270,8 +436,23 @@ export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', 
     out[2] = 0;
     return;
   }
-  const plan = planOf(spec);
-  out[0] = entitiesValue(plan, c);
-  out[1] = edgesValue(plan, specSource, c);
+  if (c.tallied && specHandedOver(spec) && json!.strongMatch(matchEntities, matchEdges, specSource === 'input')) {
+    // strong-match.ts matched on the WebAssembly canvas (tallied: strong-check.ts built it); arrow labels stay here.
+    const r = json!.matchOut();
+    out[0] = r[0];
+    if (spec.edgeLabels === undefined) out[1] = r[1];
+    else {
+      const plan = planOf(spec);
+      const shapes = json!.matchAssignment();
+      const n = matchEntities;
+      if (assignment.length < n) assignment = new Int32Array(n);
+      for (let i = 0; i < n; i++) assignment[i] = shapes[i];
+      out[1] = withArrowLabels(plan, c, r[1]);
+    }
+  } else {
+    const plan = planOf(spec);
+    out[0] = entitiesValue(plan, c);
+    out[1] = edgesValue(plan, specSource, c);
+  }
   out[2] = c.tallied ? layoutScoreFromGeometry(c.geometry, 0, c, c.measures) : layoutScore(c);
 }
