@@ -278,8 +278,9 @@ export function analyzeStrong(input: ScoreInput): StrongAnalysis {
 
 interface StrongContext {
   values: StrongAnalysis['values'];
-  /** executeCompletion's errors, or a function that runs it to word them when first read. */
-  errors: string[] | (() => string[]);
+  /** executeCompletion's errors, or null when they are to be worded on first read (wordStrongErrors). */
+  errors: string[] | null;
+  completion: string;
 }
 
 const fastValues = new Float64Array(3);
@@ -293,7 +294,7 @@ function prepareStrong(input: ScoreInput): StrongContext {
   const fast = reader && !input.readback ? executeCountsFast(input.completion) : null;
   if (!fast) {
     const analysis = analyzeStrong(input);
-    return { values: analysis.values, errors: analysis.exec.errors };
+    return { values: analysis.values, errors: analysis.exec.errors, completion: input.completion };
   }
   const n = fast.actions;
   const shapes = fast.canvas === null ? 0 : fast.canvas.count;
@@ -308,9 +309,13 @@ function prepareStrong(input: ScoreInput): StrongContext {
     edges_correct: fastValues[1],
     layout_quality: fastValues[2],
   };
-  if (fast.clean) return { values, errors: [] };
-  const completion = input.completion;
-  return { values, errors: () => executeCompletion(completion).errors };
+  // A clean completion has no errors (a fresh array each time: a score's errors are its own to keep or change).
+  return { values, errors: fast.clean ? [] : null, completion: input.completion };
+}
+
+/** executeCompletion's errors for a completion the fast path found refused actions or no JSON in. */
+function wordStrongErrors(c: StrongContext): string[] {
+  return executeCompletion(c.completion).errors;
 }
 
 export const strongRubric = defineRubric<StrongContext>({
@@ -351,4 +356,5 @@ export const strongRubric = defineRubric<StrongContext>({
     },
   ],
   errors: (c) => c.errors,
+  wordErrors: wordStrongErrors,
 });
