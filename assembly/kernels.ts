@@ -834,10 +834,35 @@ function kvAttend(qkv: usize, out: usize, kc: usize, vc: usize, slots: usize, po
     const inv = f32x4.splat(1.0 / hsum(sum));
     const o = at(out, r * C + h * hs);
     let d = 0;
+    const vs = <usize>hs << 2;
+    for (; d + 32 <= hs; d += 32) {
+      let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+      let a4 = f32x4.splat(0), a5 = f32x4.splat(0), a6 = f32x4.splat(0), a7 = f32x4.splat(0);
+      let vr = at(vb, d);
+      for (let j = 0; j < n; j++) {
+        const pj = v128.load32_splat(at(sc, j));
+        a0 = f32x4.relaxed_madd(pj, v128.load(vr), a0);
+        a1 = f32x4.relaxed_madd(pj, v128.load(vr, 16), a1);
+        a2 = f32x4.relaxed_madd(pj, v128.load(vr, 32), a2);
+        a3 = f32x4.relaxed_madd(pj, v128.load(vr, 48), a3);
+        a4 = f32x4.relaxed_madd(pj, v128.load(vr, 64), a4);
+        a5 = f32x4.relaxed_madd(pj, v128.load(vr, 80), a5);
+        a6 = f32x4.relaxed_madd(pj, v128.load(vr, 96), a6);
+        a7 = f32x4.relaxed_madd(pj, v128.load(vr, 112), a7);
+        vr += vs;
+      }
+      v128.store(at(o, d), f32x4.mul(a0, inv));
+      v128.store(at(o, d + 4), f32x4.mul(a1, inv));
+      v128.store(at(o, d + 8), f32x4.mul(a2, inv));
+      v128.store(at(o, d + 12), f32x4.mul(a3, inv));
+      v128.store(at(o, d + 16), f32x4.mul(a4, inv));
+      v128.store(at(o, d + 20), f32x4.mul(a5, inv));
+      v128.store(at(o, d + 24), f32x4.mul(a6, inv));
+      v128.store(at(o, d + 28), f32x4.mul(a7, inv));
+    }
     for (; d + 16 <= hs; d += 16) {
       let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
       let vr = at(vb, d);
-      const vs = <usize>hs << 2;
       for (let j = 0; j < n; j++) {
         const pj = v128.load32_splat(at(sc, j));
         a0 = f32x4.add(a0, f32x4.mul(pj, v128.load(vr)));
