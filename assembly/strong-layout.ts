@@ -183,9 +183,21 @@ export function layoutGeometry(n: i32, links: i32, x: usize, y: usize, w: usize,
     const y1 = load<f64>(s, 8);
     const x2 = load<f64>(s, 16);
     const y2 = load<f64>(s, 24);
+    const leftX = min(x1, x2);
+    const rightX = max(x1, x2);
+    const topY = min(y1, y2);
+    const bottomY = max(y1, y2);
     for (let i = 0; i < n; i++) {
+      if (i == a || i == b) continue;
       const o = <usize>i << 3;
-      if (i != a && i != b && segmentHitsBox(x1, y1, x2, y2, load<f64>(x + o), load<f64>(y + o), load<f64>(w + o), load<f64>(h + o), throughInset)) through++;
+      const bx = load<f64>(x + o);
+      const by = load<f64>(y + o);
+      const bw = load<f64>(w + o);
+      const bh = load<f64>(h + o);
+      // A segment wholly beyond one side of the shrunk box: segmentHitsBox's clipping answers false there (a slab
+      // gives a ratio >= 1 past the other's <= 1, or one below 0), so its divisions are skipped.
+      if (rightX < bx + throughInset || leftX > bx + bw - throughInset || bottomY < by + throughInset || topY > by + bh - throughInset) continue;
+      if (segmentHitsBox(x1, y1, x2, y2, bx, by, bw, bh, throughInset)) through++;
     }
     for (let m = k + 1; m < links; m++) {
       const c = load<i32>(from + (<usize>m << 2));
