@@ -27,6 +27,12 @@ export interface StrongCanvas extends LayoutArrays {
   /** The layout's geometric tallies from assembly/strong-layout.ts (layoutScoreFromGeometry), when `tallied`. */
   geometry: Float64Array;
   tallied: boolean;
+  /**
+   * Fills what a canvas from the WebAssembly checks leaves for later, as only JavaScript's values and logs read it:
+   * ids, `norm` and `arrowText` (the layout's fields are filled at once). Call it before the next
+   * executeCountsFast: it reads the records.
+   */
+  complete(): void;
 }
 
 export interface ExecutionCounts {
@@ -69,7 +75,10 @@ const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [
   measures: [],
   geometry: new Float64Array(6),
   tallied: false,
+  complete: completeCanvas,
 };
+/** Whether the canvas's ids, normalised labels and arrow labels are filled (see StrongCanvas.complete). */
+let canvasComplete = true;
 const counts: ExecutionCounts = { source: undefined, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false, checks: 'js' };
 
 /** Scans [start, end) of the loaded text (UTF-16 units) in strict JSON. */
@@ -217,6 +226,7 @@ export function executeCountsFast(text: string, checks: 'auto' | 'js' = 'auto'):
   canvas.links = 0;
   canvas.idText = null;
   canvas.tallied = false;
+  canvasComplete = true;
   let schemaErrors = 0;
   let applied = 0;
   for (let i = 0; i < n; i++) {
@@ -248,7 +258,10 @@ const internText: string[] = [];
 const internNorm: NormalizedLabel[] = [];
 const internMeasures: MeasuredLabel[] = [];
 
-/** Shape s's label from its intern id (STRONG.shapeLabel), into the canvas. */
+/**
+ * Shape s's label from its intern id (STRONG.shapeLabel): its text and measures into the canvas at once (the layout
+ * score reads them), its normalised form by completeCanvas (a label not interned: at once).
+ */
 function shapeLabel(text: string, s: number, i: number, id: number): void {
   if (id < 0) {
     const label = id === Strong.labelAbsent ? '' : json.fieldString(text, i, Field.text);
@@ -266,7 +279,6 @@ function shapeLabel(text: string, s: number, i: number, id: number): void {
     handOverLabel(id, label);
   }
   canvas.text[s] = label;
-  canvas.norm[s] = internNorm[id];
   canvas.measures[s] = internMeasures[id];
 }
 
@@ -275,12 +287,14 @@ function acceptedLabel(text: string, i: number): string {
   return json.fieldKind(i, Field.text) === Kind.string ? json.fieldString(text, i, Field.text) : '';
 }
 
-/** The canvas from assembly/strong-check.ts's results: labels sliced from the text, ids kept as ranges, the rest copied. */
+/**
+ * The canvas from assembly/strong-check.ts's results: what the layout score reads copied at once (kinds, boxes,
+ * labels and their measures, arrows' ends), the rest left to completeCanvas.
+ */
 function fromWasm(text: string, found: JsonSource): ExecutionCounts {
   const r = json.strongResults();
   const f = json.strongBoxes();
   const shapes = r[Strong.shapes];
-  const arrows = r[Strong.arrows];
   // A new epoch, or atoms started over (strong-values.ts): every label is met anew and handed to strong-match.ts.
   if (r[Strong.internEpoch] !== internEpoch || !atomsKept()) {
     internEpoch = r[Strong.internEpoch];
@@ -290,27 +304,41 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
     startLabelWords();
   }
   for (let s = 0; s < shapes; s++) {
-    const i = r[Strong.shapeAction + s];
-    canvas.idStart[s] = json.fieldStart(i, Field.id);
-    canvas.idEnd[s] = json.fieldEnd(i, Field.id);
     canvas.shape[s] = KINDS[r[Strong.shapeKind + s]];
     canvas.x[s] = f[Strong.x + s];
     canvas.y[s] = f[Strong.y + s];
     canvas.w[s] = f[Strong.w + s];
     canvas.h[s] = f[Strong.h + s];
-    shapeLabel(text, s, i, r[Strong.shapeLabel + s]);
+    shapeLabel(text, s, r[Strong.shapeAction + s], r[Strong.shapeLabel + s]);
   }
+  const arrows = r[Strong.arrows];
   for (let k = 0; k < arrows; k++) {
     canvas.from[k] = r[Strong.arrowFrom + k];
     canvas.to[k] = r[Strong.arrowTo + k];
-    canvas.arrowText[k] = acceptedLabel(text, r[Strong.arrowAction + k]);
   }
   canvas.count = shapes;
   canvas.links = arrows;
   canvas.idText = text;
   for (let k = 0; k < 6; k++) canvas.geometry[k] = f[Strong.geometry + k];
   canvas.tallied = true;
+  canvasComplete = false;
   return done(found, r[Strong.actions], r[Strong.schemaErrors], r[Strong.applied], 'wasm');
+}
+
+/** StrongCanvas.complete: ids, normalised labels and arrow labels of a canvas from fromWasm, from the results and records. */
+function completeCanvas(): void {
+  if (canvasComplete) return;
+  canvasComplete = true;
+  const r = json.strongResults();
+  const text = canvas.idText!;
+  for (let s = 0; s < canvas.count; s++) {
+    const i = r[Strong.shapeAction + s];
+    canvas.idStart[s] = json.fieldStart(i, Field.id);
+    canvas.idEnd[s] = json.fieldEnd(i, Field.id);
+    const id = r[Strong.shapeLabel + s];
+    if (id >= 0) canvas.norm[s] = internNorm[id];
+  }
+  for (let k = 0; k < canvas.links; k++) canvas.arrowText[k] = acceptedLabel(text, r[Strong.arrowAction + k]);
 }
 
 /** The id of shape `s`. */
@@ -320,6 +348,7 @@ function shapeId(c: StrongCanvas, s: number): string {
 
 /** The arrays as Canvas.toJSON() writes a canvas: for tests and logs. */
 export function strongCanvasJson(c: StrongCanvas): { shapes: { id: string; shape: string; x: number; y: number; w: number; h: number; text: string }[]; arrows: { from: string; to: string; text: string }[] } {
+  c.complete();
   const shapes = [];
   for (let s = 0; s < c.count; s++) shapes.push({ id: shapeId(c, s), shape: c.shape[s], x: c.x[s], y: c.y[s], w: c.w[s], h: c.h[s], text: c.text[s] });
   const arrows = [];

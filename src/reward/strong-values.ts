@@ -442,6 +442,7 @@ export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', 
     out[0] = r[0];
     if (spec.edgeLabels === undefined) out[1] = r[1];
     else {
+      c.complete();
       const plan = planOf(spec);
       const shapes = json!.matchAssignment();
       const n = matchEntities;
@@ -450,6 +451,7 @@ export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', 
       out[1] = withArrowLabels(plan, c, r[1]);
     }
   } else {
+    c.complete();
     const plan = planOf(spec);
     out[0] = entitiesValue(plan, c);
     out[1] = edgesValue(plan, specSource, c);
