@@ -162,9 +162,11 @@ function specHandedOver(spec: DiagramSpec): boolean {
   let used = 0;
   for (let i = 0; i < n; i++) {
     const code = codeOf(names[i]);
-    const k = code.words.length;
+    const own = code.words;
+    const k = own.length;
     if (used + k > Match.specWords) return false;
-    words.set(code.words, used);
+    // A loop: TypedArray.prototype.set costs more than copying the usual one to three words.
+    for (let w = 0; w < k; w++) words[used + w] = own[w];
     entityCodes[i] = code;
     const at = i * Match.entityStride;
     entities[at] = used;
