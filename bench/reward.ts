@@ -1,7 +1,8 @@
 // Reward speed, per core: scores one generated corpus with every registered preset and with the seed's Python
 // reward.py in the same run, one thread on each side, and prints rewards/s and the ratio to Python.
 // Rates are per CPU-second of the scoring process (process.cpuUsage, time.process_time), which stays meaningful on a
-// shared machine; wall-clock rates are printed beside them. Also checks that seed and Python agree on every reward.
+// shared machine; wall-clock rates are printed beside them. Also checks that seed and Python agree on every reward,
+// and strong's fast path and its exact one (analyzeStrong: executeCompletion and the Canvas).
 // A breakdown per preset says where the time goes: reading the JSON (WebAssembly reader: UTF-8 copy and one scan of
 // the whole text), the canvas from its records (fast paths, fence and span retries included; for seed the whole
 // WebAssembly scorer, layout and semantics included), for strong its entity, edge and layout values over the canvas
@@ -24,6 +25,7 @@ import { scanSeed, seedCanvasOfRecords, seedScoreRecords } from '../src/reward/s
 import { checkCompletion } from '../src/reward/seed-python.ts';
 import { executeCountsFast } from '../src/reward/strong-fast.ts';
 import { strongValues } from '../src/reward/strong-values.ts';
+import { analyzeStrong } from '../src/reward/strong.ts';
 
 const { values } = parseArgs({
   options: {
@@ -135,6 +137,23 @@ function breakdown(name: string, items: CorpusItem[], total: Timing): string {
   );
 }
 
+/** strong's reward on its exact path: the rubric's weighted sum over analyzeStrong's values, clamped as the rubric does. */
+function exactStrongReward(it: CorpusItem): number {
+  const values: Record<string, number> = analyzeStrong(it).values;
+  let reward = 0;
+  for (const c of getRubric('strong').components) {
+    const v = values[c.name];
+    reward += c.weight * (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
+  }
+  return reward;
+}
+
+/** "strong = exact path on k/n rewards" for a timed run's rewards. */
+function strongAgreement(items: CorpusItem[], rewards: number[], what: string): string {
+  const equal = items.filter((it, i) => Object.is(rewards[i], exactStrongReward(it))).length;
+  return `strong = exact path on ${equal}/${items.length} ${what}`;
+}
+
 const t0 = performance.now();
 const items = generateCorpus({ n, seed });
 console.log(`corpus: ${n} completions (seed ${seed}) generated in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
@@ -158,6 +177,7 @@ console.log(row(['---', '---:', '---:', '---:', '---:']));
 console.log(row(['python reward.py', Math.round(pyRate), (1e6 / pyRate).toFixed(1), '1.0', Math.round(n / python.seconds)]));
 const breakdowns: string[] = [];
 let seedAgreement = '';
+let strongAgreed = '';
 for (const name of RUBRIC_NAMES) {
   const t = timeRubric(name, items);
   const rate = n / t.cpuSeconds;
@@ -167,6 +187,7 @@ for (const name of RUBRIC_NAMES) {
     const equal = t.rewards.filter((r, i) => Object.is(r, python.rewards[i])).length;
     seedAgreement = `seed = python on ${equal}/${n} rewards`;
   }
+  if (name === 'strong') strongAgreed = strongAgreement(items, t.rewards, 'rewards');
 }
 // Both presets on each completion, as a run that logs both does: the second reads the text the first parsed.
 const rubrics = RUBRIC_NAMES.map(getRubric);
@@ -177,7 +198,7 @@ console.log(row([bothName, Math.round(bothRate), (1e6 / bothRate).toFixed(1), (b
 // The floor under both: V8's JSON.parse of each completion once (failures without stack traces, as parse.ts does).
 const floor = timePasses(items, (it) => (parseJson(it.completion).ok ? 1 : 0));
 breakdowns.push(`JSON.parse of each completion once: ${((1e6 * floor.cpuSeconds) / n).toFixed(1)} µs/completion (CPU)`);
-console.log(`\n${breakdowns.join('\n')}\n\n${seedAgreement}`);
+console.log(`\n${breakdowns.join('\n')}\n\n${seedAgreement}\n${strongAgreed}`);
 
 // The same, grouped like GRPO: each prompt (and its spec object) answered by perPrompt completions in a row.
 const grouped = generateCorpus({ n, seed, perPrompt });
@@ -195,4 +216,5 @@ for (const name of RUBRIC_NAMES) {
     const equal = t.rewards.filter((r, i) => Object.is(r, pyGrouped.rewards[i])).length;
     console.log(`(seed = python on ${equal}/${n} grouped rewards)`);
   }
+  if (name === 'strong') console.log(`(${strongAgreement(grouped, t.rewards, 'grouped rewards')})`);
 }
