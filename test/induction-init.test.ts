@@ -65,3 +65,41 @@ describe('induction init', () => {
     await expect(GPT.create({ ...presetConfig('default', 100), nLayer: 1 }, { init: 'induction' })).rejects.toThrow(/at least 2 layers/);
   });
 });
+
+describe('induction init, where the heads look', () => {
+  it('points layer 1 head 0 at the token after an earlier occurrence and head 1 at the token two after it', async () => {
+    const m = await GPT.create({ ...presetConfig('default', V), nCtx: 64 }, { seed: 3, init: 'induction' });
+    const plain = await GPT.create({ ...presetConfig('default', V), nCtx: 64 }, { seed: 3 });
+    models.push(m, plain);
+    const { tokens, T } = repeatedSpans(5);
+    const nh = m.config.nHead;
+    // Mean weight that a query in the second copy of the span puts on the position `ahead` after the first copy's
+    // occurrence of its own token, in layer 1's head h.
+    const weightOn = (probs: Float32Array, h: number, ahead: number): number => {
+      let sum = 0, n = 0;
+      for (let b = 0; b < ROWS; b++) {
+        for (let k = 1; k + ahead < SPAN; k++) {
+          const t = 8 + SPAN + 1 + k, target = 8 + k + ahead;
+          sum += probs[((b * nh + h) * T + t) * T + target];
+          n++;
+        }
+      }
+      return sum / n;
+    };
+    const planted = m.attention(tokens, ROWS, T, 1), random = plain.attention(tokens, ROWS, T, 1);
+    // A query near the end of the row spreads 1/40 over its positions when it looks nowhere in particular.
+    expect(weightOn(random, 0, 1)).toBeLessThan(0.06);
+    expect(weightOn(random, 1, 2)).toBeLessThan(0.06);
+    expect(weightOn(planted, 0, 1)).toBeGreaterThan(0.2);
+    expect(weightOn(planted, 1, 2)).toBeGreaterThan(0.2);
+    // Each head looks at its own offset, not the other's.
+    expect(weightOn(planted, 1, 1)).toBeLessThan(weightOn(planted, 1, 2) / 3);
+  });
+
+  it('refuses a layer out of range', async () => {
+    const m = await GPT.create({ ...presetConfig('default', V), nCtx: 64 }, { seed: 3 });
+    models.push(m);
+    const { tokens, T } = repeatedSpans(5);
+    expect(() => m.attention(tokens, ROWS, T, 4)).toThrow(/layer must be an integer in 0..3/);
+  });
+});

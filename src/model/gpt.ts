@@ -443,6 +443,21 @@ export class GPT {
     return this.e.f32(a.probs, B * T * this.config.vocabSize).slice();
   }
 
+  /** Attention probabilities of one layer, (B, nh, T, T) with zeros above the diagonal: for inspecting what heads
+   *  attend to (the planted induction circuit's tests). Needs the shape to fit the kept-probabilities budget. */
+  attention(tokens: Int32Array, B: number, T: number, layer: number): Float32Array {
+    const { nHead: nh, nLayer } = this.config;
+    if (!Number.isInteger(layer) || layer < 0 || layer >= nLayer) throw new Error(`layer must be an integer in 0..${nLayer - 1}, got ${layer}`);
+    this.checkBatch(tokens, B, T);
+    const ptr = this.attnProbsFor(B, T)[layer];
+    if (!ptr) throw new Error(`attention probabilities of B=${B} T=${T} exceed the kept budget (attnProbsBytes ${this.attnProbsBytes})`);
+    this.forwardLogits(tokens, B, T);
+    this.last = undefined;
+    const out = this.e.f32(ptr, B * nh * T * T).slice();
+    for (let m = 0; m < B * nh; m++) for (let i = 0; i < T; i++) out.fill(0, (m * T + i) * T + i + 1, (m * T + i + 1) * T);
+    return out;
+  }
+
   // ------------------------------------------------------------------ optimizer
 
   zeroGrad(): void {

@@ -25,6 +25,8 @@ export interface InductionInitOptions {
   seed?: number;
   /** For experiments (`bench/copy.ts --gains`): planted 5x stronger, the circuit is torn apart by the first updates. */
   gains?: Partial<typeof GAINS>;
+  /** Plant layer 1's lookahead head too (default true). */
+  lookahead?: boolean;
 }
 
 const GAINS = {
@@ -125,6 +127,24 @@ export function plantInductionCircuit(model: GPT, opts: InductionInitOptions = {
     }
     if (j >= H) attn1[(prevStart + j - H) * W3 + j] = MATCH_GAIN;
     attn1[(prevStart + j) * W3 + C + j] = 1;
+  }
+
+  if (opts.lookahead === false) return;
+  // Layer 1, head 1, the lookahead: query Q token(t) against key Q token(p-2) (the second half of R), so it attends to
+  // the position two after the current token's earlier occurrence and reads the token there. Where a copied name ends,
+  // the request goes on with a space and then a separator ("Mendroul 4 to Traixmas"): the induction head above sees
+  // the space, which every inner word is followed by too, and only the token after it tells the name has ended. The
+  // default student's worst decision was exactly that one: on 80 held-out answers, the probability left to a space
+  // where the id ends was 0.17 on average. Its output projection keeps GPT-2's random init: what to make of the token
+  // is for training to learn, finding where to look is what it does not find in a CPU run's steps.
+  const h1 = D;
+  for (let i = 0; i < C; i++) for (let j = 0; j < D; j++) attn1[i * W3 + h1 + j] = attn1[i * W3 + C + h1 + j] = attn1[i * W3 + 2 * C + h1 + j] = 0;
+  for (let j = 0; j < D; j++) {
+    for (let i = 0; i < tokenDims; i++) {
+      if (j < H) attn1[i * W3 + h1 + j] = MATCH_GAIN * M[j * tokenDims + i];
+      attn1[i * W3 + 2 * C + h1 + j] = M[j * tokenDims + i];
+    }
+    if (j < H) attn1[(prevStart + H + j) * W3 + C + h1 + j] = 1;
   }
 }
 
