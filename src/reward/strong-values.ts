@@ -43,7 +43,7 @@ if (json) json.setMatchConstants(ABBREVIATION_CREDIT, EXTRA_WORD_COST, WRONG_SHA
 
 // Atoms: a number for each distinct string (stem, name, canonical form) handed to assembly/strong-match.ts, which
 // compares them as i32. Started over only between completions (atomsKept), with the tables that hold them.
-const ATOM_LIMIT = 1 << 20;
+const ATOM_LIMIT = 1 << 16;
 let atoms = new Map<string, number>();
 let atomGeneration = 0;
 
