@@ -1,8 +1,9 @@
 // The strong rubric's entity, edge and layout values on the fast path's canvas arrays (strong-fast.ts): the same
-// numbers as strong.ts measures on a Canvas, without a report object per entity or a map per completion. What a
-// spec asks for (its entities' canonical words, which entities an edge's names resolve to, its arrow labels) is
-// worked out once per spec and kept for the next completion: GRPO scores a group of completions per task.
-// test/reward-strong-fast.test.ts holds these values to strong.ts's on corpora, hand-written cases and random edits.
+// numbers as strong.ts measures on a Canvas, without a report object per entity or a map per completion. On a canvas
+// from the WebAssembly checks, the matching and the edges' structure run in assembly/strong-match.ts, on words handed
+// over as atoms (labels once per intern epoch, the spec once per spec); otherwise, and for arrow labels, here. What a
+// spec asks for is worked out once per spec and kept for the next completion: GRPO scores a group per task.
+// test/reward-strong-fast.test.ts and the reward-speed tests hold these values to strong.ts's.
 import { SHAPE_KINDS } from '../env/actions.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
 import { jsonReader, MATCH } from './fast-json.ts';
