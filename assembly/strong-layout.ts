@@ -132,6 +132,9 @@ export function layoutGeometry(n: i32, links: i32, x: usize, y: usize, w: usize,
       const by = load<f64>(y + p);
       const bw = load<f64>(w + p);
       const bh = load<f64>(h + p);
+      // Boxes at least minGap apart along one axis neither overlap nor crowd (the gap is at least that axis's
+      // distance, and rounding is monotone): skipped before the overlap test and the square root.
+      if (bx - (ax + aw) >= minGap || ax - (bx + bw) >= minGap || by - (ay + ah) >= minGap || ay - (by + bh) >= minGap) continue;
       const iw = min(ax + aw, bx + bw) - max(ax, bx);
       const ih = min(ay + ah, by + bh) - max(ay, by);
       const area = iw > 0 && ih > 0 ? iw * ih : 0;

@@ -1,6 +1,7 @@
 // assembly/strong-layout.ts skips segmentHitsBox's divisions for a shape the arrow's segment lies wholly beyond (one
-// side of the shape shrunk by THROUGH_INSET): the layout tallies must stay those of layout.ts, also when the segment
-// runs exactly along a shrunk side, where the clipping still counts the arrow as passing through.
+// side of the shape shrunk by THROUGH_INSET), and the overlap and crowding terms of two boxes at least MIN_GAP apart
+// along one axis: the layout tallies must stay those of layout.ts, also when the segment runs exactly along a shrunk
+// side (the clipping still counts the arrow as passing through) and when a gap is just under MIN_GAP.
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../src/random.ts';
 import type { ScoreInput } from '../src/reward/rubric.ts';
@@ -27,7 +28,7 @@ function layoutBothWays(text: string): { fast: number; exact: number } {
   return { fast: strongRubric.score(input).components.layout_quality, exact: analyzeStrong(input).values.layout_quality };
 }
 
-describe('strong layout: arrows through shapes, with the far shapes skipped', () => {
+describe('strong layout: far shapes skipped, for arrows through shapes and for crowding', () => {
   // A vertical arrow at x = 50 between two shapes, and a third shape whose side shrunk by 2 lies on x = 50.
   const ends: Box[] = [
     { x: 0, y: 0, w: 100, h: 100 },
@@ -58,6 +59,23 @@ describe('strong layout: arrows through shapes, with the far shapes skipped', ()
     ]) {
       const { fast, exact } = layoutBothWays(completion([...across, third], [[0, 1]]));
       expect(fast).toBe(exact);
+    }
+  });
+
+  it('counts pairs just under the crowding gap along either axis, in either order (far pairs are skipped)', () => {
+    for (const gap of [29.9, 29.9999, 29.99999999, 29.999999999999996, 30, 30.000000000000004]) {
+      const pairs: Box[][] = [
+        [{ x: 0, y: 0, w: 100, h: 60 }, { x: 100 + gap, y: 0, w: 100, h: 60 }],
+        [{ x: 100 + gap, y: 0, w: 100, h: 60 }, { x: 0, y: 0, w: 100, h: 60 }],
+        [{ x: 0, y: 0, w: 100, h: 60 }, { x: 0, y: 60 + gap, w: 100, h: 60 }],
+        [{ x: 0, y: 60 + gap, w: 100, h: 60 }, { x: 0, y: 0, w: 100, h: 60 }],
+      ];
+      for (const boxes of pairs) {
+        const { fast, exact } = layoutBothWays(completion(boxes, []));
+        expect({ boxes, fast }).toEqual({ boxes, fast: exact });
+        // A crowding penalty under about 1e-16 leaves exp(-penalty) at 1.
+        if (gap <= 29.99999999) expect(exact).toBeLessThan(1);
+      }
     }
   });
 
