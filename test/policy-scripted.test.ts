@@ -66,17 +66,29 @@ const canonical = (spec: DiagramSpec) => scriptCompletion(spec, { seed: 0, sampl
 const canvasOf = (text: string) => executeCompletion(text).canvas!;
 
 describe('scripted teacher', () => {
-  it('writes compact, valid JSON in the seed language: shapes first, then arrows, labels as ids', async () => {
+  it('writes compact, valid JSON in the seed language, labels as ids, each arrow right after the later of its shapes', async () => {
     const { text, quirks } = await canonical(chain);
     expect(quirks).toEqual([]);
     expect(text.startsWith('{"actions":[')).toBe(true);
     expect(text).not.toContain('\n');
     const run = executeCompletion(text);
     expect(run.errors).toEqual([]);
-    const types = (JSON.parse(text) as { actions: { type: string }[] }).actions.map((a) => a.type);
-    expect(types.lastIndexOf('create_shape')).toBeLessThan(types.indexOf('connect'));
-    expect([...run.canvas!.shapes.keys()]).toEqual(['Client', 'API Gateway', 'Authentication Service', 'User Database']);
+    const actions = (JSON.parse(text) as { actions: { type: string; id?: string; from?: string; to?: string }[] }).actions;
+    expect(actions.map((a) => (a.type === 'connect' ? `${a.from}->${a.to}` : a.id))).toEqual([
+      'Client', 'API Gateway', 'Client->API Gateway', 'Authentication Service', 'API Gateway->Authentication Service',
+      'User Database', 'Authentication Service->User Database',
+    ]);
     expect([...run.canvas!.shapes.values()].map((s) => s.text)).toEqual([...run.canvas!.shapes.keys()]);
+  });
+
+  it('draws shapes in the order the request names them, each arrow after the later of its ends, by the other end', async () => {
+    const prompt = 'Draw a loop: Stopped goes back to Idle, and Idle starts Running; Running can be Paused and resumed, or Stopped.';
+    const { text } = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt });
+    const actions = (JSON.parse(text) as { actions: { type: string; id?: string; from?: string; to?: string }[] }).actions;
+    expect(executeCompletion(text).errors).toEqual([]);
+    expect(actions.map((a) => (a.type === 'connect' ? `${a.from}->${a.to}` : a.id))).toEqual([
+      'Stopped', 'Idle', 'Stopped->Idle', 'Running', 'Running->Stopped', 'Idle->Running', 'Paused', 'Running->Paused', 'Paused->Running',
+    ]);
   });
 
   it.each([
