@@ -95,7 +95,8 @@ interface Acts {
   dfc: number; // (BT, 4C)
 }
 
-/** A KV cache over `slots` sequences and the buffers of a forward over at most `rows` new tokens (sampler.ts). */
+/** A KV cache over `slots` sequences and the buffers of a forward over at most `rows` new tokens (sampler.ts). It holds a
+ *  packed copy of the weights made at its creation: a cache made before an update decodes with the old weights. */
 export interface KVCache {
   readonly slots: number;
   readonly rows: number;
