@@ -19,6 +19,7 @@ export {
 } from './json-scan';
 export { strongCheck, strongResultsBase } from './strong-check';
 export { setLayoutConstants } from './strong-layout';
+export { layoutPenalty, measureAdvancesBase, measureCountsBase, measureInfoBase, setOverflowConstants } from './strong-overflow';
 export {
   labelInfoBase,
   labelWordsBase,

@@ -30,9 +30,9 @@ export const arrowTo = arrowFrom + MAX_SHAPES * 4;
 const arrowAction = arrowTo + MAX_SHAPES * 4;
 const boxX = arrowAction + MAX_SHAPES * 4;
 const boxY = boxX + MAX_SHAPES * 8;
-const boxW = boxY + MAX_SHAPES * 8;
-const boxH = boxW + MAX_SHAPES * 8;
-const geometry = boxH + MAX_SHAPES * 8;
+export const boxW = boxY + MAX_SHAPES * 8;
+export const boxH = boxW + MAX_SHAPES * 8;
+export const geometry = boxH + MAX_SHAPES * 8;
 export const shapeLabel = geometry + 6 * 8;
 
 // Labels interned across completions (a GRPO group, and training, repeat them): each distinct label's bytes get an

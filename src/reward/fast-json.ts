@@ -5,7 +5,7 @@
 // JSON.parse refuses it, or in Python's grammar json.loads raises JSONDecodeError), pyLimit (Python's grammar only:
 // json.loads raises RecursionError or ValueError at a limit) or unusual (the caller's exact path must decide). One document is loaded at a time; the accessors read the last scan.
 import { existsSync, readFileSync } from 'node:fs';
-import { GEOMETRY_CONSTANTS } from './layout.ts';
+import { GEOMETRY_CONSTANTS, LABEL_CONSTANTS } from './layout.ts';
 
 export const SCAN = { ok: 0, invalid: 1, unusual: 2, pyLimit: 3 } as const;
 
@@ -73,6 +73,11 @@ interface Exports {
   specEdgesBase(): number;
   matchOutBase(): number;
   strongMatch(entities: number, edges: number, fromInput: number): number;
+  setOverflowConstants(...constants: number[]): void;
+  measureInfoBase(): number;
+  measureCountsBase(): number;
+  measureAdvancesBase(): number;
+  layoutPenalty(): number;
 }
 
 /**
@@ -123,6 +128,12 @@ export const MATCH = {
   specWords: 2048,
   maxEdges: 256,
 } as const;
+/**
+ * The label measures' tables (assembly/strong-overflow.ts): per interned label (2 i32: where its counts start, -1
+ * when not handed over; where its advances start); the counts (paragraphs, then per paragraph its words and each
+ * word's characters) and each character's advance in em, sized to hold an intern epoch's labels.
+ */
+export const MEASURE = { counts: 73728, advances: 65536 } as const;
 const STRONG_INTS = 580;
 const STRONG_BOXES_AT = 832;
 
@@ -164,6 +175,9 @@ export class JsonReader {
   private specEdgesView = new Int32Array(0);
   private matchOutView = new Float64Array(0);
   private matchAssignmentView = new Int32Array(0);
+  private measureInfoView = new Int32Array(0);
+  private measureCountsView = new Int32Array(0);
+  private measureAdvancesView = new Float64Array(0);
   private loadedPrompt: string | null = null;
   private promptOk = false;
   private loadedText: string | null = null;
@@ -171,6 +185,10 @@ export class JsonReader {
 
   constructor(private readonly w: Exports) {
     w.setLayoutConstants(...GEOMETRY_CONSTANTS);
+    w.setOverflowConstants(...LABEL_CONSTANTS);
+    // The tables kept past the static data (json-scan.ts RESERVED_BYTES), and a first input region.
+    const short = w.inputBase() + 65536 - w.memory.buffer.byteLength;
+    if (short > 0) w.memory.grow(Math.ceil(short / 65536));
     this.refreshViews();
   }
 
@@ -206,6 +224,9 @@ export class JsonReader {
     const matchOut = this.w.matchOutBase();
     this.matchOutView = new Float64Array(buffer, matchOut, 2);
     this.matchAssignmentView = new Int32Array(buffer, matchOut + 16, MATCH.maxEntities);
+    this.measureInfoView = new Int32Array(buffer, this.w.measureInfoBase(), MATCH.labels * 2);
+    this.measureCountsView = new Int32Array(buffer, this.w.measureCountsBase(), MEASURE.counts);
+    this.measureAdvancesView = new Float64Array(buffer, this.w.measureAdvancesBase(), MEASURE.advances);
   }
 
   /**
@@ -388,6 +409,23 @@ export class JsonReader {
   }
   matchAssignment(): Int32Array {
     return this.matchAssignmentView;
+  }
+  /** Views of strong-overflow.ts's tables (see MEASURE), valid until the next load. */
+  measureInfo(): Int32Array {
+    return this.measureInfoView;
+  }
+  measureCounts(): Int32Array {
+    return this.measureCountsView;
+  }
+  measureAdvances(): Float64Array {
+    return this.measureAdvancesView;
+  }
+  /**
+   * layoutScoreFromGeometry's total penalty (before Math.exp) on the last strongCheck's canvas, its labels' measures
+   * handed over (measureInfo), or -1 when one is not.
+   */
+  layoutPenalty(): number {
+    return this.w.layoutPenalty();
   }
 
   /** After SEED.labels: how many labels await their str(), and (seedPendingAction) the action holding each. */

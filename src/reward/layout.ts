@@ -109,6 +109,29 @@ export interface MeasuredLabel {
 }
 
 const SPACE_EM = textWidth(' ', 1);
+
+/**
+ * What assembly/strong-overflow.ts needs to add the label overflow and sum the penalties as layoutScoreFromGeometry
+ * does, in setOverflowConstants's order.
+ */
+export const LABEL_CONSTANTS = [
+  OVERFLOW_TOLERANCE,
+  OVERFLOW_BASE,
+  OVERFLOW_DEPTH,
+  OUTSIDE,
+  SLIVER,
+  ARROW_THROUGH_SHAPE,
+  ARROW_CROSSING,
+  LABEL_FONT_SIZE,
+  LABEL_PADDING,
+  LINE_HEIGHT,
+  SPACE_EM,
+  USABLE.rectangle,
+  USABLE.ellipse,
+  USABLE.diamond,
+  USABLE.text,
+] as const;
+
 // Labels recur across a GRPO group and across steps, in many sizes.
 const measured = new Map<string, MeasuredLabel>();
 const MEASURED_LIMIT = 20_000;

@@ -4,7 +4,7 @@
 // call to the next. Anything the records cannot settle exactly returns null, and the caller executes the text.
 import { DEFAULT_MAX_ACTIONS, MAX_SIDE, SHAPE_KINDS } from '../env/actions.ts';
 import { DEFAULT_MAX_INPUT_CHARS, fencedRange as fenced, type JsonSource } from '../env/parse.ts';
-import { FIELD, jsonReader, KIND, SCAN, STRONG, type JsonReader } from './fast-json.ts';
+import { FIELD, jsonReader, KIND, MEASURE, SCAN, STRONG, type JsonReader } from './fast-json.ts';
 import { normalizeLabel as normalize, type NormalizedLabel } from './labels.ts';
 import { layoutArrays, measureLabel as measure, type LayoutArrays, type MeasuredLabel } from './layout.ts';
 import { atomsKept as keptAtoms, handOverLabel as handOver, startLabelWords as startWords } from './strong-values.ts';
@@ -257,6 +257,49 @@ let internEpoch = -1;
 const internText: string[] = [];
 const internNorm: NormalizedLabel[] = [];
 const internMeasures: MeasuredLabel[] = [];
+// What the epoch's measures use of strong-overflow.ts's tables.
+let measureCountsUsed = 0;
+let measureAdvancesUsed = 0;
+
+/**
+ * Hands interned label `id`'s measure to assembly/strong-overflow.ts, once per epoch; one that did not fit its
+ * tables would be marked, and the layout of a canvas that shows it scored in JavaScript.
+ */
+function handOverMeasure(id: number, label: MeasuredLabel): void {
+  const info = json.measureInfo();
+  const paragraphs = label.paragraphs;
+  let needCounts = 1;
+  let needAdvances = 0;
+  for (let p = 0; p < paragraphs.length; p++) {
+    const words = paragraphs[p];
+    needCounts += 1 + words.length;
+    for (let k = 0; k < words.length; k++) needAdvances += words[k].length;
+  }
+  // Sized to hold an epoch's labels (the intern arena's bytes): a guard, should the arena grow past them.
+  if (measureCountsUsed + needCounts > MEASURE.counts || measureAdvancesUsed + needAdvances > MEASURE.advances) {
+    info[2 * id] = -1;
+    return;
+  }
+  const counts = json.measureCounts();
+  const advances = json.measureAdvances();
+  let c = measureCountsUsed;
+  let a = measureAdvancesUsed;
+  counts[c++] = paragraphs.length;
+  for (let p = 0; p < paragraphs.length; p++) {
+    const words = paragraphs[p];
+    counts[c++] = words.length;
+    for (let k = 0; k < words.length; k++) {
+      const chars = words[k];
+      counts[c++] = chars.length;
+      for (let i = 0; i < chars.length; i++) advances[a + i] = chars[i];
+      a += chars.length;
+    }
+  }
+  info[2 * id] = measureCountsUsed;
+  info[2 * id + 1] = measureAdvancesUsed;
+  measureCountsUsed = c;
+  measureAdvancesUsed = a;
+}
 
 /**
  * Shape s's label from its intern id (STRONG.shapeLabel): its text and measures into the canvas at once (the layout
@@ -277,6 +320,7 @@ function shapeLabel(text: string, s: number, i: number, id: number): void {
     internNorm[id] = normalizeLabel(label);
     internMeasures[id] = measureLabel(label);
     handOverLabel(id, label);
+    handOverMeasure(id, internMeasures[id]);
   }
   canvas.text[s] = label;
   canvas.measures[s] = internMeasures[id];
@@ -302,6 +346,8 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
     internNorm.length = 0;
     internMeasures.length = 0;
     startLabelWords();
+    measureCountsUsed = 0;
+    measureAdvancesUsed = 0;
   }
   for (let s = 0; s < shapes; s++) {
     canvas.shape[s] = KINDS[r[Strong.shapeKind + s]];

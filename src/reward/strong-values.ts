@@ -459,5 +459,10 @@ export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', 
     out[0] = entitiesValue(plan, c);
     out[1] = edgesValue(plan, specSource, c);
   }
-  out[2] = c.tallied ? layoutScoreFromGeometry(c.geometry, 0, c, c.measures) : layoutScore(c);
+  if (!c.tallied) out[2] = layoutScore(c);
+  else {
+    // strong-overflow.ts adds the label overflow to the geometry; -1 when a label's measure is not in its tables.
+    const penalty = json!.layoutPenalty();
+    out[2] = penalty >= 0 ? Math.exp(-penalty) : layoutScoreFromGeometry(c.geometry, 0, c, c.measures);
+  }
 }
