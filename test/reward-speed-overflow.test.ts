@@ -3,23 +3,13 @@
 // score must be layoutScore's to the bit, for every shape kind, size and label (paragraphs, blank lines, long words,
 // wide and non-ASCII characters), across intern epochs, and (from JavaScript) for a label too long to intern.
 import { describe, expect, it } from 'vitest';
+import { mulberry32 as rng } from '../src/random.ts';
 import { textWidth } from '../src/render/text.ts';
 import { jsonReader } from '../src/reward/fast-json.ts';
 import { LABEL_FONT_SIZE, LABEL_PADDING, layoutScore, measureLabel } from '../src/reward/layout.ts';
 import type { ScoreInput } from '../src/reward/rubric.ts';
 import { executeCountsFast } from '../src/reward/strong-fast.ts';
 import { analyzeStrong, strongRubric } from '../src/reward/strong.ts';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KINDS = ['rectangle', 'ellipse', 'diamond', 'text'];
 const CHARS = ['a', 'e', 'i', 'l', 'm', 'W', 'M', '1', '.', '-', 'é', 'ß', '中', '😀', 'Ω'];
