@@ -935,10 +935,44 @@ const D_PACKED = 20;
   return (n + 7) & ~7;
 }
 
-/** Floats of one layer's matmul weights packed by packPanels (c_attn, c_proj, c_fc, mlp c_proj, in that order): gpt.ts
- *  packs them at the KV cache's creation. */
+/** Floats of one layer's matmul weights packed by packLayers (c_attn, c_proj, c_fc, mlp c_proj, in that order). */
 export function packedLayerFloats(C: i32): i32 {
   return C * pad8(3 * C) + C * pad8(C) + C * pad8(4 * C) + 4 * C * pad8(C);
+}
+
+// Layer l's matmul weight m (0 c_attn, 1 c_proj, 2 c_fc, 3 mlp c_proj): its (K, N), where it lies among the parameters
+// (gpt.ts's paramSpecs: ln_1, c_attn + bias, c_proj + bias, ln_2, c_fc + bias, mlp c_proj + bias) and where packLayers
+// puts it, so that decodeRows and packLayers read one layout.
+@inline function weightK(C: i32, m: i32): i32 {
+  return m == 3 ? 4 * C : C;
+}
+
+@inline function weightN(C: i32, m: i32): i32 {
+  return m == 0 ? 3 * C : m == 2 ? 4 * C : C;
+}
+
+@inline function weightAt(layers: usize, l: i32, C: i32, m: i32): usize {
+  const layer = at(layers, l * (12 * C * C + 13 * C));
+  return m == 0 ? at(layer, 2 * C) : m == 1 ? at(layer, 3 * C * C + 5 * C) : m == 2 ? at(layer, 4 * C * C + 8 * C) : at(layer, 8 * C * C + 12 * C);
+}
+
+@inline function packedWeightAt(packed: usize, l: i32, C: i32, m: i32): usize {
+  let p = at(packed, l * packedLayerFloats(C));
+  for (let j = 0; j < m; j++) p = at(p, weightK(C, j) * pad8(weightN(C, j)));
+  return p;
+}
+
+/** Packs the matmul weights of layers [lo, hi) whole by packPanels into the descriptor's packed region: decoding reads
+ *  every weight once per token, so gpt.ts packs them once, when it makes a KV cache. */
+export function packLayers(desc: usize, lo: i32, hi: i32, scratch: usize): void {
+  const P = <usize>field(desc, D_PARAMS), V = field(desc, D_V), nCtx = field(desc, D_NCTX), C = field(desc, D_C);
+  const layers = at(P, (V + nCtx) * C), packed = <usize>field(desc, D_PACKED);
+  for (let l = lo; l < hi; l++) {
+    for (let m = 0; m < 4; m++) {
+      const K = weightK(C, m), N = weightN(C, m);
+      packPanels(weightAt(layers, l, C, m), N, K, N, packedWeightAt(packed, l, C, m), 0, (N + 7) >> 3, scratch);
+    }
+  }
 }
 
 export function decodeRows(desc: usize, lo: i32, hi: i32, scratch: usize): void {
@@ -949,15 +983,15 @@ export function decodeRows(desc: usize, lo: i32, hi: i32, scratch: usize): void 
   const x = <usize>field(desc, D_X), ln = <usize>field(desc, D_LN), qkv = <usize>field(desc, D_QKV);
   const atty = <usize>field(desc, D_ATTY), fc = <usize>field(desc, D_FC), logits = <usize>field(desc, D_LOGITS);
   const packed = <usize>field(desc, D_PACKED);
-  const layerSize = 12 * C * C + 13 * C, cacheSize = slotCount * C * ctx, packedSize = packedLayerFloats(C);
+  const layerSize = 12 * C * C + 13 * C, cacheSize = slotCount * C * ctx;
   const wte = P, wpe = at(P, V * C), layers = at(wpe, nCtx * C), lnf = at(layers, L * layerSize);
   embed(tok, pos, wte, wpe, x, C, lo, hi, scratch);
   for (let l = 0; l < L; l++) {
     const ln1w = at(layers, l * layerSize), ln1b = at(ln1w, C), attnW = at(ln1b, C), attnB = at(attnW, 3 * C * C);
     const projW = at(attnB, 3 * C), projB = at(projW, C * C), ln2w = at(projB, C), ln2b = at(ln2w, C);
     const fcW = at(ln2b, C), fcB = at(fcW, 4 * C * C), fc2W = at(fcB, 4 * C), fc2B = at(fc2W, 4 * C * C);
-    const attnP = at(packed, l * packedSize), projP = at(attnP, C * pad8(3 * C)), fcP = at(projP, C * pad8(C));
-    const fc2P = at(fcP, C * pad8(4 * C));
+    const attnP = packedWeightAt(packed, l, C, 0), projP = packedWeightAt(packed, l, C, 1);
+    const fcP = packedWeightAt(packed, l, C, 2), fc2P = packedWeightAt(packed, l, C, 3);
     const kl = at(kc, l * cacheSize), vl = at(vc, l * cacheSize);
     // qkv = ln_1(x) @ c_attn; cache k, v; atty = attention over each row's positions 0..pos; x += atty @ c_proj
     layerNorm(x, ln1w, ln1b, ln, 0, 0, C, lo, hi, scratch);

@@ -533,22 +533,13 @@ export class GPT {
       x: al(rows * C), ln: al(rows * C), atty: al(rows * C), qkv: al(rows * 3 * C), fc: al(rows * 4 * C), logits: al(rows * V),
       desc: al(32),
     };
-    // Decoding reads every weight once per token, so the weights are packed once here into the panels its GEMM streams
-    // (packPanels in assembly/kernels.ts). The cache is made per generate call, after any update to the weights.
-    const pack = (w: number, K: number, N: number, out: number): void => this.run('packPanels', [w, N, K, N, out], Math.ceil(N / 8), 1, K * 8);
-    this.run('transpose', [this.params + this.offset('transformer.wte.weight'), C, this.wteT, V, V], C, 1, V);
-    pack(this.wteT, C, V, cache.wteP);
-    for (let l = 0; l < nLayer; l++) {
-      const p = `transformer.h.${l}.`, at = cache.packed + l * packedLayer * 4;
-      const attn = at, proj = attn + C * pad8(3 * C) * 4, fc = proj + C * pad8(C) * 4, fc2 = fc + C * pad8(4 * C) * 4;
-      pack(this.params + this.offset(`${p}attn.c_attn.weight`), C, 3 * C, attn);
-      pack(this.params + this.offset(`${p}attn.c_proj.weight`), C, C, proj);
-      pack(this.params + this.offset(`${p}mlp.c_fc.weight`), C, 4 * C, fc);
-      pack(this.params + this.offset(`${p}mlp.c_proj.weight`), 4 * C, C, fc2);
-    }
     // Field order: DESC_* in assembly/kernels.ts.
     this.e.i32(cache.desc, 21).set([this.params, V, nCtx, C, nLayer, nHead, kBase, vBase, slots, ctx, cache.wteP,
       cache.tokens, cache.slotIdx, cache.positions, cache.x, cache.ln, cache.qkv, cache.atty, cache.fc, cache.logits, cache.packed]);
+    // Decoding reads every weight once per token: they are packed here, once per cache, into the panels its GEMM streams.
+    this.run('transpose', [this.params + this.offset('transformer.wte.weight'), C, this.wteT, V, V], C, 1, V);
+    this.run('packPanels', [this.wteT, V, C, V, cache.wteP], Math.ceil(V / 8), 1, C * 8);
+    this.run('packLayers', [cache.desc], nLayer, 1, 12 * C * C);
     return cache;
   }
 

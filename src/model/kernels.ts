@@ -61,7 +61,7 @@ export function runChunks(ctrl: Int32Array, args: Float64Array, fn: (...a: numbe
 export const KERNEL_NAMES = [
   'gemmRows', 'gemmCols', 'transpose', 'embed', 'embedBackward', 'layerNorm', 'layerNormBackward',
   'layerNormParamsBackward', 'gelu', 'mul', 'softmaxRows', 'softmaxRowsBackward', 'attnForward', 'attnBackward',
-  'decodeRows', 'scale', 'adamw', 'gemmRowsTA', 'gemmRowsGelu', 'gemmRowsMul', 'gemmRowsRes', 'packPanels',
+  'decodeRows', 'scale', 'adamw', 'gemmRowsTA', 'gemmRowsGelu', 'gemmRowsMul', 'gemmRowsRes', 'packPanels', 'packLayers',
 ] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
 
