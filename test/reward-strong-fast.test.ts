@@ -293,6 +293,36 @@ describe('strong fast path: the rubric\'s values equal the full analysis', () =>
     expect(agree(inputs)).toBeGreaterThan(0.95 * inputs.length);
   });
 
+  it('on brace spans after a scan of the whole text: a document that closes at the last brace, or not, beside fences', () => {
+    const spec: DiagramSpec = { entities: ['Client', 'API'], edges: [['Client', 'API']] };
+    const body = doc(shape('c', 'Client'), shape('a', 'API', 200), connect('c', 'a'));
+    const wide = doc(shape('c', 'Clïent'), shape('a', 'API ✓', 200), connect('c', 'a'));
+    const texts: string[] = [];
+    for (const d of [body, wide]) {
+      for (const lead of ['', '  \n', '[1] ', '"x" ']) {
+        for (const tail of [
+          ' and that is all.',
+          '\n```json\n{"actions": [1,\n```',
+          '\n```\nnot json\n```',
+          ' {note} after',
+          ' } extra',
+          '}',
+          ' ' + d,
+          '\n```json\n' + d + '\n```',
+        ]) {
+          texts.push(lead + d + tail);
+          texts.push(lead + d.slice(0, -2) + tail);
+        }
+      }
+    }
+    const inputs = texts.map((completion) => ({ prompt: 'Client calls API.', completion, spec }));
+    expect(agree(inputs)).toBe(inputs.length);
+    // The first group: the document found in the span (its records kept from the whole text, or scanned again).
+    expect(executeCountsFast(body + ' and that is all.')?.source).toBe('span');
+    expect(executeCountsFast(body + '\n```json\n{"actions": [1,\n```')?.canvas?.count).toBe(2);
+    expect(executeCountsFast(wide + ' } extra')?.source).toBeUndefined();
+  });
+
   it('on random edits of valid completions', () => {
     const rng = mulberry32(13);
     const pieces = ['"', '\\', ' ', 'é', '1', '.5', 'e9', '-', ',', '}', '{', 'Database', '"connect"', '"diamond"', 'true', '0'];

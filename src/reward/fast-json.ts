@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { GEOMETRY_CONSTANTS, LABEL_CONSTANTS } from './layout.ts';
 
-export const SCAN = { ok: 0, invalid: 1, unusual: 2, pyLimit: 3 } as const;
+export const SCAN = { ok: 0, invalid: 1, unusual: 2, pyLimit: 3, noSpan: 4 } as const;
 
 export const KIND = {
   absent: 0,
@@ -273,6 +273,30 @@ export class JsonReader {
   /** Byte offset of the loaded text's last '}', or -1. */
   lastCloseBrace(bytes: number): number {
     return this.w.lastCloseBrace(bytes);
+  }
+
+  /**
+   * Scans the loaded text's brace span (its first '{' to its last '}'), the last resort of extractJson and of
+   * parse_actions, after a scan of the whole text found no document there: a SCAN status, or SCAN.noSpan when the
+   * text has no such span. `docStart` and `docEnd` are that scan's; `recordsKept`, whether its records are still
+   * the loaded ones (no other scan since).
+   */
+  scanBraceSpan(text: string, bytes: number, python: boolean, docStart: number, docEnd: number, recordsKept: boolean): number {
+    const start = text.indexOf('{');
+    const end = text.lastIndexOf('}');
+    if (start === -1 || end === -1 || end <= start) return SCAN.noSpan;
+    const ascii = bytes === text.length;
+    // An ASCII byte never occurs inside a longer character: the first '{' byte is the first '{' unit's, and so on.
+    const from = ascii ? start : this.w.firstOpenBrace(bytes);
+    const to = ascii ? end + 1 : this.w.lastCloseBrace(bytes) + 1;
+    // A span that starts where the text's document did reads the same bytes, to the same decisions, as long as its
+    // tokens lie inside it (none looks past its end): it parses only if that document closed at the span's end, and
+    // then the whole text's records are the span's (only the text after the document failed it).
+    if (docStart === from) {
+      if (docEnd !== to) return SCAN.invalid;
+      if (recordsKept) return SCAN.ok;
+    }
+    return this.w.scan(from, to, start, python ? 1 : 0);
   }
 
   rootKind(): number {

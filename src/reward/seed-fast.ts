@@ -30,22 +30,8 @@ export function scanSeed(text: string): boolean | null {
   // json.loads raised something else than JSONDecodeError: parse_actions does not retry the brace span.
   if (status === Scan.pyLimit) return false;
   if (status === Scan.invalid) {
-    const start = text.indexOf('{');
-    const end = text.lastIndexOf('}');
-    if (start === -1 || end === -1 || end <= start) return false;
-    const ascii = bytes === text.length;
-    // An ASCII byte never occurs inside a longer character: the first '{' byte is the first '{' unit's, and so on.
-    const from = ascii ? start : json.firstOpenBrace(bytes);
-    const to = ascii ? end + 1 : json.lastCloseBrace(bytes) + 1;
-    // A span that starts where the text's document did reads the same bytes, to the same decisions, as long as its
-    // tokens lie inside it (none looks past its end): it parses only if that document closed at the span's end, and
-    // then the first scan's records are the span's (only the text after the document failed it).
-    if (json.docStart() === from) {
-      if (json.docEnd() !== to) return false;
-    } else {
-      status = json.scan(from, to, start, true);
-      if (status !== Scan.ok) return status === Scan.unusual ? null : false;
-    }
+    status = json.scanBraceSpan(text, bytes, true, json.docStart(), json.docEnd(), true);
+    if (status !== Scan.ok) return status === Scan.unusual ? null : false;
   }
   json.settleNumbers(text);
   return true;

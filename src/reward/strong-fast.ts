@@ -81,30 +81,24 @@ const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [
 let canvasComplete = true;
 const counts: ExecutionCounts = { source: undefined, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false, checks: 'js' };
 
-/** Scans [start, end) of the loaded text (UTF-16 units) in strict JSON. */
-function scanUnits(text: string, bytes: number, start: number, end: number): number {
-  const ascii = bytes === text.length;
-  const from = ascii ? start : json.byteOffset(start, bytes);
-  const to = ascii ? end : json.byteOffset(end, bytes);
-  return json.scan(from, to, start, false);
-}
-
 /** extractJson's search, on the records: the source the JSON was found at, 'none', or null when unsure. */
 function findJson(text: string): JsonSource | 'none' | null {
   const bytes = json.load(text);
   let status = json.scan(0, bytes, 0, false);
   if (status === Scan.ok) return 'whole';
   if (status === Scan.unusual) return null;
+  const docStart = json.docStart();
+  const docEnd = json.docEnd();
   const fence = fencedRange(text);
   if (fence) {
-    status = scanUnits(text, bytes, fence.start, fence.end);
+    const ascii = bytes === text.length;
+    const from = ascii ? fence.start : json.byteOffset(fence.start, bytes);
+    const to = ascii ? fence.end : json.byteOffset(fence.end, bytes);
+    status = json.scan(from, to, fence.start, false);
     if (status === Scan.ok) return 'fenced';
     if (status === Scan.unusual) return null;
   }
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (start === -1 || end === -1 || end <= start) return 'none';
-  status = scanUnits(text, bytes, start, end + 1);
+  status = json.scanBraceSpan(text, bytes, false, docStart, docEnd, fence === null);
   if (status === Scan.ok) return 'span';
   return status === Scan.unusual ? null : 'none';
 }
