@@ -42,6 +42,7 @@ function shape(r: () => number, i: number, text: string | undefined): object {
 function wasmScore(completion: string): { score: number | null; expected: number } {
   const c = executeCountsFast(completion);
   if (!c?.canvas?.tallied) throw new Error('not a WebAssembly canvas');
+  c.canvas.complete();
   const penalty = jsonReader!.layoutPenalty();
   return { score: penalty >= 0 ? Math.exp(-penalty) : null, expected: layoutScore(c.canvas) };
 }

@@ -176,6 +176,7 @@ describe('strong fast path: the layout geometry tallied in WebAssembly', () => {
       const c = executeCountsFast(doc(...shapes, ...arrows));
       if (!c?.canvas?.tallied) continue;
       tallied++;
+      c.canvas.complete();
       const fromGeometry = layoutScoreFromGeometry(c.canvas.geometry, 0, c.canvas, c.canvas.measures);
       expect({ t, score: fromGeometry }).toEqual({ t, score: layoutScore(c.canvas) });
       expect(Object.is(fromGeometry, layoutScore(c.canvas))).toBe(true);

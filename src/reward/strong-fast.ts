@@ -28,8 +28,8 @@ export interface StrongCanvas extends LayoutArrays {
   geometry: Float64Array;
   tallied: boolean;
   /**
-   * Fills what a canvas from the WebAssembly checks leaves for later, as only JavaScript's values and logs read it:
-   * ids, `norm` and `arrowText` (the layout's fields are filled at once). Call it before the next
+   * Fills the arrays of a canvas from the WebAssembly checks, which only JavaScript's values and logs read (the
+   * counts, `geometry` and `tallied` are filled at once). Call it before reading them, and before the next
    * executeCountsFast: it reads the records.
    */
   complete(): void;
@@ -295,29 +295,15 @@ function handOverMeasure(id: number, label: MeasuredLabel): void {
   measureAdvancesUsed = a;
 }
 
-/**
- * Shape s's label from its intern id (STRONG.shapeLabel): its text and measures into the canvas at once (the layout
- * score reads them), its normalised form by completeCanvas (a label not interned: at once).
- */
-function shapeLabel(text: string, s: number, i: number, id: number): void {
-  if (id < 0) {
-    const label = id === Strong.labelAbsent ? '' : json.fieldString(text, i, Field.text);
-    canvas.text[s] = label;
-    canvas.norm[s] = normalizeLabel(label);
-    canvas.measures[s] = measureLabel(label);
-    return;
-  }
-  let label = internText[id];
-  if (label === undefined) {
-    label = json.fieldString(text, i, Field.text);
-    internText[id] = label;
-    internNorm[id] = normalizeLabel(label);
-    internMeasures[id] = measureLabel(label);
-    handOverLabel(id, label);
-    handOverMeasure(id, internMeasures[id]);
-  }
-  canvas.text[s] = label;
-  canvas.measures[s] = internMeasures[id];
+/** Interned label `id` (shape `s`'s, action `i`'s): its text sliced, normalised, measured and handed over, once per epoch. */
+function internedLabel(text: string, i: number, id: number): void {
+  if (internText[id] !== undefined) return;
+  const label = json.fieldString(text, i, Field.text);
+  internText[id] = label;
+  internNorm[id] = normalizeLabel(label);
+  internMeasures[id] = measureLabel(label);
+  handOverLabel(id, label);
+  handOverMeasure(id, internMeasures[id]);
 }
 
 /** A label field as labelOf reads it, once the checks have accepted it (absent or a string). */
@@ -326,8 +312,9 @@ function acceptedLabel(text: string, i: number): string {
 }
 
 /**
- * The canvas from assembly/strong-check.ts's results: what the layout score reads copied at once (kinds, boxes,
- * labels and their measures, arrows' ends), the rest left to completeCanvas.
+ * The canvas from assembly/strong-check.ts's results: the counts and the layout's tallies, and each label new to the
+ * intern epoch handed over (strong-match.ts and strong-overflow.ts read them next). The arrays are left to
+ * completeCanvas: when WebAssembly scores the entities, edges and layout, nothing reads them.
  */
 function fromWasm(text: string, found: JsonSource): ExecutionCounts {
   const r = json.strongResults();
@@ -344,20 +331,11 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
     measureAdvancesUsed = 0;
   }
   for (let s = 0; s < shapes; s++) {
-    canvas.shape[s] = KINDS[r[Strong.shapeKind + s]];
-    canvas.x[s] = f[Strong.x + s];
-    canvas.y[s] = f[Strong.y + s];
-    canvas.w[s] = f[Strong.w + s];
-    canvas.h[s] = f[Strong.h + s];
-    shapeLabel(text, s, r[Strong.shapeAction + s], r[Strong.shapeLabel + s]);
-  }
-  const arrows = r[Strong.arrows];
-  for (let k = 0; k < arrows; k++) {
-    canvas.from[k] = r[Strong.arrowFrom + k];
-    canvas.to[k] = r[Strong.arrowTo + k];
+    const id = r[Strong.shapeLabel + s];
+    if (id >= 0) internedLabel(text, r[Strong.shapeAction + s], id);
   }
   canvas.count = shapes;
-  canvas.links = arrows;
+  canvas.links = r[Strong.arrows];
   canvas.idText = text;
   for (let k = 0; k < 6; k++) canvas.geometry[k] = f[Strong.geometry + k];
   canvas.tallied = true;
@@ -365,20 +343,39 @@ function fromWasm(text: string, found: JsonSource): ExecutionCounts {
   return done(found, r[Strong.actions], r[Strong.schemaErrors], r[Strong.applied], 'wasm');
 }
 
-/** StrongCanvas.complete: ids, normalised labels and arrow labels of a canvas from fromWasm, from the results and records. */
+/** StrongCanvas.complete: the arrays of a canvas from fromWasm, from the results and records. */
 function completeCanvas(): void {
   if (canvasComplete) return;
   canvasComplete = true;
   const r = json.strongResults();
+  const f = json.strongBoxes();
   const text = canvas.idText!;
   for (let s = 0; s < canvas.count; s++) {
     const i = r[Strong.shapeAction + s];
+    canvas.shape[s] = KINDS[r[Strong.shapeKind + s]];
+    canvas.x[s] = f[Strong.x + s];
+    canvas.y[s] = f[Strong.y + s];
+    canvas.w[s] = f[Strong.w + s];
+    canvas.h[s] = f[Strong.h + s];
     canvas.idStart[s] = json.fieldStart(i, Field.id);
     canvas.idEnd[s] = json.fieldEnd(i, Field.id);
     const id = r[Strong.shapeLabel + s];
-    if (id >= 0) canvas.norm[s] = internNorm[id];
+    if (id >= 0) {
+      canvas.text[s] = internText[id];
+      canvas.norm[s] = internNorm[id];
+      canvas.measures[s] = internMeasures[id];
+    } else {
+      const label = id === Strong.labelAbsent ? '' : json.fieldString(text, i, Field.text);
+      canvas.text[s] = label;
+      canvas.norm[s] = normalizeLabel(label);
+      canvas.measures[s] = measureLabel(label);
+    }
   }
-  for (let k = 0; k < canvas.links; k++) canvas.arrowText[k] = acceptedLabel(text, r[Strong.arrowAction + k]);
+  for (let k = 0; k < canvas.links; k++) {
+    canvas.from[k] = r[Strong.arrowFrom + k];
+    canvas.to[k] = r[Strong.arrowTo + k];
+    canvas.arrowText[k] = acceptedLabel(text, r[Strong.arrowAction + k]);
+  }
 }
 
 /** The id of shape `s`. */

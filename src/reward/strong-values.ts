@@ -463,6 +463,10 @@ export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', 
   else {
     // strong-overflow.ts adds the label overflow to the geometry; -1 when a label's measure is not in its tables.
     const penalty = json!.layoutPenalty();
-    out[2] = penalty >= 0 ? Math.exp(-penalty) : layoutScoreFromGeometry(c.geometry, 0, c, c.measures);
+    if (penalty >= 0) out[2] = Math.exp(-penalty);
+    else {
+      c.complete();
+      out[2] = layoutScoreFromGeometry(c.geometry, 0, c, c.measures);
+    }
   }
 }
