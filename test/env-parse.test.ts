@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCompletion, parseJson, parseJsonCached } from '../src/env/parse.ts';
+import { fencedRange, parseCompletion, parseJson, parseJsonCached } from '../src/env/parse.ts';
+import { mulberry32 } from '../src/random.ts';
 
 const one = { type: 'create_shape', id: 'a', shape: 'rectangle', x: 0, y: 0, w: 100, h: 50, text: 'A' };
 const json = JSON.stringify({ actions: [one] });
@@ -56,6 +57,29 @@ describe('parseCompletion', () => {
     expect(attempt.ok).toBe(false);
     expect(!attempt.ok && attempt.message.length).toBeGreaterThan(0);
     expect(Error.stackTraceLimit).toBe(before);
+  });
+});
+
+describe('fencedRange', () => {
+  it('finds the block the rule /```(?:json|JSON)?[ \\t]*\\r?\\n([\\s\\S]*?)```/ finds, on random texts of fence pieces', () => {
+    const rule = /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/;
+    const byRule = (text: string) => {
+      const m = rule.exec(text);
+      if (!m) return null;
+      const end = m.index + m[0].length - 3;
+      return { start: end - m[1].length, end };
+    };
+    const pieces = ['`', '``', '```', '```json', '```JSON', 'json', 'Json', ' ', '\t', '\r', '\n', '{"a": 1}', 'x'];
+    const rng = mulberry32(5);
+    let found = 0;
+    for (let t = 0; t < 40_000; t++) {
+      let text = '';
+      for (let k = 1 + Math.floor(rng() * 10); k > 0; k--) text += pieces[Math.floor(rng() * pieces.length)];
+      const expected = byRule(text);
+      if (expected) found++;
+      expect({ text, range: fencedRange(text) }).toEqual({ text, range: expected });
+    }
+    expect(found).toBeGreaterThan(1000);
   });
 });
 
