@@ -482,9 +482,11 @@ const FIELD_KEY_LENGTH = memory.data<u8>([4, 2, 5, 1, 1, 1, 1, 4, 4, 2]);
 // step looks further than one byte past whitespace) and stop at the same place, so the scan jumps there. That cuts
 // the chain of dependent steps a field costs: the next value's position no longer waits on each separator byte.
 const TEMPLATE_BYTES: i32 = 32;
-const templates = memory.data(FIELDS * TEMPLATE_BYTES, 16);
-const templateLength = memory.data(FIELDS * 4);
-const templateNext = memory.data(FIELDS * 4);
+/** The template of an action's opening: from its "{" to its first field's value. */
+const OPENING: i32 = FIELDS;
+const templates = memory.data((FIELDS + 1) * TEMPLATE_BYTES, 16);
+const templateLength = memory.data((FIELDS + 1) * 4);
+const templateNext = memory.data((FIELDS + 1) * 4);
 
 /** Keeps [from, to) (to at the value of field `next`) as field `field`'s template, if it fits. */
 @inline function learnTemplate(field: i32, from: usize, to: usize, next: i32): void {
@@ -519,45 +521,73 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
   }
   const e = end;
   const open = pos;
-  let p = skipWsAt(open + 1, e);
-  if (p < e && load<u8>(p) == 0x7d) {
-    pos = p + 1;
-    depth--;
-    token(open, p + 1, u16At(open));
-    tokFlags = 0;
-    return OBJECT;
+  // An action's first field found by OPENING's template, its value at p; -1 to read the key.
+  let pending = -1;
+  let p: usize = 0;
+  if (role == 2) {
+    const skip = templateAt(open + 1, OPENING, e);
+    if (skip != 0) {
+      pending = load<i32>(templateNext + (<usize>OPENING << 2));
+      p = open + 1 + skip;
+    }
+  }
+  if (pending < 0) {
+    p = skipWsAt(open + 1, e);
+    if (p < e && load<u8>(p) == 0x7d) {
+      pos = p + 1;
+      depth--;
+      token(open, p + 1, u16At(open));
+      tokFlags = 0;
+      return OBJECT;
+    }
   }
   const openU16 = u16At(open);
-  // The field whose value was read last (-1: none, or a key that is no field) and where that value ended.
-  let last = -1;
-  let lastEnd: usize = 0;
+  // The field whose value was read last (OPENING before the first; -1 after a key that is no field) and where that
+  // value ended.
+  let last = OPENING;
+  let lastEnd = open + 1;
   for (;;) {
-    if (p >= e || load<u8>(p) != 0x22) return fail(p, INVALID);
-    const keyBytes = p + 1;
-    let known = role == 2 ? knownField(keyBytes) : -1;
-    let keyLen: usize = 0;
-    let keyEscaped = false;
-    if (known >= 0 && keyBytes + <usize>load<u8>(FIELD_KEY_LENGTH + <usize>known) < e) {
-      keyLen = <usize>load<u8>(FIELD_KEY_LENGTH + <usize>known);
-      p = keyBytes + keyLen + 1;
-    } else {
-      known = -1;
-      p = scanStringAt(p);
+    let f = pending;
+    pending = -1;
+    let read = false;
+    if (f < 0) {
+      if (p >= e || load<u8>(p) != 0x22) return fail(p, INVALID);
+      const keyBytes = p + 1;
+      let known = role == 2 ? knownField(keyBytes) : -1;
+      let keyLen: usize = 0;
+      let keyEscaped = false;
+      if (known >= 0 && keyBytes + <usize>load<u8>(FIELD_KEY_LENGTH + <usize>known) < e) {
+        keyLen = <usize>load<u8>(FIELD_KEY_LENGTH + <usize>known);
+        p = keyBytes + keyLen + 1;
+      } else {
+        known = -1;
+        p = scanStringAt(p);
+        if (status != OK) return fail(p, status);
+        keyLen = p - 1 - keyBytes;
+        keyEscaped = (tokFlags & FLAG_ESCAPE) != 0;
+      }
+      p = skipWsAt(p, e);
+      if (p >= e || load<u8>(p) != 0x3a) return fail(p, INVALID);
+      p = skipWsAt(p + 1, e);
+      if (role != 0 && keyEscaped) return fail(p, UNUSUAL);
+      if (role == 1 && keyLen == 7 && load<u32>(keyBytes) == 0x69746361 && load<u16>(keyBytes + 4) == 0x6e6f && load<u8>(keyBytes + 6) == 0x73) {
+        pos = p;
+        actionsKind = p < e && load<u8>(p) == 0x5b ? scanArray(1) : scanValue();
+        p = pos;
+        read = true;
+      } else if (role == 2) {
+        f = known >= 0 ? known : fieldOf(keyBytes, keyLen);
+        if (f >= 0 && last >= 0) learnTemplate(last, lastEnd, p, f);
+      } else {
+        pos = p;
+        scanValue();
+        p = pos;
+        read = true;
+      }
       if (status != OK) return fail(p, status);
-      keyLen = p - 1 - keyBytes;
-      keyEscaped = (tokFlags & FLAG_ESCAPE) != 0;
     }
-    p = skipWsAt(p, e);
-    if (p >= e || load<u8>(p) != 0x3a) return fail(p, INVALID);
-    p = skipWsAt(p + 1, e);
-    if (role != 0 && keyEscaped) return fail(p, UNUSUAL);
-    if (role == 1 && keyLen == 7 && load<u32>(keyBytes) == 0x69746361 && load<u16>(keyBytes + 4) == 0x6e6f && load<u8>(keyBytes + 6) == 0x73) {
-      pos = p;
-      actionsKind = p < e && load<u8>(p) == 0x5b ? scanArray(1) : scanValue();
-      p = pos;
-    } else if (role == 2) {
-      let f = known >= 0 ? known : fieldOf(keyBytes, keyLen);
-      if (f >= 0 && last >= 0) learnTemplate(last, lastEnd, p, f);
+    if (!read) {
+      // An action's field (f: -1 for a key that is no field), then those its templates lead to.
       for (;;) {
         // The usual values, a string or a number, without scanValue's dispatch.
         const v = p < e ? <i32>load<u8>(p) : -1;
@@ -599,12 +629,7 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
       }
       last = f;
       lastEnd = p;
-    } else {
-      pos = p;
-      scanValue();
-      p = pos;
     }
-    if (status != OK) return fail(p, status);
     p = skipWsAt(p, e);
     const c = p < e ? <i32>load<u8>(p) : -1;
     if (c == 0x7d) {
