@@ -25,9 +25,10 @@ export {
   labelWordsBase,
   matchOutBase,
   setMatchConstants,
+  nameWordsBase,
+  namesBase,
   specEdgesBase,
   specEntitiesBase,
-  specWordsBase,
   strongMatch,
 } from './strong-match';
 export {

@@ -3,29 +3,44 @@
 // tests hold this to) on strong-check.ts's canvas, with the same float operations in the same order. Words arrive as
 // atoms: strong-values.ts numbers every stem, name and canonical form it meets (one number per distinct string), so
 // that strings compare as i32. Each interned label's words are handed over once per intern epoch (labelInfoBase,
-// labelWordsBase), the spec's entities and edge ends once per spec (specEntitiesBase, specWordsBase, specEdgesBase).
+// labelWordsBase), each spec name once (namesBase, nameWordsBase), and per spec its entities' and edge ends' names
+// (specEntitiesBase, specEdgesBase).
 import { arrowFrom, arrowTo, counts, INTERN_MAX, LABEL_ABSENT, MAX_SHAPES, shapeKind, shapeLabel } from './strong-check';
 
 export const MATCH_FALLBACK: i32 = 0;
 export const MATCH_DONE: i32 = 1;
+
+/** The record of spec entity i's name. */
+@inline function entityName(i: i32): usize {
+  return names + <usize>(load<i32>(specEntities + (<usize>i << 3)) * NAME_STRIDE * 4);
+}
 
 /** Per interned label (by id): words at (index into labelWords), word count (-1: not handed over), abbreviations, stem mask, canonical form's atom. */
 export const LABEL_STRIDE: i32 = 5;
 export const LABEL_WORDS: i32 = 8192;
 /** Labels of more words are left to JavaScript (labelMatch's record of the words it has used, beyond 32). */
 export const MAX_LABEL_WORDS: i32 = 1024;
-/** Per spec entity: words at (index into specWords), word count, abbreviations, stem mask, canonical atom, name atom, wanted kind (-1: any; 4: none of the kinds), unused. */
-export const ENTITY_STRIDE: i32 = 8;
+/**
+ * Per spec name (an entity's or an edge end's), by the index strong-values.ts gives it: words at (index into
+ * nameWords), word count, abbreviations, stem mask, canonical atom, name atom. Kept from spec to spec (names recur),
+ * started over with the atoms or when full: a spec then hands over indexes only, and its names' records are read
+ * here, where they lie together, instead of from JavaScript objects met cold.
+ */
+export const NAME_STRIDE: i32 = 8;
+export const MAX_NAMES: i32 = 512;
+export const NAME_WORDS: i32 = 2048;
+/** Per spec entity: its name's index, the wanted kind (-1: any; 4: none of the kinds). */
+export const ENTITY_STRIDE: i32 = 2;
 export const MAX_ENTITIES: i32 = 64;
-export const SPEC_WORDS: i32 = 2048;
-/** Per spec edge: its ends' name atoms and canonical atoms (from, from canonical, to, to canonical). */
+/** Per spec edge: its ends' name indexes. */
 export const MAX_EDGES: i32 = 256;
 
 const labelInfo = memory.data(INTERN_MAX * LABEL_STRIDE * 4, 16);
 const labelWords = memory.data(LABEL_WORDS * 4, 16);
+const names = memory.data(MAX_NAMES * NAME_STRIDE * 4, 16);
+const nameWords = memory.data(NAME_WORDS * 4, 16);
 const specEntities = memory.data(MAX_ENTITIES * ENTITY_STRIDE * 4, 16);
-const specWords = memory.data(SPEC_WORDS * 4, 16);
-const specEdges = memory.data(MAX_EDGES * 16, 16);
+const specEdges = memory.data(MAX_EDGES * 8, 16);
 /** entities_present, the edges' structure; then each entity's shape (i32, -1 when unmatched). */
 const matchOut = memory.data(16 + MAX_ENTITIES * 4, 16);
 const assignment = matchOut + 16;
@@ -59,11 +74,14 @@ export function labelInfoBase(): usize {
 export function labelWordsBase(): usize {
   return labelWords;
 }
+export function namesBase(): usize {
+  return names;
+}
+export function nameWordsBase(): usize {
+  return nameWords;
+}
 export function specEntitiesBase(): usize {
   return specEntities;
-}
-export function specWordsBase(): usize {
-  return specWords;
 }
 export function specEdgesBase(): usize {
   return specEdges;
@@ -194,11 +212,11 @@ function matchShapes(n: i32, m: i32): bool {
     const lCompact = load<i32>(info, 16);
     let owner = -1;
     for (let i = 0; i < n; i++) {
-      const e = specEntities + <usize>(i * ENTITY_STRIDE * 4);
+      const e = entityName(i);
       const eMask = load<i32>(e, 12);
       const eCompact = load<i32>(e, 16);
       if ((eMask & lMask) == 0 && eCompact != lCompact) continue;
-      const w = labelMatch(specWords + (<usize>load<i32>(e) << 2), load<i32>(e, 4), load<i32>(e, 8), eMask, eCompact, lw, ln, lAbbr, lMask, lCompact);
+      const w = labelMatch(nameWords + (<usize>load<i32>(e) << 2), load<i32>(e, 4), load<i32>(e, 8), eMask, eCompact, lw, ln, lAbbr, lMask, lCompact);
       store<f64>(weights + (<usize>(i * m + j) << 3), w);
       if (!(w > 0)) continue;
       const a = assignment + (<usize>i << 2);
@@ -222,7 +240,7 @@ function entitiesValue(n: i32, m: i32): f64 {
   for (let i = 0; i < n; i++) {
     const s = load<i32>(assignment + (<usize>i << 2));
     if (s != -1) matched++;
-    const wanted = load<i32>(specEntities + <usize>(i * ENTITY_STRIDE * 4), 24);
+    const wanted = load<i32>(specEntities + (<usize>i << 3), 4);
     const kindFactor: f64 = s != -1 && wanted != -1 && load<i32>(shapeKind + (<usize>s << 2)) != wanted ? wrongShapeCredit : 1;
     recall += load<f64>(quality + (<usize>i << 3)) * kindFactor;
   }
@@ -238,16 +256,17 @@ function lastMatched(n: i32, key: i32): i32 {
   for (let i = n - 1; i >= 0; i--) {
     const s = load<i32>(assignment + (<usize>i << 2));
     if (s == -1) continue;
-    const e = specEntities + <usize>(i * ENTITY_STRIDE * 4);
+    const e = entityName(i);
     if (load<i32>(e, 20) == key || load<i32>(e, 16) == key) return s;
   }
   return -1;
 }
 
-/** shapeNamed: a spec name resolves as written, then canonically. */
-@inline function shapeNamed(n: i32, name: i32, compact: i32): i32 {
-  const s = lastMatched(n, name);
-  return s != -1 ? s : lastMatched(n, compact);
+/** shapeNamed: a spec name (its index) resolves as written, then canonically. */
+@inline function shapeNamed(n: i32, index: i32): i32 {
+  const r = names + <usize>(index * NAME_STRIDE * 4);
+  const s = lastMatched(n, load<i32>(r, 20));
+  return s != -1 ? s : lastMatched(n, load<i32>(r, 16));
 }
 
 /** Union-find root. */
@@ -295,9 +314,9 @@ function edgesStructure(n: i32, edges: i32, fromInput: bool, m: i32, arrows: i32
     let correct = 0;
     let usefulCount = 0;
     for (let e = 0; e < edges; e++) {
-      const ends = specEdges + (<usize>e << 4);
-      const a = shapeNamed(n, load<i32>(ends), load<i32>(ends, 4));
-      const b = shapeNamed(n, load<i32>(ends, 8), load<i32>(ends, 12));
+      const ends = specEdges + (<usize>e << 3);
+      const a = shapeNamed(n, load<i32>(ends));
+      const b = shapeNamed(n, load<i32>(ends, 4));
       if (a == -1 || b == -1) continue;
       let fwd = -1;
       for (let k = 0; k < arrows; k++) {

@@ -55,6 +55,29 @@ describe('strong entity matching in WebAssembly: the tables and what does not fi
     }
   });
 
+  it('agrees as the spec names fill the name table (512 names, 2,048 words) and it starts over, and past it', () => {
+    // 300 specs of 6 new names each (and edge ends that are no entity): the table starts over some 4 times, and a
+    // spec's names are looked up again after that.
+    const rng = mulberry32(77);
+    const specs: DiagramSpec[] = [];
+    for (let s = 0; s < 300; s++) {
+      const entities = Array.from({ length: 6 }, (_, i) => `Node ${s} ${i}${rng() < 0.3 ? ' Service Store' : ''}`);
+      const edges = entities.slice(1).map((e, i) => [entities[i], e] as [string, string]);
+      edges.push([`Outside ${s}`, entities[0]]);
+      specs.push({ entities, edges });
+    }
+    for (let s = 0; s < specs.length; s++) {
+      agree(answers(specs[s], 2, 1000 + s));
+      if (s % 7 === 0) agree(answers(specs[Math.floor(rng() * s)], 1, 2000 + s));
+    }
+    // More names than the table holds in one spec (64 entities, 256 edges to 400 other names), and words: to JavaScript.
+    const entities = Array.from({ length: 64 }, (_, i) => `Part ${i}`);
+    const edges = Array.from({ length: 256 }, (_, i) => [`Other ${i}`, `Other ${i + 200}`] as [string, string]);
+    agree(answers({ entities, edges }, 20, 9));
+    const wordy = Array.from({ length: 40 }, (_, i) => Array.from({ length: 60 }, (_, k) => `w${i}x${k}`).join(' '));
+    agree(answers({ entities: wordy, edges: [[wordy[0], wordy[1]]] }, 20, 10));
+  });
+
   it('agrees on entity names too long for the spec\'s words, and labels of more than 1,024 words', () => {
     const long = Array.from({ length: 1100 }, (_, i) => `word${i}`).join(' ');
     agree(answers({ entities: [long, 'Database'], edges: [[long, 'Database']] }, 40, 5, [long, `${long} extra`]));

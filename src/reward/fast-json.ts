@@ -68,8 +68,9 @@ interface Exports {
   setMatchConstants(abbreviation: number, extraWord: number, wrongShape: number): void;
   labelInfoBase(): number;
   labelWordsBase(): number;
+  namesBase(): number;
+  nameWordsBase(): number;
   specEntitiesBase(): number;
-  specWordsBase(): number;
   specEdgesBase(): number;
   matchOutBase(): number;
   strongMatch(entities: number, edges: number, fromInput: number): number;
@@ -114,18 +115,20 @@ export const STRONG = {
 } as const;
 /**
  * The strong entity matching's tables (assembly/strong-match.ts): per interned label (LABEL_STRIDE i32: words at,
- * word count or -1, abbreviations, stem mask, canonical atom) and its words; per spec entity (ENTITY_STRIDE i32:
- * words at, word count, abbreviations, stem mask, canonical atom, name atom, wanted kind) and its words; per spec
- * edge 4 i32 (from's name and canonical atoms, to's). Capacities: larger specs and labels take JavaScript's path.
+ * word count or -1, abbreviations, stem mask, canonical atom) and its words; per spec name (NAME_STRIDE i32: words
+ * at, word count, abbreviations, stem mask, canonical atom, name atom) and its words; per spec entity 2 i32 (its
+ * name's index, the wanted kind); per spec edge 2 i32 (its ends' name indexes). Capacities: larger specs and labels
+ * take JavaScript's path.
  */
 export const MATCH = {
   labels: 2048,
   labelStride: 5,
   labelWords: 8192,
   maxLabelWords: 1024,
-  entityStride: 8,
+  nameStride: 8,
+  maxNames: 512,
+  nameWords: 2048,
   maxEntities: 64,
-  specWords: 2048,
   maxEdges: 256,
 } as const;
 /**
@@ -170,8 +173,9 @@ export class JsonReader {
   private strongFloats = new Float64Array(0);
   private labelInfoView = new Int32Array(0);
   private labelWordsView = new Int32Array(0);
+  private namesView = new Int32Array(0);
+  private nameWordsView = new Int32Array(0);
   private specEntitiesView = new Int32Array(0);
-  private specWordsView = new Int32Array(0);
   private specEdgesView = new Int32Array(0);
   private matchOutView = new Float64Array(0);
   private matchAssignmentView = new Int32Array(0);
@@ -218,9 +222,10 @@ export class JsonReader {
     this.strongFloats = new Float64Array(buffer, strong + STRONG_BOXES_AT, 166);
     this.labelInfoView = new Int32Array(buffer, this.w.labelInfoBase(), MATCH.labels * MATCH.labelStride);
     this.labelWordsView = new Int32Array(buffer, this.w.labelWordsBase(), MATCH.labelWords);
-    this.specEntitiesView = new Int32Array(buffer, this.w.specEntitiesBase(), MATCH.maxEntities * MATCH.entityStride);
-    this.specWordsView = new Int32Array(buffer, this.w.specWordsBase(), MATCH.specWords);
-    this.specEdgesView = new Int32Array(buffer, this.w.specEdgesBase(), MATCH.maxEdges * 4);
+    this.namesView = new Int32Array(buffer, this.w.namesBase(), MATCH.maxNames * MATCH.nameStride);
+    this.nameWordsView = new Int32Array(buffer, this.w.nameWordsBase(), MATCH.nameWords);
+    this.specEntitiesView = new Int32Array(buffer, this.w.specEntitiesBase(), MATCH.maxEntities * 2);
+    this.specEdgesView = new Int32Array(buffer, this.w.specEdgesBase(), MATCH.maxEdges * 2);
     const matchOut = this.w.matchOutBase();
     this.matchOutView = new Float64Array(buffer, matchOut, 2);
     this.matchAssignmentView = new Int32Array(buffer, matchOut + 16, MATCH.maxEntities);
@@ -411,11 +416,14 @@ export class JsonReader {
   labelWords(): Int32Array {
     return this.labelWordsView;
   }
+  names(): Int32Array {
+    return this.namesView;
+  }
+  nameWords(): Int32Array {
+    return this.nameWordsView;
+  }
   specEntities(): Int32Array {
     return this.specEntitiesView;
-  }
-  specWords(): Int32Array {
-    return this.specWordsView;
   }
   specEdges(): Int32Array {
     return this.specEdgesView;

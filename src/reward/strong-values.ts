@@ -126,25 +126,79 @@ function wantedKind(wanted: unknown): number {
   return k === -1 ? 4 : k;
 }
 
+// Spec names in strong-match.ts's name table, by index: kept from spec to spec, started over with the atoms (their
+// records hold atoms) or when full.
+let nameIndexes = new Map<string, number>();
+let namesUsed = 0;
+let nameWordsUsed = 0;
+let namesGeneration = -1;
+
+function startNames(): void {
+  nameIndexes = new Map();
+  namesUsed = 0;
+  nameWordsUsed = 0;
+  namesGeneration = atomGeneration;
+}
+
+/** The index of `name`'s record in strong-match.ts's name table, written when new; -1 when the table is full. */
+function nameIndexOf(name: string): number {
+  const known = nameIndexes.get(name);
+  if (known !== undefined) return known;
+  const code = codeOf(name);
+  const k = code.words.length;
+  if (namesUsed === Match.maxNames || nameWordsUsed + k > Match.nameWords) return -1;
+  const records = json!.names();
+  const at = namesUsed * Match.nameStride;
+  records[at] = nameWordsUsed;
+  records[at + 1] = k;
+  records[at + 2] = code.abbreviations;
+  records[at + 3] = code.stemMask;
+  records[at + 4] = code.compactAtom;
+  records[at + 5] = code.atom;
+  json!.nameWords().set(code.words, nameWordsUsed);
+  nameWordsUsed += k;
+  nameIndexes.set(name, namesUsed);
+  return namesUsed++;
+}
+
 // The spec in strong-match.ts's tables: the last one handed over (entities 0 when it does not fit them).
 let matchSpec: DiagramSpec | null = null;
 let matchGeneration = -1;
 let matchEntities = 0;
 let matchEdges = 0;
-const entityCodes: NameCode[] = [];
+const entityNames = new Int32Array(Match.maxEntities);
 
-/** An edge end's atoms (as written, canonical) at ends[at], ends[at + 1]: an entity's own code when it is one's name. */
-function handOverEnd(names: readonly string[], name: string, ends: Int32Array, at: number): void {
-  let code: NameCode | undefined;
+/** An edge end's name index into ends[at]: an entity's own when the end is its name. */
+function handOverEnd(names: readonly string[], name: string, ends: Int32Array, at: number): boolean {
   for (let i = 0; i < names.length; i++) {
     if (names[i] === name) {
-      code = entityCodes[i];
-      break;
+      ends[at] = entityNames[i];
+      return true;
     }
   }
-  code ??= codeOf(name);
-  ends[at] = code.atom;
-  ends[at + 1] = code.compactAtom;
+  const index = nameIndexOf(name);
+  ends[at] = index;
+  return index !== -1;
+}
+
+/** The spec's entities and edge ends as name indexes; false when the name table is full. */
+function handOverNames(spec: DiagramSpec): boolean {
+  const names = spec.entities;
+  const edges = spec.edges;
+  const shapes = spec.shapes;
+  const entities = json!.specEntities();
+  for (let i = 0; i < names.length; i++) {
+    const index = nameIndexOf(names[i]);
+    if (index === -1) return false;
+    entityNames[i] = index;
+    entities[2 * i] = index;
+    entities[2 * i + 1] = wantedKind(shapes?.[names[i]]);
+  }
+  const ends = json!.specEdges();
+  for (let e = 0; e < edges.length; e++) {
+    if (!handOverEnd(names, edges[e][0], ends, 2 * e) || !handOverEnd(names, edges[e][1], ends, 2 * e + 1)) return false;
+  }
+  return true;
 }
 
 /** Hands the spec to strong-match.ts, once per spec (the last one is kept); false when it does not fit the tables. */
@@ -153,39 +207,17 @@ function specHandedOver(spec: DiagramSpec): boolean {
   matchSpec = spec;
   matchGeneration = atomGeneration;
   matchEntities = 0;
-  const names = spec.entities;
-  const edges = spec.edges;
-  const n = names.length;
-  if (n === 0 || n > Match.maxEntities || edges.length > Match.maxEdges) return false;
-  const entities = json!.specEntities();
-  const words = json!.specWords();
-  const shapes = spec.shapes;
-  let used = 0;
-  for (let i = 0; i < n; i++) {
-    const code = codeOf(names[i]);
-    const own = code.words;
-    const k = own.length;
-    if (used + k > Match.specWords) return false;
-    // A loop: TypedArray.prototype.set costs more than copying the usual one to three words.
-    for (let w = 0; w < k; w++) words[used + w] = own[w];
-    entityCodes[i] = code;
-    const at = i * Match.entityStride;
-    entities[at] = used;
-    entities[at + 1] = k;
-    entities[at + 2] = code.abbreviations;
-    entities[at + 3] = code.stemMask;
-    entities[at + 4] = code.compactAtom;
-    entities[at + 5] = code.atom;
-    entities[at + 6] = wantedKind(shapes?.[names[i]]);
-    used += k;
-  }
-  const ends = json!.specEdges();
-  for (let e = 0; e < edges.length; e++) {
-    handOverEnd(names, edges[e][0], ends, 4 * e);
-    handOverEnd(names, edges[e][1], ends, 4 * e + 2);
+  const n = spec.entities.length;
+  const edges = spec.edges.length;
+  if (n === 0 || n > Match.maxEntities || edges > Match.maxEdges) return false;
+  if (namesGeneration !== atomGeneration) startNames();
+  // A full table starts over once; a spec that alone names more than the table holds takes JavaScript's path.
+  if (!handOverNames(spec)) {
+    startNames();
+    if (!handOverNames(spec)) return false;
   }
   matchEntities = n;
-  matchEdges = edges.length;
+  matchEdges = edges;
   return true;
 }
 
