@@ -122,6 +122,17 @@ export function getDocStart(): i32 {
 export function getDocEnd(): i32 {
   return docEnd;
 }
+/**
+ * The actions the rewards run, in one call: the last scan's "actions" count when its root is an object whose
+ * "actions" is an array of 1 to `max` objects, else 0.
+ */
+export function usableActions(max: i32): i32 {
+  if (rootKind != OBJECT || actionsKind != ARRAY) return 0;
+  const n = actionCount;
+  if (n == 0 || n > max) return 0;
+  for (let i = 0; i < n; i++) if (load<i32>(elementKinds + (<usize>i << 2)) != OBJECT) return 0;
+  return n;
+}
 export function inexactBase(): usize {
   return inexact;
 }

@@ -15,6 +15,7 @@ export {
   lastCloseBrace,
   recordsBase,
   scan,
+  usableActions,
   utf16ToUtf8,
 } from './json-scan';
 export { strongCheck, strongResultsBase } from './strong-check';

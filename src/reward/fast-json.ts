@@ -64,6 +64,7 @@ interface Exports {
   supplySeedLabels(): void;
   strongResultsBase(): number;
   strongCheck(): number;
+  usableActions(max: number): number;
   setLayoutConstants(...constants: number[]): void;
   setMatchConstants(abbreviation: number, extraWord: number, wrongShape: number): void;
   labelInfoBase(): number;
@@ -321,6 +322,10 @@ export class JsonReader {
   /** Elements of the last "actions" array (meaningful when actionsKind() is array). */
   actionCount(): number {
     return this.w.getActionCount();
+  }
+  /** The last scan's action count when its root is an object whose "actions" is an array of 1 to `max` objects, else 0. */
+  usableActions(max: number): number {
+    return this.w.usableActions(max);
   }
   elementKind(i: number): number {
     return this.kinds[i];

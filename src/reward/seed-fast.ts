@@ -39,11 +39,7 @@ export function scanSeed(text: string): boolean | null {
 
 /** parse_actions on the scanned records: does the document hold a usable actions list? */
 function actionsUsable(): boolean {
-  if (json.rootKind() !== Kind.object || json.actionsKind() !== Kind.array) return false;
-  const n = json.actionCount();
-  if (n === 0 || n > 40) return false;
-  for (let i = 0; i < n; i++) if (json.elementKind(i) !== Kind.object) return false;
-  return true;
+  return json.usableActions(40) !== 0;
 }
 
 /** require_str: a non-empty string (an escape always stands for at least one character). */
