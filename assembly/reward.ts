@@ -28,6 +28,7 @@ export {
   setMatchConstants,
   nameWordsBase,
   namesBase,
+  prepareSpec,
   specEdgesBase,
   specEntitiesBase,
   strongMatch,

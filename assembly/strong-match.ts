@@ -41,6 +41,11 @@ const names = memory.data(MAX_NAMES * NAME_STRIDE * 4, 16);
 const nameWords = memory.data(NAME_WORDS * 4, 16);
 const specEntities = memory.data(MAX_ENTITIES * ENTITY_STRIDE * 4, 16);
 const specEdges = memory.data(MAX_EDGES * 8, 16);
+/**
+ * Per spec edge end (from, to): the one entity whose name or canonical form is the end's name (-1: none; -2: more
+ * than one), then the one for the end's canonical form (prepareSpec, once per spec).
+ */
+const endEntities = memory.data(MAX_EDGES * 16, 16);
 /** entities_present, the edges' structure; then each entity's shape (i32, -1 when unmatched). */
 const matchOut = memory.data(16 + MAX_ENTITIES * 4, 16);
 const assignment = matchOut + 16;
@@ -262,6 +267,48 @@ function lastMatched(n: i32, key: i32): i32 {
   return -1;
 }
 
+/** The one entity filed under `key` (an atom) by its name or canonical form: its index, -1 for none, -2 for several. */
+function onlyEntity(n: i32, key: i32): i32 {
+  let found = -1;
+  for (let i = 0; i < n; i++) {
+    const e = entityName(i);
+    if (load<i32>(e, 20) != key && load<i32>(e, 16) != key) continue;
+    if (found != -1) return -2;
+    found = i;
+  }
+  return found;
+}
+
+/**
+ * Once a spec (n entities, `edges` edges) scores its second completion: which entity each edge end can resolve to,
+ * so that the edges of each completion read an entity's shape where lastMatched would search the entities from the
+ * last. About what one completion's searches cost: a spec met once is left to them.
+ */
+export function prepareSpec(n: i32, edges: i32): void {
+  for (let e = 0; e < edges; e++) {
+    for (let k = 0; k < 2; k++) {
+      const r = names + <usize>(load<i32>(specEdges + (<usize>e << 3) + (<usize>k << 2)) * NAME_STRIDE * 4);
+      const at = endEntities + (<usize>e << 4) + (<usize>k << 3);
+      store<i32>(at, onlyEntity(n, load<i32>(r, 20)));
+      store<i32>(at, onlyEntity(n, load<i32>(r, 16)), 4);
+    }
+  }
+}
+
+/**
+ * shapeNamed for end k of edge e: an end that one entity at most answers to, as written and canonically, is that
+ * entity's shape (lastMatched finds no other); otherwise the search.
+ */
+@inline function endShape(n: i32, e: i32, k: i32): i32 {
+  const at = endEntities + (<usize>e << 4) + (<usize>k << 3);
+  const byName = load<i32>(at);
+  const byCompact = load<i32>(at, 4);
+  if (byName == -2 || byCompact == -2) return shapeNamed(n, load<i32>(specEdges + (<usize>e << 3) + (<usize>k << 2)));
+  const s = byName >= 0 ? load<i32>(assignment + (<usize>byName << 2)) : -1;
+  if (s != -1) return s;
+  return byCompact >= 0 ? load<i32>(assignment + (<usize>byCompact << 2)) : -1;
+}
+
 /** shapeNamed: a spec name (its index) resolves as written, then canonically. */
 @inline function shapeNamed(n: i32, index: i32): i32 {
   const r = names + <usize>(index * NAME_STRIDE * 4);
@@ -308,15 +355,14 @@ function connectivity(n: i32, m: i32, arrows: i32): f64 {
 }
 
 /** The edges' structure (edgesValue before arrow labels), after matchShapes. */
-function edgesStructure(n: i32, edges: i32, fromInput: bool, m: i32, arrows: i32): f64 {
+function edgesStructure(n: i32, edges: i32, fromInput: bool, prepared: bool, m: i32, arrows: i32): f64 {
   if (edges > 0) {
     memory.fill(useful, 0, <usize>arrows);
     let correct = 0;
     let usefulCount = 0;
     for (let e = 0; e < edges; e++) {
-      const ends = specEdges + (<usize>e << 3);
-      const a = shapeNamed(n, load<i32>(ends));
-      const b = shapeNamed(n, load<i32>(ends, 4));
+      const a = prepared ? endShape(n, e, 0) : shapeNamed(n, load<i32>(specEdges + (<usize>e << 3)));
+      const b = prepared ? endShape(n, e, 1) : shapeNamed(n, load<i32>(specEdges + (<usize>e << 3), 4));
       if (a == -1 || b == -1) continue;
       let fwd = -1;
       for (let k = 0; k < arrows; k++) {
@@ -345,11 +391,11 @@ function edgesStructure(n: i32, edges: i32, fromInput: bool, m: i32, arrows: i32
  * handed over (n entities, 1 to MAX_ENTITIES; `edges` edges), into matchOutBase() (then each entity's shape).
  * MATCH_FALLBACK when a shape's label was not interned or its words not handed over.
  */
-export function strongMatch(n: i32, edges: i32, fromInput: i32): i32 {
+export function strongMatch(n: i32, edges: i32, fromInput: i32, prepared: i32): i32 {
   const m = load<i32>(counts, 12);
   const arrows = load<i32>(counts, 16);
   if (!matchShapes(n, m)) return MATCH_FALLBACK;
   store<f64>(matchOut, entitiesValue(n, m));
-  store<f64>(matchOut, edgesStructure(n, edges, fromInput != 0, m, arrows), 8);
+  store<f64>(matchOut, edgesStructure(n, edges, fromInput != 0, prepared != 0, m, arrows), 8);
   return MATCH_DONE;
 }

@@ -90,8 +90,10 @@ describe('strong entity matching in WebAssembly: the tables and what does not fi
       { entities: ['Approve', 'Reject', 'Review'], edges: [['review', 'approve'], ['Review', 'reject']], shapes: { Approve: 'diamond', Reject: 'circle', Review: '' } },
       { entities: ['constructor', 'toString', 'Database'], edges: [['constructor', 'Database']], shapes: {} },
       { entities: ['Auth Service', 'auth svc', 'Authentication Service'], edges: [['authservice', 'authenticationservice'], ['Auth Service', 'auth svc']], shapes: { 'auth svc': 'ellipse' } },
+      // Ends that no entity is named, whose canonical form two entities share (and one that one entity's is).
+      { entities: ['Front End', 'front-end', 'Database'], edges: [['FrontEnd', 'Database'], ['front end', 'Database'], ['Data Base', 'Front End']] },
     ] as unknown as DiagramSpec[];
-    specs.forEach((spec, i) => agree(answers(spec, 150, 10 + i, ['Auth', 'authentication service', 'Approve!', 'to string'])));
+    specs.forEach((spec, i) => agree(answers(spec, 150, 10 + i, ['Auth', 'authentication service', 'Approve!', 'to string', 'Front-End'])));
   });
 
   it('agrees with arrow labels asked for, also with the spec read from the prompt', () => {
