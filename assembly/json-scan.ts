@@ -196,6 +196,15 @@ export function inexactCountBase(): usize {
   return <u32>(c - 0x30) < 10 || <u32>((c | 0x20) - 0x61) < 6;
 }
 
+/** The bytes of a block where a string's plain run stops: a quote, a backslash, a control character or a byte past 0x7F. */
+@inline function stringStops(v: v128): v128 {
+  // Bytes outside 0x20..0x7f wrap below 0x20 or land at 0x60 and above after subtracting 0x20.
+  return v128.or(
+    v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
+    i8x16.ge_u(i8x16.sub(v, i8x16.splat(0x20)), i8x16.splat(0x60)),
+  );
+}
+
 /**
  * A string whose opening quote is at q; returns the position after the closing quote. Plain ASCII runs are skipped 16 bytes
  * at a time: a block stops at a quote, a backslash, a control character or a byte of a longer character. The input
@@ -208,15 +217,8 @@ export function inexactCountBase(): usize {
   tokStart = <i32>(p - base) + a;
   tokByteStart = <i32>(p - base);
   let flags = 0;
-  const quote = i8x16.splat(0x22);
-  const backslash = i8x16.splat(0x5c);
-  const low = i8x16.splat(0x20);
-  const span = i8x16.splat(0x60);
   for (;;) {
-    const v = v128.load(p);
-    // Bytes outside 0x20..0x7f wrap below 0x20 or land at 0x60 and above after subtracting 0x20.
-    const stop = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.ge_u(i8x16.sub(v, low), span));
-    const mask = i8x16.bitmask(stop);
+    const mask = i8x16.bitmask(stringStops(v128.load(p)));
     if (mask == 0) {
       p += 16;
       if (p >= end) break;
@@ -358,10 +360,10 @@ function scanNumber(): i32 {
 
 /**
  * A positive int of 1 to 9 digits at p, whose first digit (1-9) is `v`, ended by none of ".eE" or a digit (what
- * coordinates mostly are): sets the token as scanNumber would and returns the position after it, or 0 for scanNumber
- * to read.
+ * coordinates mostly are), recorded at r as scanNumber would leave its token; returns the position after it, or 0
+ * for scanNumber to read.
  */
-@inline function shortInt(p: usize, e: usize, v: i32): usize {
+@inline function shortInt(p: usize, e: usize, v: i32, r: usize): usize {
   let q = p + 1;
   let m = v - 0x30;
   let c = q < e ? <i32>load<u8>(q) : -1;
@@ -372,12 +374,13 @@ function scanNumber(): i32 {
     c = q < e ? <i32>load<u8>(q) : -1;
   }
   if (c == 0x2e || (c | 0x20) == 0x65) return 0;
-  tokStart = u16At(p);
-  tokEnd = u16At(q);
-  tokByteStart = <i32>(p - base);
-  tokByteEnd = <i32>(q - base);
-  tokFlags = FLAG_EXACT;
-  tokNumber = <f64>m;
+  store<i32>(r, INT);
+  store<i32>(r, u16At(p), 4);
+  store<i32>(r, u16At(q), 8);
+  store<i32>(r, FLAG_EXACT, 12);
+  store<i32>(r, <i32>(p - base), 16);
+  store<i32>(r, <i32>(q - base), 20);
+  store<f64>(r, <f64>m, 24);
   return q;
 }
 
@@ -600,38 +603,59 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
     if (!read) {
       // An action's field (f: -1 for a key that is no field), then those its templates lead to.
       for (;;) {
-        // The usual values, a string or a number, without scanValue's dispatch.
         const v = p < e ? <i32>load<u8>(p) : -1;
-        let kind = 0;
-        if (v == 0x22) {
-          p = scanStringAt(p);
-          kind = STRING;
-        } else {
-          pos = p;
-          const q = <u32>(v - 0x31) < 9 ? shortInt(p, e, v) : 0;
+        const r = records + <usize>((slot * FIELDS + f) * REC_BYTES);
+        // A field's string of plain ASCII that ends within 16 bytes (ids, kinds, most labels) goes straight into its
+        // record, as scanStringAt would leave it (no escape, no flag, the UTF-16 offset unchanged).
+        let recorded = false;
+        if (v == 0x22 && f >= 0) {
+          const from = p + 1;
+          const mask = i8x16.bitmask(stringStops(v128.load(from)));
+          const q = from + <usize>ctz(mask);
+          if (mask != 0 && q < e && load<u8>(q) == 0x22) {
+            const a = adj;
+            store<i32>(r, STRING);
+            store<i32>(r, <i32>(from - base) + a, 4);
+            store<i32>(r, <i32>(q - base) + a, 8);
+            store<i32>(r, 0, 12);
+            store<i32>(r, <i32>(from - base), 16);
+            store<i32>(r, <i32>(q - base), 20);
+            p = q + 1;
+            recorded = true;
+          }
+        } else if (f >= 0 && <u32>(v - 0x31) < 9) {
+          const q = shortInt(p, e, v, r);
           if (q != 0) {
             p = q;
-            kind = INT;
+            recorded = true;
+          }
+        }
+        if (!recorded) {
+          // The usual values, a string or a number, without scanValue's dispatch.
+          let kind = 0;
+          if (v == 0x22) {
+            p = scanStringAt(p);
+            kind = STRING;
           } else {
+            pos = p;
             kind = isDigit(v) ? scanNumber() : scanValue();
             p = pos;
           }
-        }
-        if (status != OK) return fail(p, status);
-        if (f < 0) break;
-        const r = records + <usize>((slot * FIELDS + f) * REC_BYTES);
-        store<i32>(r, kind);
-        store<i32>(r, tokStart, 4);
-        store<i32>(r, tokEnd, 8);
-        store<i32>(r, tokFlags, 12);
-        store<i32>(r, tokByteStart, 16);
-        store<i32>(r, tokByteEnd, 20);
-        store<f64>(r, tokNumber, 24);
-        if ((kind == INT || kind == FLOAT) && !(tokFlags & FLAG_EXACT)) {
-          // Only duplicate keys can fill the list: such a document is left to the exact path.
-          if (inexactCount == MAX_RECORDED * FIELDS) return fail(p, UNUSUAL);
-          store<i32>(inexact + (<usize>inexactCount << 2), slot * FIELDS + f);
-          inexactCount++;
+          if (status != OK) return fail(p, status);
+          if (f < 0) break;
+          store<i32>(r, kind);
+          store<i32>(r, tokStart, 4);
+          store<i32>(r, tokEnd, 8);
+          store<i32>(r, tokFlags, 12);
+          store<i32>(r, tokByteStart, 16);
+          store<i32>(r, tokByteEnd, 20);
+          store<f64>(r, tokNumber, 24);
+          if ((kind == INT || kind == FLOAT) && !(tokFlags & FLAG_EXACT)) {
+            // Only duplicate keys can fill the list: such a document is left to the exact path.
+            if (inexactCount == MAX_RECORDED * FIELDS) return fail(p, UNUSUAL);
+            store<i32>(inexact + (<usize>inexactCount << 2), slot * FIELDS + f);
+            inexactCount++;
+          }
         }
         const skip = templateAt(p, f, e);
         if (skip == 0) break;
