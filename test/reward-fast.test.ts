@@ -4,7 +4,7 @@ import { executeCompletion } from '../src/env/execute.ts';
 import { mulberry32 } from '../src/random.ts';
 import { jsonReader, KIND, SCAN } from '../src/reward/fast-json.ts';
 import { checkSeedFast } from '../src/reward/seed-fast.ts';
-import { checkCompletion } from '../src/reward/seed-python.ts';
+import { checkCompletion, pyJsonLoads } from '../src/reward/seed-python.ts';
 import { executeCountsFast, strongCanvasJson } from '../src/reward/strong-fast.ts';
 
 /** The exact port's canvas and verdict, in the fast path's terms. */
@@ -66,6 +66,75 @@ describe('WebAssembly JSON reader', () => {
     expect(scan(`[${'9'.repeat(4301)}]`, true)).toBe(SCAN.pyLimit);
     expect(scan(`[${'9'.repeat(4301)}.5]`, true)).toBe(SCAN.ok);
     expect(scan('{"act\\u0069ons": []}', false)).toBe(SCAN.unusual);
+  });
+
+  it('reads nested arrays and objects nobody records as both grammars do: random, broken and at the depth limits', () => {
+    const json = jsonReader!;
+    const scan = (text: string, python: boolean) => json.scan(0, json.load(text), 0, python);
+    const strict = (text: string) => {
+      try {
+        JSON.parse(text);
+        return SCAN.ok;
+      } catch {
+        return SCAN.invalid;
+      }
+    };
+    const py = (text: string) => {
+      const r = pyJsonLoads(text);
+      return r.ok ? SCAN.ok : r.error.type === 'JSONDecodeError' ? SCAN.invalid : SCAN.pyLimit;
+    };
+    const rng = mulberry32(41);
+    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)];
+    const ws = () => pick(['', '', ' ', '\n  ', '\t']);
+    const scalars = ['1', '-2.5e3', '"x"', '"a\\"b"', '"é🚀"', 'true', 'null', '[]', '{}', 'NaN', '-Infinity'];
+    function value(depth: number): string {
+      if (depth === 0 || rng() < 0.3) return pick(scalars);
+      const n = Math.floor(rng() * 3);
+      if (rng() < 0.5) return `[${ws()}${Array.from({ length: n }, () => value(depth - 1)).join(`${ws()},${ws()}`)}${ws()}]`;
+      const key = () => pick(['"k"', '"\\u006b"', '"é"', '""']);
+      return `{${ws()}${Array.from({ length: n }, () => `${key()}${ws()}:${ws()}${value(depth - 1)}`).join(`${ws()},${ws()}`)}${ws()}}`;
+    }
+    const breaks = [(t: string) => t.replace(/\]/, ',]'), (t: string) => t.replace(/:/, ''), (t: string) => t.replace(/,/, ''),
+      (t: string) => t.slice(0, -1), (t: string) => t.replace(/\]/, '}'), (t: string) => t.replace(/"/, ''), (t: string) => `${t}]`];
+    let broken = 0;
+    for (let t = 0; t < 3000; t++) {
+      let v = value(1 + Math.floor(rng() * 6));
+      if (rng() < 0.4) {
+        const b = pick(breaks)(v);
+        if (b !== v) broken++;
+        v = b;
+      }
+      const texts = [`[${v}]`, `{"actions": [{"type": "create_shape", "id": "a", "text": ${v}}]}`, `{"note": ${v}, "actions": []}`];
+      for (const text of texts) {
+        expect({ text, status: scan(text, true) }).toEqual({ text, status: py(text) });
+        if (!/NaN|Infinity/.test(text)) expect({ text, status: scan(text, false) }).toEqual({ text, status: strict(text) });
+      }
+    }
+    expect(broken).toBeGreaterThan(500);
+    // Python's limit counts the containers around a value, the actions' included; the strict one is 10,000.
+    const label = (open: string, close: string, depth: number) => `{"actions": [{"text": ${open.repeat(depth)}1${close.repeat(depth)}}]}`;
+    for (const [open, close] of [['[', ']'], ['{"k": ', '}'], ['[{"k": ', '}]']]) {
+      for (const depth of [985, 986, 987, 988, 989, 990]) {
+        const text = label(open, close, depth);
+        expect({ depth, open, status: scan(text, true) }).toEqual({ depth, open, status: py(text) });
+      }
+    }
+    expect(scan(label('[', ']', 9996), false)).toBe(SCAN.ok);
+    expect(scan(label('[', ']', 9998), false)).toBe(SCAN.unusual);
+    expect(scan('['.repeat(10_000) + ']'.repeat(10_000), false)).toBe(SCAN.ok);
+    expect(scan('['.repeat(10_001) + ']'.repeat(10_001), false)).toBe(SCAN.unusual);
+    expect(scan('['.repeat(3000) + '1,]' + ']'.repeat(2999), false)).toBe(SCAN.invalid);
+    // Siblings close what they open: 1,000 lists, empty or not, side by side stay 2 deep.
+    for (const sibling of ['[]', '[1]', '{}', '{"k": []}']) {
+      const wide = `{"actions": [{"text": [${Array(1000).fill(sibling).join(', ')}]}]}`;
+      expect({ sibling, python: scan(wide, true), strict: scan(wide, false) }).toEqual({ sibling, python: SCAN.ok, strict: SCAN.ok });
+    }
+    // A label nested 1,000 deep is recorded as one list, its token the whole of it.
+    const deep = `{"actions": [{"type": "create_shape", "id": "a", "text": ${'['.repeat(1000)}${']'.repeat(1000)}, "x": 1}]}`;
+    expect(scan(deep, false)).toBe(SCAN.ok);
+    expect(json.fieldKind(0, 7)).toBe(KIND.array);
+    expect(json.fieldString(deep, 0, 7)).toBe('['.repeat(1000) + ']'.repeat(1000));
+    expect(json.fieldNumber(deep, 0, 3)).toBe(1);
   });
 
   it('records field kinds, UTF-16 positions and exact numbers after multi-byte characters', () => {
