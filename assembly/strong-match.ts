@@ -10,11 +10,6 @@ import { arrowFrom, arrowTo, counts, INTERN_MAX, LABEL_ABSENT, MAX_SHAPES, shape
 export const MATCH_FALLBACK: i32 = 0;
 export const MATCH_DONE: i32 = 1;
 
-/** The record of spec entity i's name. */
-@inline function entityName(i: i32): usize {
-  return names + <usize>(load<i32>(specEntities + (<usize>i << 3)) * NAME_STRIDE * 4);
-}
-
 /** Per interned label (by id): words at (index into labelWords), word count (-1: not handed over), abbreviations, stem mask, canonical form's atom. */
 export const LABEL_STRIDE: i32 = 5;
 export const LABEL_WORDS: i32 = 8192;
@@ -46,6 +41,11 @@ const specEdges = memory.data(MAX_EDGES * 8, 16);
  * than one), then the one for the end's canonical form (prepareSpec, once per spec).
  */
 const endEntities = memory.data(MAX_EDGES * 16, 16);
+/** The record of spec entity i's name. */
+@inline function entityName(i: i32): usize {
+  return names + <usize>(load<i32>(specEntities + <usize>(i * ENTITY_STRIDE * 4)) * NAME_STRIDE * 4);
+}
+
 /** entities_present, the edges' structure; then each entity's shape (i32, -1 when unmatched). */
 const matchOut = memory.data(16 + MAX_ENTITIES * 4, 16);
 const assignment = matchOut + 16;
@@ -245,7 +245,7 @@ function entitiesValue(n: i32, m: i32): f64 {
   for (let i = 0; i < n; i++) {
     const s = load<i32>(assignment + (<usize>i << 2));
     if (s != -1) matched++;
-    const wanted = load<i32>(specEntities + (<usize>i << 3), 4);
+    const wanted = load<i32>(specEntities + <usize>(i * ENTITY_STRIDE * 4), 4);
     const kindFactor: f64 = s != -1 && wanted != -1 && load<i32>(shapeKind + (<usize>s << 2)) != wanted ? wrongShapeCredit : 1;
     recall += load<f64>(quality + (<usize>i << 3)) * kindFactor;
   }

@@ -70,8 +70,8 @@ interface Exports {
   labelInfoBase(): number;
   labelWordsBase(): number;
   namesBase(): number;
-  prepareSpec(entities: number, edges: number): void;
   nameWordsBase(): number;
+  prepareSpec(entities: number, edges: number): void;
   specEntitiesBase(): number;
   specEdgesBase(): number;
   matchOutBase(): number;

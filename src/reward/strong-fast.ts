@@ -293,7 +293,7 @@ function handOverMeasure(id: number, label: MeasuredLabel): void {
   measureAdvancesUsed = a;
 }
 
-/** Interned label `id` (shape `s`'s, action `i`'s): its text sliced, normalised, measured and handed over, once per epoch. */
+/** Interned label `id` (action `i`'s text): sliced, normalised, measured and handed over when new to the epoch. */
 function internedLabel(text: string, i: number, id: number): void {
   if (internText[id] !== undefined) return;
   const label = json.fieldString(text, i, Field.text);
