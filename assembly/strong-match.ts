@@ -46,6 +46,9 @@ const endEntities = memory.data(MAX_EDGES * 16, 16);
   return names + <usize>(load<i32>(specEntities + <usize>(i * ENTITY_STRIDE * 4)) * NAME_STRIDE * 4);
 }
 
+/** The spec entities' stem masks and canonical atoms side by side, for matchShapes to test against every label. */
+const entityMasks = memory.data(MAX_ENTITIES * 4, 16);
+const entityCompacts = memory.data(MAX_ENTITIES * 4, 16);
 /** entities_present, the edges' structure; then each entity's shape (i32, -1 when unmatched). */
 const matchOut = memory.data(16 + MAX_ENTITIES * 4, 16);
 const assignment = matchOut + 16;
@@ -201,7 +204,12 @@ function bestAssignment(n: i32, m: i32): void {
 /** matchShapes: `assignment` and `quality` for the n entities; false when a label's words were not handed over. */
 function matchShapes(n: i32, m: i32): bool {
   memory.fill(weights, 0, <usize>(n * m) << 3);
-  for (let i = 0; i < n; i++) store<i32>(assignment + (<usize>i << 2), -1);
+  for (let i = 0; i < n; i++) {
+    store<i32>(assignment + (<usize>i << 2), -1);
+    const e = entityName(i);
+    store<i32>(entityMasks + (<usize>i << 2), load<i32>(e, 12));
+    store<i32>(entityCompacts + (<usize>i << 2), load<i32>(e, 16));
+  }
   let contested = false;
   for (let j = 0; j < m; j++) {
     const id = load<i32>(shapeLabel + (<usize>j << 2));
@@ -215,13 +223,19 @@ function matchShapes(n: i32, m: i32): bool {
     const lAbbr = load<i32>(info, 8);
     const lMask = load<i32>(info, 12);
     const lCompact = load<i32>(info, 16);
-    let owner = -1;
+    // The entities that share a stem or the canonical form with the label, as bits, found without a branch per
+    // entity (which ones do changes from label to label): labelMatch answers 0 for the others.
+    let candidates: u64 = 0;
     for (let i = 0; i < n; i++) {
+      const shares = <i32>((load<i32>(entityMasks + (<usize>i << 2)) & lMask) != 0) | <i32>(load<i32>(entityCompacts + (<usize>i << 2)) == lCompact);
+      candidates |= <u64>shares << <u64>i;
+    }
+    let owner = -1;
+    while (candidates != 0) {
+      const i = <i32>ctz(candidates);
+      candidates &= candidates - 1;
       const e = entityName(i);
-      const eMask = load<i32>(e, 12);
-      const eCompact = load<i32>(e, 16);
-      if ((eMask & lMask) == 0 && eCompact != lCompact) continue;
-      const w = labelMatch(nameWords + (<usize>load<i32>(e) << 2), load<i32>(e, 4), load<i32>(e, 8), eMask, eCompact, lw, ln, lAbbr, lMask, lCompact);
+      const w = labelMatch(nameWords + (<usize>load<i32>(e) << 2), load<i32>(e, 4), load<i32>(e, 8), load<i32>(e, 12), load<i32>(e, 16), lw, ln, lAbbr, lMask, lCompact);
       store<f64>(weights + (<usize>(i * m + j) << 3), w);
       if (!(w > 0)) continue;
       const a = assignment + (<usize>i << 2);
