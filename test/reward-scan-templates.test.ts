@@ -51,7 +51,7 @@ function actions(rng: () => number): Field[][] {
 interface Format {
   name: string;
   /** Before each field, by its index in the action (0: after the action's brace). */
-  before: (depth: number) => string;
+  before: (field: number) => string;
   colon: string;
   /** Before an action's closing brace. */
   close: string;
@@ -67,7 +67,7 @@ const FORMATS: Format[] = [
   { name: 'long indent', before: () => '\n' + ' '.repeat(24), colon: ':  ', close: '\n' },
 ];
 
-/** A separator change: where it applies (the field's index in its action) and what the field's text becomes. */
+/** A separator change: the field's text (key, separator and value) it writes instead. */
 type Edit = (fieldText: string, key: string, valueText: string, format: Format) => string;
 
 const EDITS: Edit[] = [
@@ -81,14 +81,14 @@ const EDITS: Edit[] = [
   (_t, key, value, f) => `"\\u00${key.charCodeAt(0).toString(16)}${key.slice(1)}"${f.colon}${value}`, // an escaped key
   (_t, key, value, f) => `"${key.toUpperCase()}"${f.colon}${value}`,
   (t) => t.replace(/^"/, '"x": 1, "'), // another field first
-  (t, key, value, f) => `"${key}"${f.colon}${value}, "${key}"${f.colon}${value}`, // the key twice
+  (_t, key, value, f) => `"${key}"${f.colon}${value}, "${key}"${f.colon}${value}`, // the key twice
   (t) => `/* note */ ${t}`, // not JSON
   (t) => t.replace(/:/, ';'),
-  (t, key, _value, f) => `"${key}"${f.colon}`, // no value
-  (t, key, _value, f) => `"${key}"${f.colon}true`,
-  (t, key, _value, f) => `"${key}"${f.colon}"1e3"`,
-  (t, key, _value, f) => `"${key}"${f.colon}1e3`,
-  (t, key, _value, f) => `"${key}"${f.colon}\u00a0"x"`, // a no-break space: no JSON whitespace
+  (_t, key, _value, f) => `"${key}"${f.colon}`, // no value
+  (_t, key, _value, f) => `"${key}"${f.colon}true`,
+  (_t, key, _value, f) => `"${key}"${f.colon}"1e3"`,
+  (_t, key, _value, f) => `"${key}"${f.colon}1e3`,
+  (_t, key, _value, f) => `"${key}"${f.colon}\u00a0"x"`, // a no-break space: no JSON whitespace
 ];
 
 function write(list: Field[][], format: Format, edit?: { action: number; field: number; how: Edit }): string {
