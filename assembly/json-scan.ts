@@ -546,13 +546,7 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
   }
   if (pending < 0) {
     p = skipWsAt(open + 1, e);
-    if (p < e && load<u8>(p) == 0x7d) {
-      pos = p + 1;
-      depth--;
-      token(open, p + 1, u16At(open));
-      tokFlags = 0;
-      return OBJECT;
-    }
+    if (p < e && load<u8>(p) == 0x7d) return closed(open, p + 1, u16At(open), OBJECT);
   }
   const openU16 = u16At(open);
   // The field whose value was read last (OPENING before the first; -1 after a key that is no field) and where that
@@ -666,13 +660,7 @@ function scanObject(role: i32, slot: i32 = 0): i32 {
     }
     p = skipWsAt(p, e);
     const c = p < e ? <i32>load<u8>(p) : -1;
-    if (c == 0x7d) {
-      pos = p + 1;
-      depth--;
-      token(open, p + 1, openU16);
-      tokFlags = 0;
-      return OBJECT;
-    }
+    if (c == 0x7d) return closed(open, p + 1, openU16, OBJECT);
     if (c != 0x2c) return fail(p, INVALID);
     p = skipWsAt(p + 1, e);
   }
@@ -690,13 +678,7 @@ function scanActions(): i32 {
   let p = skipWsAt(open + 1, e);
   let n = 0;
   actionCount = 0;
-  if (p < e && load<u8>(p) == 0x5d) {
-    pos = p + 1;
-    depth--;
-    token(open, p + 1, u16At(open));
-    tokFlags = 0;
-    return ARRAY;
-  }
+  if (p < e && load<u8>(p) == 0x5d) return closed(open, p + 1, u16At(open), ARRAY);
   const openU16 = u16At(open);
   for (;;) {
     pos = p;
@@ -714,12 +696,8 @@ function scanActions(): i32 {
     p = skipWsAt(p, e);
     const c = p < e ? <i32>load<u8>(p) : -1;
     if (c == 0x5d) {
-      pos = p + 1;
-      depth--;
       actionCount = n;
-      token(open, p + 1, openU16);
-      tokFlags = 0;
-      return ARRAY;
+      return closed(open, p + 1, openU16, ARRAY);
     }
     if (c != 0x2c) return fail(p, INVALID);
     p = skipWsAt(p + 1, e);
@@ -807,6 +785,15 @@ function scanNested(): i32 {
   token(open, p, openU16);
   tokFlags = 0;
   return load<u8>(open) == 0x5b ? ARRAY : OBJECT;
+}
+
+/** Closes the object or array opened at `open` (UTF-16 index `openU16`) just before `after`: its token, and `kind`. */
+@inline function closed(open: usize, after: usize, openU16: i32, kind: i32): i32 {
+  pos = after;
+  depth--;
+  token(open, after, openU16);
+  tokFlags = 0;
+  return kind;
 }
 
 /** Leaves the scan at p with `code` (not OK) as its status; the kind answered with it, 0. */
