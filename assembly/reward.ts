@@ -28,7 +28,6 @@ export {
   setMatchConstants,
   nameWordsBase,
   namesBase,
-  prepareSpec,
   specEdgesBase,
   specEntitiesBase,
   strongMatch,

@@ -37,10 +37,14 @@ const nameWords = memory.data(NAME_WORDS * 4, 16);
 const specEntities = memory.data(MAX_ENTITIES * ENTITY_STRIDE * 4, 16);
 const specEdges = memory.data(MAX_EDGES * 8, 16);
 /**
- * Per spec edge end (from, to): the one entity whose name or canonical form is the end's name (-1: none; -2: more
- * than one), then the one for the end's canonical form (prepareSpec, once per spec).
+ * The matched entities' keys, the last entity first: its name's atom, then its canonical form's atom (a pair of
+ * -1 pads the last block of four), and beside each pair the entity's shape. shapeNamed's search, which takes the
+ * last matched entity filed under a key, becomes the first equal lane.
  */
-const endEntities = memory.data(MAX_EDGES * 16, 16);
+const matchedKeys = memory.data((MAX_ENTITIES + 2) * 8, 16);
+const matchedShapes = memory.data(MAX_ENTITIES * 4, 16);
+/** Blocks of four keys in matchedKeys (two entities each). */
+let matchedBlocks: i32 = 0;
 /** The record of spec entity i's name. */
 @inline function entityName(i: i32): usize {
   return names + <usize>(load<i32>(specEntities + <usize>(i * ENTITY_STRIDE * 4)) * NAME_STRIDE * 4);
@@ -270,64 +274,52 @@ function entitiesValue(n: i32, m: i32): f64 {
   return (recall * <f64>n) / <f64>(n + excess);
 }
 
-/** The shape of the last matched entity whose name or canonical form is `key`, or -1. */
-function lastMatched(n: i32, key: i32): i32 {
+/** Files the matched entities' keys (matchedKeys), after matchShapes. */
+function fileMatched(n: i32): void {
+  let c = 0;
   for (let i = n - 1; i >= 0; i--) {
     const s = load<i32>(assignment + (<usize>i << 2));
     if (s == -1) continue;
     const e = entityName(i);
-    if (load<i32>(e, 20) == key || load<i32>(e, 16) == key) return s;
+    const at = matchedKeys + (<usize>c << 3);
+    store<i32>(at, load<i32>(e, 20));
+    store<i32>(at, load<i32>(e, 16), 4);
+    store<i32>(matchedShapes + (<usize>c << 2), s);
+    c++;
+  }
+  store<i64>(matchedKeys + (<usize>c << 3), -1);
+  matchedBlocks = (c + 1) >> 1;
+}
+
+/** The shape of the last matched entity whose name or canonical form is `key` (an atom), or -1. */
+@inline function lastMatched(key: i32): i32 {
+  const k = i32x4.splat(key);
+  for (let b = 0; b < matchedBlocks; b++) {
+    const equal = i32x4.bitmask(i32x4.eq(v128.load(matchedKeys + (<usize>b << 4)), k));
+    if (equal != 0) return load<i32>(matchedShapes + (<usize>((b << 1) + (ctz(equal) >> 1)) << 2));
   }
   return -1;
 }
 
-/** The one entity filed under `key` (an atom) by its name or canonical form: its index, -1 for none, -2 for several. */
-function onlyEntity(n: i32, key: i32): i32 {
-  let found = -1;
-  for (let i = 0; i < n; i++) {
-    const e = entityName(i);
-    if (load<i32>(e, 20) != key && load<i32>(e, 16) != key) continue;
-    if (found != -1) return -2;
-    found = i;
-  }
-  return found;
-}
-
-/**
- * Once a spec (n entities, `edges` edges) scores its second completion: which entity each edge end can resolve to,
- * so that the edges of each completion read an entity's shape where lastMatched would search the entities from the
- * last. About what one completion's searches cost: a spec met once is left to them.
- */
-export function prepareSpec(n: i32, edges: i32): void {
-  for (let e = 0; e < edges; e++) {
-    for (let k = 0; k < 2; k++) {
-      const r = names + <usize>(load<i32>(specEdges + (<usize>e << 3) + (<usize>k << 2)) * NAME_STRIDE * 4);
-      const at = endEntities + (<usize>e << 4) + (<usize>k << 3);
-      store<i32>(at, onlyEntity(n, load<i32>(r, 20)));
-      store<i32>(at, onlyEntity(n, load<i32>(r, 16)), 4);
-    }
-  }
-}
-
-/**
- * shapeNamed for end k of edge e: an end that one entity at most answers to, as written and canonically, is that
- * entity's shape (lastMatched finds no other); otherwise the search.
- */
-@inline function endShape(n: i32, e: i32, k: i32): i32 {
-  const at = endEntities + (<usize>e << 4) + (<usize>k << 3);
-  const byName = load<i32>(at);
-  const byCompact = load<i32>(at, 4);
-  if (byName == -2 || byCompact == -2) return shapeNamed(n, load<i32>(specEdges + (<usize>e << 3) + (<usize>k << 2)));
-  const s = byName >= 0 ? load<i32>(assignment + (<usize>byName << 2)) : -1;
-  if (s != -1) return s;
-  return byCompact >= 0 ? load<i32>(assignment + (<usize>byCompact << 2)) : -1;
-}
-
 /** shapeNamed: a spec name (its index) resolves as written, then canonically. */
-@inline function shapeNamed(n: i32, index: i32): i32 {
+@inline function shapeNamed(index: i32): i32 {
   const r = names + <usize>(index * NAME_STRIDE * 4);
-  const s = lastMatched(n, load<i32>(r, 20));
-  return s != -1 ? s : lastMatched(n, load<i32>(r, 16));
+  const s = lastMatched(load<i32>(r, 20));
+  return s != -1 ? s : lastMatched(load<i32>(r, 16));
+}
+
+/** The first of the canvas's `arrows` arrows from shape a to shape b, or -1: four arrows to a compare. */
+@inline function arrowBetween(a: i32, b: i32, arrows: i32): i32 {
+  const from = i32x4.splat(a);
+  const to = i32x4.splat(b);
+  for (let k = 0; k < arrows; k += 4) {
+    const at = <usize>k << 2;
+    let hits = i32x4.bitmask(v128.and(i32x4.eq(v128.load(arrowFrom + at), from), i32x4.eq(v128.load(arrowTo + at), to)));
+    // Lanes past the last arrow hold an earlier canvas's ends.
+    if (arrows - k < 4) hits &= (1 << (arrows - k)) - 1;
+    if (hits != 0) return k + ctz(hits);
+  }
+  return -1;
 }
 
 /** Union-find root. */
@@ -369,22 +361,17 @@ function connectivity(n: i32, m: i32, arrows: i32): f64 {
 }
 
 /** The edges' structure (edgesValue before arrow labels), after matchShapes. */
-function edgesStructure(n: i32, edges: i32, fromInput: bool, prepared: bool, m: i32, arrows: i32): f64 {
+function edgesStructure(n: i32, edges: i32, fromInput: bool, m: i32, arrows: i32): f64 {
   if (edges > 0) {
+    fileMatched(n);
     memory.fill(useful, 0, <usize>arrows);
     let correct = 0;
     let usefulCount = 0;
     for (let e = 0; e < edges; e++) {
-      const a = prepared ? endShape(n, e, 0) : shapeNamed(n, load<i32>(specEdges + (<usize>e << 3)));
-      const b = prepared ? endShape(n, e, 1) : shapeNamed(n, load<i32>(specEdges + (<usize>e << 3), 4));
+      const a = shapeNamed(load<i32>(specEdges + (<usize>e << 3)));
+      const b = shapeNamed(load<i32>(specEdges + (<usize>e << 3), 4));
       if (a == -1 || b == -1) continue;
-      let fwd = -1;
-      for (let k = 0; k < arrows; k++) {
-        if (load<i32>(arrowFrom + (<usize>k << 2)) == a && load<i32>(arrowTo + (<usize>k << 2)) == b) {
-          fwd = k;
-          break;
-        }
-      }
+      const fwd = arrowBetween(a, b, arrows);
       if (fwd == -1) continue;
       correct++;
       if (!load<u8>(useful + <usize>fwd)) {
@@ -405,11 +392,11 @@ function edgesStructure(n: i32, edges: i32, fromInput: bool, prepared: bool, m: 
  * handed over (n entities, 1 to MAX_ENTITIES; `edges` edges), into matchOutBase() (then each entity's shape).
  * MATCH_FALLBACK when a shape's label was not interned or its words not handed over.
  */
-export function strongMatch(n: i32, edges: i32, fromInput: i32, prepared: i32): i32 {
+export function strongMatch(n: i32, edges: i32, fromInput: i32): i32 {
   const m = load<i32>(counts, 12);
   const arrows = load<i32>(counts, 16);
   if (!matchShapes(n, m)) return MATCH_FALLBACK;
   store<f64>(matchOut, entitiesValue(n, m));
-  store<f64>(matchOut, edgesStructure(n, edges, fromInput != 0, prepared != 0, m, arrows), 8);
+  store<f64>(matchOut, edgesStructure(n, edges, fromInput != 0, m, arrows), 8);
   return MATCH_DONE;
 }

@@ -71,11 +71,10 @@ interface Exports {
   labelWordsBase(): number;
   namesBase(): number;
   nameWordsBase(): number;
-  prepareSpec(entities: number, edges: number): void;
   specEntitiesBase(): number;
   specEdgesBase(): number;
   matchOutBase(): number;
-  strongMatch(entities: number, edges: number, fromInput: number, prepared: number): number;
+  strongMatch(entities: number, edges: number, fromInput: number): number;
   setOverflowConstants(...constants: number[]): void;
   measureInfoBase(): number;
   measureCountsBase(): number;
@@ -422,10 +421,6 @@ export class JsonReader {
   labelWords(): Int32Array {
     return this.labelWordsView;
   }
-  /** Which entity each edge end of the spec handed over can resolve to (strong-match.ts prepareSpec). */
-  prepareSpec(entities: number, edges: number): void {
-    this.w.prepareSpec(entities, edges);
-  }
   names(): Int32Array {
     return this.namesView;
   }
@@ -443,8 +438,8 @@ export class JsonReader {
    * specEdges: true leaves entities_present and the edges' structure in matchOut(), each entity's shape in
    * matchAssignment(); false when a label's words are not in the tables.
    */
-  strongMatch(entities: number, edges: number, fromInput: boolean, prepared: boolean): boolean {
-    return this.w.strongMatch(entities, edges, fromInput ? 1 : 0, prepared ? 1 : 0) !== 0;
+  strongMatch(entities: number, edges: number, fromInput: boolean): boolean {
+    return this.w.strongMatch(entities, edges, fromInput ? 1 : 0) !== 0;
   }
   matchOut(): Float64Array {
     return this.matchOutView;

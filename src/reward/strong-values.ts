@@ -166,8 +166,6 @@ let matchSpec: DiagramSpec | null = null;
 let matchGeneration = -1;
 let matchEntities = 0;
 let matchEdges = 0;
-/** Whether strong-match.ts has worked out the kept spec's edge ends (prepareSpec: from its second completion on). */
-let matchPrepared = false;
 const entityNames = new Int32Array(Match.maxEntities);
 
 /** An edge end's name index into ends[at]: an entity's own when the end is its name. */
@@ -205,17 +203,10 @@ function handOverNames(spec: DiagramSpec): boolean {
 
 /** Hands the spec to strong-match.ts, once per spec (the last one is kept); false when it does not fit the tables. */
 function specHandedOver(spec: DiagramSpec): boolean {
-  if (spec === matchSpec && matchGeneration === atomGeneration) {
-    if (matchEntities > 0 && !matchPrepared) {
-      json!.prepareSpec(matchEntities, matchEdges);
-      matchPrepared = true;
-    }
-    return matchEntities > 0;
-  }
+  if (spec === matchSpec && matchGeneration === atomGeneration) return matchEntities > 0;
   matchSpec = spec;
   matchGeneration = atomGeneration;
   matchEntities = 0;
-  matchPrepared = false;
   const n = spec.entities.length;
   const edges = spec.edges.length;
   if (n === 0 || n > Match.maxEntities || edges > Match.maxEdges) return false;
@@ -480,7 +471,7 @@ export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', 
     out[2] = 0;
     return;
   }
-  if (c.tallied && specHandedOver(spec) && json!.strongMatch(matchEntities, matchEdges, specSource === 'input', matchPrepared)) {
+  if (c.tallied && specHandedOver(spec) && json!.strongMatch(matchEntities, matchEdges, specSource === 'input')) {
     // strong-match.ts matched on the WebAssembly canvas (tallied: strong-check.ts built it); arrow labels stay here.
     const r = json!.matchOut();
     out[0] = r[0];
