@@ -42,6 +42,15 @@ export function setLayoutConstants(
 }
 
 const MAX_LINKS: i32 = 40;
+const MAX_BOXES: i32 = 40;
+/**
+ * Each box shrunk by throughInset (left, right, top, bottom: the bounds segmentHitsBox clips to), side by side for
+ * two-lane compares; one slot of slack past the last box.
+ */
+const insetLeft = memory.data((MAX_BOXES + 2) * 8, 16);
+const insetRight = memory.data((MAX_BOXES + 2) * 8, 16);
+const insetTop = memory.data((MAX_BOXES + 2) * 8, 16);
+const insetBottom = memory.data((MAX_BOXES + 2) * 8, 16);
 /** Each arrow's visible segment (x1, y1, x2, y2) and whether it shows. */
 const segments = memory.data(MAX_LINKS * 32, 16);
 const showing = memory.data(MAX_LINKS);
@@ -124,6 +133,10 @@ export function layoutGeometry(n: i32, links: i32, x: usize, y: usize, w: usize,
     const aw = load<f64>(w + o);
     const ah = load<f64>(h + o);
     if (ax < minX || ay < minY || ax + aw > maxX || ay + ah > maxY) outside++;
+    store<f64>(insetLeft + o, ax + throughInset);
+    store<f64>(insetRight + o, ax + aw - throughInset);
+    store<f64>(insetTop + o, ay + throughInset);
+    store<f64>(insetBottom + o, ay + ah - throughInset);
     const short = min(aw, ah);
     if (short < minSide || max(aw, ah) / short > maxAspect) slivers++;
     for (let j = i + 1; j < n; j++) {
@@ -190,17 +203,28 @@ export function layoutGeometry(n: i32, links: i32, x: usize, y: usize, w: usize,
     const rightX = max(x1, x2);
     const topY = min(y1, y2);
     const bottomY = max(y1, y2);
-    for (let i = 0; i < n; i++) {
-      if (i == a || i == b) continue;
+    // The boxes the segment may cross, as bits: those it lies wholly beyond one side of (segmentHitsBox's clipping
+    // answers false there: a slab gives a ratio >= 1 past the other's <= 1, or one below 0) are dropped two at a
+    // time, without a branch per box; which boxes those are changes from arrow to arrow.
+    const right = f64x2.splat(rightX);
+    const left = f64x2.splat(leftX);
+    const bottom = f64x2.splat(bottomY);
+    const top = f64x2.splat(topY);
+    let candidates: u64 = 0;
+    for (let i = 0; i < n; i += 2) {
       const o = <usize>i << 3;
-      const bx = load<f64>(x + o);
-      const by = load<f64>(y + o);
-      const bw = load<f64>(w + o);
-      const bh = load<f64>(h + o);
-      // A segment wholly beyond one side of the shrunk box: segmentHitsBox's clipping answers false there (a slab
-      // gives a ratio >= 1 past the other's <= 1, or one below 0), so its divisions are skipped.
-      if (rightX < bx + throughInset || leftX > bx + bw - throughInset || bottomY < by + throughInset || topY > by + bh - throughInset) continue;
-      if (segmentHitsBox(x1, y1, x2, y2, bx, by, bw, bh, throughInset)) through++;
+      const beyond = v128.or(
+        v128.or(f64x2.lt(right, v128.load(insetLeft + o)), f64x2.gt(left, v128.load(insetRight + o))),
+        v128.or(f64x2.lt(bottom, v128.load(insetTop + o)), f64x2.gt(top, v128.load(insetBottom + o))),
+      );
+      candidates |= <u64>(~i64x2.bitmask(beyond) & 3) << <u64>i;
+    }
+    candidates &= ~((<u64>1 << <u64>a) | (<u64>1 << <u64>b)) & ((<u64>1 << <u64>n) - 1);
+    while (candidates != 0) {
+      const i = <i32>ctz(candidates);
+      candidates &= candidates - 1;
+      const o = <usize>i << 3;
+      if (segmentHitsBox(x1, y1, x2, y2, load<f64>(x + o), load<f64>(y + o), load<f64>(w + o), load<f64>(h + o), throughInset)) through++;
     }
     for (let m = k + 1; m < links; m++) {
       const c = load<i32>(from + (<usize>m << 2));
