@@ -20,7 +20,7 @@ export {
 } from './json-scan';
 export { strongCheck, strongResultsBase } from './strong-check';
 export { setLayoutConstants } from './strong-layout';
-export { layoutPenalty, measureAdvancesBase, measureCountsBase, measureInfoBase, setOverflowConstants } from './strong-overflow';
+export { layoutPenalty, measureAdvancesBase, measureCountsBase, measureInfoBase, measureWidestBase, setOverflowConstants } from './strong-overflow';
 export {
   labelInfoBase,
   labelWordsBase,

@@ -4,7 +4,7 @@
 // em) is handed over once per intern epoch by src/reward/strong-fast.ts, beside its words (strong-match.ts); the
 // weights come from layout.ts (setOverflowConstants, once at load), which stays the definition the tests hold this to.
 import { reservedBase } from './json-scan';
-import { boxH, boxW, counts, geometry, LABEL_ABSENT, shapeKind, shapeLabel } from './strong-check';
+import { boxH, boxW, counts, geometry, INTERN_MAX, LABEL_ABSENT, shapeKind, shapeLabel } from './strong-check';
 
 // Sized for the intern arena's 65,536 bytes of labels (strong-check.ts), which start over with the epoch: a label
 // has no more characters than bytes, and no more counts than bytes plus 2 (labels: at most INTERN_MAX).
@@ -14,7 +14,8 @@ export const MEASURE_COUNTS: i32 = 73728;
 export const MEASURE_ADVANCES: i32 = 65536;
 // The tables lie past the static data, in json-scan.ts's RESERVED_BYTES (the module's initial memory does not hold
 // them): the advances, the counts, then per interned label where its counts start (-1: not handed over) and where
-// its advances start (2 i32, INTERN_MAX of them); 835,584 bytes in all.
+// its advances start (2 i32, INTERN_MAX of them), then per interned label its widest paragraph on one line
+// (MeasuredLabel.widest, f64); 851,968 bytes in all.
 @inline function measureAdvances(): usize {
   return reservedBase();
 }
@@ -23,6 +24,9 @@ export const MEASURE_ADVANCES: i32 = 65536;
 }
 @inline function measureInfo(): usize {
   return measureCounts() + <usize>MEASURE_COUNTS * 4;
+}
+@inline function measureWidest(): usize {
+  return measureInfo() + <usize>INTERN_MAX * 8;
 }
 
 let tolerance: f64 = 0;
@@ -86,9 +90,15 @@ export function measureCountsBase(): usize {
 export function measureAdvancesBase(): usize {
   return measureAdvances();
 }
+export function measureWidestBase(): usize {
+  return measureWidest();
+}
 
-/** layout.ts measuredOverflow of the label measured at counts c and advances a, in a shape of kind `kind`, w by h. */
-function overflowOf(c: usize, a: usize, kind: i32, w: f64, h: f64): f64 {
+/**
+ * layout.ts measuredOverflow of the label measured at counts c and advances a, whose widest paragraph on one line is
+ * `widest` em, in a shape of kind `kind`, w by h.
+ */
+function overflowOf(c: usize, a: usize, widest: f64, kind: i32, w: f64, h: f64): f64 {
   const paragraphs = load<i32>(c);
   if (paragraphs == 1 && load<i32>(c, 4) == 0) return 0;
   const f = kind == 0 ? usable0 : kind == 1 ? usable1 : kind == 2 ? usable2 : usable3;
@@ -97,6 +107,11 @@ function overflowOf(c: usize, a: usize, kind: i32, w: f64, h: f64): f64 {
   const availH = max(1, h * f - 2 * pad);
   let lines = 0;
   let needW: f64 = 0;
+  if (widest * fontSize <= availW) {
+    // Nothing wraps (see MeasuredLabel.widest).
+    const needH = <f64>paragraphs * fontSize * lineHeight;
+    return min(2, max(0, (widest * fontSize) / availW - 1) + max(0, needH / availH - 1));
+  }
   c += 4;
   for (let p = 0; p < paragraphs; p++) {
     const words = load<i32>(c);
@@ -138,7 +153,14 @@ export function layoutPenalty(): f64 {
     const c = load<i32>(info);
     if (c < 0) return -1;
     const o = <usize>s << 3;
-    const over = overflowOf(measureCounts() + (<usize>c << 2), measureAdvances() + (<usize>load<i32>(info, 4) << 3), load<i32>(shapeKind + (<usize>s << 2)), load<f64>(boxW + o), load<f64>(boxH + o));
+    const over = overflowOf(
+      measureCounts() + (<usize>c << 2),
+      measureAdvances() + (<usize>load<i32>(info, 4) << 3),
+      load<f64>(measureWidest() + (<usize>id << 3)),
+      load<i32>(shapeKind + (<usize>s << 2)),
+      load<f64>(boxW + o),
+      load<f64>(boxH + o),
+    );
     if (over > tolerance) overflow += overflowBase + overflowDepth * over;
   }
   let total: f64 = 0;

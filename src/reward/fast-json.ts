@@ -79,6 +79,7 @@ interface Exports {
   measureInfoBase(): number;
   measureCountsBase(): number;
   measureAdvancesBase(): number;
+  measureWidestBase(): number;
   layoutPenalty(): number;
 }
 
@@ -134,8 +135,9 @@ export const MATCH = {
 } as const;
 /**
  * The label measures' tables (assembly/strong-overflow.ts): per interned label (2 i32: where its counts start, -1
- * when not handed over; where its advances start); the counts (paragraphs, then per paragraph its words and each
- * word's characters) and each character's advance in em, sized to hold an intern epoch's labels.
+ * when not handed over; where its advances start; and in a table of its own, MeasuredLabel.widest); the counts
+ * (paragraphs, then per paragraph its words and each word's characters) and each character's advance in em, sized
+ * to hold an intern epoch's labels.
  */
 export const MEASURE = { counts: 73728, advances: 65536 } as const;
 const STRONG_INTS = 580;
@@ -183,6 +185,7 @@ export class JsonReader {
   private measureInfoView = new Int32Array(0);
   private measureCountsView = new Int32Array(0);
   private measureAdvancesView = new Float64Array(0);
+  private measureWidestView = new Float64Array(0);
   private loadedPrompt: string | null = null;
   private promptOk = false;
   private loadedText: string | null = null;
@@ -233,6 +236,7 @@ export class JsonReader {
     this.measureInfoView = new Int32Array(buffer, this.w.measureInfoBase(), MATCH.labels * 2);
     this.measureCountsView = new Int32Array(buffer, this.w.measureCountsBase(), MEASURE.counts);
     this.measureAdvancesView = new Float64Array(buffer, this.w.measureAdvancesBase(), MEASURE.advances);
+    this.measureWidestView = new Float64Array(buffer, this.w.measureWidestBase(), MATCH.labels);
   }
 
   /**
@@ -456,6 +460,9 @@ export class JsonReader {
   }
   measureAdvances(): Float64Array {
     return this.measureAdvancesView;
+  }
+  measureWidest(): Float64Array {
+    return this.measureWidestView;
   }
   /**
    * layoutScoreFromGeometry's total penalty (before Math.exp) on the last strongCheck's canvas, its labels' measures

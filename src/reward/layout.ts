@@ -106,6 +106,11 @@ const USABLE: Record<string, number> = { rectangle: 1, text: 1, ellipse: 0.75, d
 export interface MeasuredLabel {
   /** [paragraph][word][character] advance in em. */
   paragraphs: Float64Array[][];
+  /**
+   * The widest paragraph set on one line, in em, summed as measuredOverflow sums a line. Each line it tries is a
+   * prefix of its paragraph, no wider (the sums only grow), so where this fits nothing wraps.
+   */
+  widest: number;
 }
 
 const SPACE_EM = textWidth(' ', 1);
@@ -144,10 +149,25 @@ export function measureLabel(text: string): MeasuredLabel {
     .trim()
     .split(/\r?\n/)
     .map((p) => p.split(/\s+/).filter(Boolean).map((word) => Float64Array.from(word, (ch) => textWidth(ch, 1))));
-  const label = { paragraphs };
+  const label = { paragraphs, widest: widestLine(paragraphs) };
   if (measured.size >= MEASURED_LIMIT) measured.clear();
   measured.set(text, label);
   return label;
+}
+
+/** MeasuredLabel.widest: each paragraph's words summed into one line, as measuredOverflow's loop sums them. */
+function widestLine(paragraphs: Float64Array[][]): number {
+  let widest = 0;
+  for (const words of paragraphs) {
+    let em = 0;
+    for (let k = 0; k < words.length; k++) {
+      if (k > 0) em += SPACE_EM;
+      const chars = words[k];
+      for (let c = 0; c < chars.length; c++) em += chars[c];
+    }
+    widest = Math.max(widest, em);
+  }
+  return widest;
 }
 
 /** How far a label overflows its shape: 0 when it fits, else the summed relative excess of width and height (<= 2). */
@@ -170,22 +190,28 @@ function measuredOverflow(label: MeasuredLabel, shape: string, w: number, h: num
   // Greedy wrap (wrapText): a word joins the line while the line stays within availW; a long word stays whole.
   let lines = 0;
   let needW = 0;
-  for (const words of label.paragraphs) {
-    let lineEm = 0;
-    for (let k = 0; k < words.length; k++) {
-      const chars = words[k];
-      let em = k === 0 ? 0 : lineEm + SPACE_EM;
-      for (let c = 0; c < chars.length; c++) em += chars[c];
-      if (k > 0 && em * LABEL_FONT_SIZE > availW) {
-        lines++;
-        needW = Math.max(needW, lineEm * LABEL_FONT_SIZE);
-        em = 0;
+  if (label.widest * LABEL_FONT_SIZE <= availW) {
+    // Nothing wraps: a line per paragraph, the widest the width needed (the loop's answer, without its sums).
+    lines = label.paragraphs.length;
+    needW = label.widest * LABEL_FONT_SIZE;
+  } else {
+    for (const words of label.paragraphs) {
+      let lineEm = 0;
+      for (let k = 0; k < words.length; k++) {
+        const chars = words[k];
+        let em = k === 0 ? 0 : lineEm + SPACE_EM;
         for (let c = 0; c < chars.length; c++) em += chars[c];
+        if (k > 0 && em * LABEL_FONT_SIZE > availW) {
+          lines++;
+          needW = Math.max(needW, lineEm * LABEL_FONT_SIZE);
+          em = 0;
+          for (let c = 0; c < chars.length; c++) em += chars[c];
+        }
+        lineEm = em;
       }
-      lineEm = em;
+      lines++;
+      needW = Math.max(needW, lineEm * LABEL_FONT_SIZE);
     }
-    lines++;
-    needW = Math.max(needW, lineEm * LABEL_FONT_SIZE);
   }
   const needH = lines * LABEL_FONT_SIZE * LINE_HEIGHT;
   return Math.min(2, Math.max(0, needW / availW - 1) + Math.max(0, needH / availH - 1));

@@ -289,6 +289,7 @@ function handOverMeasure(id: number, label: MeasuredLabel): void {
   }
   info[2 * id] = measureCountsUsed;
   info[2 * id + 1] = measureAdvancesUsed;
+  json.measureWidest()[id] = label.widest;
   measureCountsUsed = c;
   measureAdvancesUsed = a;
 }
