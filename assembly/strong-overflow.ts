@@ -108,31 +108,32 @@ function overflowOf(c: usize, a: usize, widest: f64, kind: i32, w: f64, h: f64):
   let lines = 0;
   let needW: f64 = 0;
   if (widest * fontSize <= availW) {
-    // Nothing wraps (see MeasuredLabel.widest).
-    const needH = <f64>paragraphs * fontSize * lineHeight;
-    return min(2, max(0, (widest * fontSize) / availW - 1) + max(0, needH / availH - 1));
-  }
-  c += 4;
-  for (let p = 0; p < paragraphs; p++) {
-    const words = load<i32>(c);
+    // Nothing wraps (see MeasuredLabel.widest): a line per paragraph.
+    lines = paragraphs;
+    needW = widest * fontSize;
+  } else {
     c += 4;
-    let lineEm: f64 = 0;
-    for (let k = 0; k < words; k++) {
-      const chars = load<i32>(c);
+    for (let p = 0; p < paragraphs; p++) {
+      const words = load<i32>(c);
       c += 4;
-      let em: f64 = k == 0 ? 0 : lineEm + spaceEm;
-      for (let i = 0; i < chars; i++) em += load<f64>(a + (<usize>i << 3));
-      if (k > 0 && em * fontSize > availW) {
-        lines++;
-        needW = max(needW, lineEm * fontSize);
-        em = 0;
+      let lineEm: f64 = 0;
+      for (let k = 0; k < words; k++) {
+        const chars = load<i32>(c);
+        c += 4;
+        let em: f64 = k == 0 ? 0 : lineEm + spaceEm;
         for (let i = 0; i < chars; i++) em += load<f64>(a + (<usize>i << 3));
+        if (k > 0 && em * fontSize > availW) {
+          lines++;
+          needW = max(needW, lineEm * fontSize);
+          em = 0;
+          for (let i = 0; i < chars; i++) em += load<f64>(a + (<usize>i << 3));
+        }
+        lineEm = em;
+        a += <usize>chars << 3;
       }
-      lineEm = em;
-      a += <usize>chars << 3;
+      lines++;
+      needW = max(needW, lineEm * fontSize);
     }
-    lines++;
-    needW = max(needW, lineEm * fontSize);
   }
   const needH = <f64>lines * fontSize * lineHeight;
   return min(2, max(0, needW / availW - 1) + max(0, needH / availH - 1));
