@@ -51,65 +51,136 @@ const insetLeft = memory.data((MAX_BOXES + 2) * 8, 16);
 const insetRight = memory.data((MAX_BOXES + 2) * 8, 16);
 const insetTop = memory.data((MAX_BOXES + 2) * 8, 16);
 const insetBottom = memory.data((MAX_BOXES + 2) * 8, 16);
-/** Each arrow's visible segment (x1, y1, x2, y2) and whether it shows. */
-const segments = memory.data(MAX_LINKS * 32, 16);
-const showing = memory.data(MAX_LINKS);
+/**
+ * Each arrow's visible segment as four arrays (x1, y1, x2, y2), its ends as f64, and whether it shows (all ones) or
+ * not (0), for compares of two arrows at a time; one slot of slack past the last arrow.
+ */
+const segX1 = memory.data((MAX_LINKS + 2) * 8, 16);
+const segY1 = memory.data((MAX_LINKS + 2) * 8, 16);
+const segX2 = memory.data((MAX_LINKS + 2) * 8, 16);
+const segY2 = memory.data((MAX_LINKS + 2) * 8, 16);
+const segFrom = memory.data((MAX_LINKS + 2) * 8, 16);
+const segTo = memory.data((MAX_LINKS + 2) * 8, 16);
+const showing = memory.data((MAX_LINKS + 2) * 8, 16);
+/** Lane masks by whether a second lane is in range: [all ones, 0] then [all ones, all ones]. */
+const LANES = memory.data<u64>([0xffffffffffffffff, 0, 0xffffffffffffffff, 0xffffffffffffffff]);
 
-let clipT0: f64 = 0;
-let clipT1: f64 = 1;
+const ZERO = f64x2.splat(0);
+const ALL_ONES: u64 = 0xffffffffffffffff;
 
-/** One slab of segmentHitsBox (layout.ts clip). */
-@inline function clip(p: f64, q: f64): bool {
-  if (p == 0) return !(q < 0);
-  const r = q / p;
-  if (p < 0) {
-    if (r > clipT1) return false;
-    if (r > clipT0) clipT0 = r;
-  } else {
-    if (r < clipT0) return false;
-    if (r < clipT1) clipT1 = r;
+/**
+ * How many boxes other than its ends (a, b) the visible segment (x1, y1)-(x2, y2) passes through: layout.ts
+ * segmentHitsBox on the boxes' inset bounds. The candidates are the boxes whose bounds the segment's do not lie
+ * wholly beyond (clipping answers false there: a slab gives a ratio >= 1 past the other's <= 1, or one below 0),
+ * found two boxes at a time; they are clipped two at a time, every slab applied under a mask of its direction's
+ * sign: a clip's early exits all leave t0 >= t1, so the last test decides as they do. Which boxes and slabs apply
+ * changes from arrow to arrow, and branches on them were mispredicted.
+ */
+@inline function arrowThrough(n: i32, a: i32, b: i32, x1: f64, y1: f64, x2: f64, y2: f64): i32 {
+  const right = f64x2.splat(max(x1, x2));
+  const left = f64x2.splat(min(x1, x2));
+  const bottom = f64x2.splat(max(y1, y2));
+  const top = f64x2.splat(min(y1, y2));
+  let candidates: u64 = 0;
+  for (let i = 0; i < n; i += 2) {
+    const o = <usize>i << 3;
+    const beyond = v128.or(
+      v128.or(f64x2.lt(right, v128.load(insetLeft + o)), f64x2.gt(left, v128.load(insetRight + o))),
+      v128.or(f64x2.lt(bottom, v128.load(insetTop + o)), f64x2.gt(top, v128.load(insetBottom + o))),
+    );
+    candidates |= <u64>(~i64x2.bitmask(beyond) & 3) << <u64>i;
   }
-  return true;
-}
-
-/** layout.ts segmentHitsBox. */
-function segmentHitsBox(x1: f64, y1: f64, x2: f64, y2: f64, bx: f64, by: f64, bw: f64, bh: f64, inset: f64): bool {
-  const lowX = bx + inset;
-  const highX = bx + bw - inset;
-  const lowY = by + inset;
-  const highY = by + bh - inset;
-  if (lowX >= highX || lowY >= highY) return false;
+  candidates &= ~((<u64>1 << <u64>a) | (<u64>1 << <u64>b)) & ((<u64>1 << <u64>n) - 1);
+  // segmentHitsBox's slabs, as (p, q): (-dx, x1 - lowX), (dx, highX - x1), (-dy, y1 - lowY), (dy, highY - y1). A
+  // negative p raises t0 to q / p, a positive one lowers t1 to it. A zero p fails where q < 0, which no candidate
+  // has: the segment then runs along the slab's axis, and a q < 0 puts it wholly beyond that side.
   const dx = x2 - x1;
   const dy = y2 - y1;
-  clipT0 = 0;
-  clipT1 = 1;
-  return clip(-dx, x1 - lowX) && clip(dx, highX - x1) && clip(-dy, y1 - lowY) && clip(dy, highY - y1) && clipT0 < clipT1;
+  const px = f64x2.splat(dx);
+  const nx = f64x2.splat(-dx);
+  const py = f64x2.splat(dy);
+  const ny = f64x2.splat(-dy);
+  const sx = f64x2.splat(x1);
+  const sy = f64x2.splat(y1);
+  const xNegative = f64x2.lt(px, ZERO);
+  const xPositive = f64x2.gt(px, ZERO);
+  const yNegative = f64x2.lt(py, ZERO);
+  const yPositive = f64x2.gt(py, ZERO);
+  let hits = 0;
+  while (candidates != 0) {
+    const i0 = <i32>ctz(candidates);
+    candidates &= candidates - 1;
+    // A second candidate when there is one; else the first again, its lane not counted.
+    const two = <i32>(candidates != 0);
+    const i1 = select<i32>(<i32>ctz(candidates), i0, two);
+    candidates &= candidates - <u64>two;
+    const o0 = <usize>i0 << 3;
+    const o1 = <usize>i1 << 3;
+    const lowX = f64x2.replace_lane(f64x2.splat(load<f64>(insetLeft + o0)), 1, load<f64>(insetLeft + o1));
+    const highX = f64x2.replace_lane(f64x2.splat(load<f64>(insetRight + o0)), 1, load<f64>(insetRight + o1));
+    const lowY = f64x2.replace_lane(f64x2.splat(load<f64>(insetTop + o0)), 1, load<f64>(insetTop + o1));
+    const highY = f64x2.replace_lane(f64x2.splat(load<f64>(insetBottom + o0)), 1, load<f64>(insetBottom + o1));
+    const q1 = f64x2.sub(sx, lowX);
+    const q2 = f64x2.sub(highX, sx);
+    const q3 = f64x2.sub(sy, lowY);
+    const q4 = f64x2.sub(highY, sy);
+    const r1 = f64x2.div(q1, nx);
+    const r2 = f64x2.div(q2, px);
+    const r3 = f64x2.div(q3, ny);
+    const r4 = f64x2.div(q4, py);
+    let t0 = ZERO;
+    let t1 = f64x2.splat(1);
+    t0 = v128.bitselect(f64x2.pmax(t0, r1), t0, xPositive);
+    t1 = v128.bitselect(f64x2.pmin(t1, r1), t1, xNegative);
+    t0 = v128.bitselect(f64x2.pmax(t0, r2), t0, xNegative);
+    t1 = v128.bitselect(f64x2.pmin(t1, r2), t1, xPositive);
+    t0 = v128.bitselect(f64x2.pmax(t0, r3), t0, yPositive);
+    t1 = v128.bitselect(f64x2.pmin(t1, r3), t1, yNegative);
+    t0 = v128.bitselect(f64x2.pmax(t0, r4), t0, yNegative);
+    t1 = v128.bitselect(f64x2.pmin(t1, r4), t1, yPositive);
+    const flat = v128.or(f64x2.ge(lowX, highX), f64x2.ge(lowY, highY));
+    const hit = v128.andnot(f64x2.lt(t0, t1), flat);
+    hits += <i32>popcnt(i64x2.bitmask(hit) & (1 | (two << 1)));
+  }
+  return hits;
 }
 
-/** Math.sign. */
-@inline function sign(v: f64): f64 {
-  return v > 0 ? 1 : v < 0 ? -1 : v;
-}
-
-@inline function orient(ax: f64, ay: f64, bx: f64, by: f64, cx: f64, cy: f64): f64 {
-  return sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax));
-}
-
-/** layout.ts segmentsCross on segments p and q (addresses). */
-function segmentsCross(p: usize, q: usize): bool {
-  const px1 = load<f64>(p);
-  const py1 = load<f64>(p, 8);
-  const px2 = load<f64>(p, 16);
-  const py2 = load<f64>(p, 24);
-  const qx1 = load<f64>(q);
-  const qy1 = load<f64>(q, 8);
-  const qx2 = load<f64>(q, 16);
-  const qy2 = load<f64>(q, 24);
-  const o1 = orient(px1, py1, px2, py2, qx1, qy1);
-  const o2 = orient(px1, py1, px2, py2, qx2, qy2);
-  const o3 = orient(qx1, qy1, qx2, qy2, px1, py1);
-  const o4 = orient(qx1, qy1, qx2, qy2, px2, py2);
-  return o1 * o2 < 0 && o3 * o4 < 0;
+/**
+ * How many later showing arrows (k + 1 onwards) the visible segment of arrow k, from box a to box b, crosses:
+ * layout.ts segmentsCross, two arrows at a time. Arrows that share a shape meet at its border by design and are not
+ * counted. orient's signs multiply to a negative exactly when one cross product is positive and the other negative.
+ */
+@inline function arrowCrossings(k: i32, links: i32, a: i32, b: i32, x1: f64, y1: f64, x2: f64, y2: f64): i32 {
+  const px1 = f64x2.splat(x1);
+  const py1 = f64x2.splat(y1);
+  const px2 = f64x2.splat(x2);
+  const py2 = f64x2.splat(y2);
+  const ex = f64x2.splat(x2 - x1);
+  const ey = f64x2.splat(y2 - y1);
+  const fromShape = f64x2.splat(<f64>a);
+  const toShape = f64x2.splat(<f64>b);
+  let count = 0;
+  for (let m = k + 1; m < links; m += 2) {
+    const o = <usize>m << 3;
+    const qx1 = v128.load(segX1 + o);
+    const qy1 = v128.load(segY1 + o);
+    const qx2 = v128.load(segX2 + o);
+    const qy2 = v128.load(segY2 + o);
+    const fx = f64x2.sub(qx2, qx1);
+    const fy = f64x2.sub(qy2, qy1);
+    const d1 = f64x2.sub(f64x2.mul(ex, f64x2.sub(qy1, py1)), f64x2.mul(ey, f64x2.sub(qx1, px1)));
+    const d2 = f64x2.sub(f64x2.mul(ex, f64x2.sub(qy2, py1)), f64x2.mul(ey, f64x2.sub(qx2, px1)));
+    const d3 = f64x2.sub(f64x2.mul(fx, f64x2.sub(py1, qy1)), f64x2.mul(fy, f64x2.sub(px1, qx1)));
+    const d4 = f64x2.sub(f64x2.mul(fx, f64x2.sub(py2, qy1)), f64x2.mul(fy, f64x2.sub(px2, qx1)));
+    const apart12 = v128.or(v128.and(f64x2.gt(d1, ZERO), f64x2.lt(d2, ZERO)), v128.and(f64x2.lt(d1, ZERO), f64x2.gt(d2, ZERO)));
+    const apart34 = v128.or(v128.and(f64x2.gt(d3, ZERO), f64x2.lt(d4, ZERO)), v128.and(f64x2.lt(d3, ZERO), f64x2.gt(d4, ZERO)));
+    const c = v128.load(segFrom + o);
+    const d = v128.load(segTo + o);
+    const touching = v128.or(v128.or(f64x2.eq(c, fromShape), f64x2.eq(c, toShape)), v128.or(f64x2.eq(d, fromShape), f64x2.eq(d, toShape)));
+    const live = v128.and(v128.load(showing + o), v128.load(LANES + (<usize>(m + 1 < links) << 4)));
+    count += <i32>popcnt(i64x2.bitmask(v128.andnot(v128.and(v128.and(apart12, apart34), live), touching)));
+  }
+  return count;
 }
 
 /** layout.ts exitAt. */
@@ -139,105 +210,89 @@ export function layoutGeometry(n: i32, links: i32, x: usize, y: usize, w: usize,
     store<f64>(insetBottom + o, ay + ah - throughInset);
     const short = min(aw, ah);
     if (short < minSide || max(aw, ah) / short > maxAspect) slivers++;
-    for (let j = i + 1; j < n; j++) {
+    // The pairs (i, j) two at a time, every term computed and masked to 0 where it does not apply: whether two
+    // boxes overlap, crowd or neither changes from pair to pair, and a branch on it was mispredicted about once a
+    // pair. Terms are added lane by lane in pair order, so the sums round as layout.ts's do (adding 0 changes none).
+    const left = f64x2.splat(ax);
+    const top = f64x2.splat(ay);
+    const right = f64x2.splat(ax + aw);
+    const bottom = f64x2.splat(ay + ah);
+    const area = f64x2.splat(aw * ah);
+    for (let j = i + 1; j < n; j += 2) {
       const p = <usize>j << 3;
-      const bx = load<f64>(x + p);
-      const by = load<f64>(y + p);
-      const bw = load<f64>(w + p);
-      const bh = load<f64>(h + p);
-      // Boxes at least minGap apart along one axis neither overlap nor crowd (the gap is at least that axis's
-      // distance, and rounding is monotone): skipped before the overlap test and the square root.
-      if (bx - (ax + aw) >= minGap || ax - (bx + bw) >= minGap || by - (ay + ah) >= minGap || ay - (by + bh) >= minGap) continue;
-      const iw = min(ax + aw, bx + bw) - max(ax, bx);
-      const ih = min(ay + ah, by + bh) - max(ay, by);
-      const area = iw > 0 && ih > 0 ? iw * ih : 0;
-      if (area > 0) {
-        const depth = area / min(aw * ah, bw * bh);
-        overlaps += overlapBase + overlapDepth * depth;
-        continue;
-      }
+      const bx = v128.load(x + p);
+      const by = v128.load(y + p);
+      const bw = v128.load(w + p);
+      const bh = v128.load(h + p);
+      const bRight = f64x2.add(bx, bw);
+      const bBottom = f64x2.add(by, bh);
+      const iw = f64x2.sub(f64x2.pmin(right, bRight), f64x2.pmax(left, bx));
+      const ih = f64x2.sub(f64x2.pmin(bottom, bBottom), f64x2.pmax(top, by));
+      const shared = f64x2.mul(iw, ih);
+      const inRange = v128.load(LANES + (<usize>(j + 1 < n) << 4));
+      const overlap = v128.and(v128.and(f64x2.gt(iw, ZERO), f64x2.gt(ih, ZERO)), v128.and(f64x2.gt(shared, ZERO), inRange));
+      const depth = f64x2.div(shared, f64x2.pmin(area, f64x2.mul(bw, bh)));
+      const overlapTerm = v128.and(f64x2.add(f64x2.splat(overlapBase), f64x2.mul(f64x2.splat(overlapDepth), depth)), overlap);
       // Euclidean gap between the two boxes (0 when they touch).
-      const dx = max(0, max(ax - (bx + bw), bx - (ax + aw)));
-      const dy = max(0, max(ay - (by + bh), by - (ay + ah)));
-      const gap = sqrt(dx * dx + dy * dy);
-      if (gap < minGap) crowded += (crowd * (minGap - gap)) / minGap;
+      const dx = f64x2.pmax(ZERO, f64x2.pmax(f64x2.sub(left, bRight), f64x2.sub(bx, right)));
+      const dy = f64x2.pmax(ZERO, f64x2.pmax(f64x2.sub(top, bBottom), f64x2.sub(by, bottom)));
+      const gap = f64x2.sqrt(f64x2.add(f64x2.mul(dx, dx), f64x2.mul(dy, dy)));
+      const limit = f64x2.splat(minGap);
+      const close = v128.andnot(v128.and(f64x2.lt(gap, limit), inRange), overlap);
+      const crowdTerm = v128.and(f64x2.div(f64x2.mul(f64x2.splat(crowd), f64x2.sub(limit, gap)), limit), close);
+      overlaps += f64x2.extract_lane(overlapTerm, 0);
+      overlaps += f64x2.extract_lane(overlapTerm, 1);
+      crowded += f64x2.extract_lane(crowdTerm, 0);
+      crowded += f64x2.extract_lane(crowdTerm, 1);
     }
   }
   // layout.ts segmentInto for each arrow.
   for (let k = 0; k < links; k++) {
-    const a = <usize>load<i32>(from + (<usize>k << 2)) << 3;
-    const b = <usize>load<i32>(to + (<usize>k << 2)) << 3;
+    const ka = load<i32>(from + (<usize>k << 2));
+    const kb = load<i32>(to + (<usize>k << 2));
+    const a = <usize>ka << 3;
+    const b = <usize>kb << 3;
     const aw = load<f64>(w + a);
     const ah = load<f64>(h + a);
     const cx = load<f64>(x + a) + aw / 2;
     const cy = load<f64>(y + a) + ah / 2;
     const dx = load<f64>(x + b) + load<f64>(w + b) / 2 - cx;
     const dy = load<f64>(y + b) + load<f64>(h + b) / 2 - cy;
+    const s = <usize>k << 3;
     let shows = false;
     if (!(dx == 0 && dy == 0)) {
       const t1 = exitAt(aw, ah, dx, dy);
       const t2 = 1 - exitAt(load<f64>(w + b), load<f64>(h + b), dx, dy);
       if (!(t1 >= t2)) {
-        const s = segments + (<usize>k << 5);
-        store<f64>(s, cx + dx * t1);
-        store<f64>(s, cy + dy * t1, 8);
-        store<f64>(s, cx + dx * t2, 16);
-        store<f64>(s, cy + dy * t2, 24);
+        store<f64>(segX1 + s, cx + dx * t1);
+        store<f64>(segY1 + s, cy + dy * t1);
+        store<f64>(segX2 + s, cx + dx * t2);
+        store<f64>(segY2 + s, cy + dy * t2);
         shows = true;
       }
     }
-    store<u8>(showing + <usize>k, shows ? 1 : 0);
+    store<u64>(showing + s, shows ? ALL_ONES : 0);
+    store<f64>(segFrom + s, <f64>ka);
+    store<f64>(segTo + s, <f64>kb);
   }
-  let through: f64 = 0;
-  let crossings: f64 = 0;
+  let through = 0;
+  let crossings = 0;
   for (let k = 0; k < links; k++) {
-    if (!load<u8>(showing + <usize>k)) continue;
+    const s = <usize>k << 3;
+    if (load<u64>(showing + s) == 0) continue;
     const a = load<i32>(from + (<usize>k << 2));
     const b = load<i32>(to + (<usize>k << 2));
-    const s = segments + (<usize>k << 5);
-    const x1 = load<f64>(s);
-    const y1 = load<f64>(s, 8);
-    const x2 = load<f64>(s, 16);
-    const y2 = load<f64>(s, 24);
-    const leftX = min(x1, x2);
-    const rightX = max(x1, x2);
-    const topY = min(y1, y2);
-    const bottomY = max(y1, y2);
-    // The boxes the segment may cross, as bits: those it lies wholly beyond one side of (segmentHitsBox's clipping
-    // answers false there: a slab gives a ratio >= 1 past the other's <= 1, or one below 0) are dropped two at a
-    // time, without a branch per box; which boxes those are changes from arrow to arrow.
-    const right = f64x2.splat(rightX);
-    const left = f64x2.splat(leftX);
-    const bottom = f64x2.splat(bottomY);
-    const top = f64x2.splat(topY);
-    let candidates: u64 = 0;
-    for (let i = 0; i < n; i += 2) {
-      const o = <usize>i << 3;
-      const beyond = v128.or(
-        v128.or(f64x2.lt(right, v128.load(insetLeft + o)), f64x2.gt(left, v128.load(insetRight + o))),
-        v128.or(f64x2.lt(bottom, v128.load(insetTop + o)), f64x2.gt(top, v128.load(insetBottom + o))),
-      );
-      candidates |= <u64>(~i64x2.bitmask(beyond) & 3) << <u64>i;
-    }
-    candidates &= ~((<u64>1 << <u64>a) | (<u64>1 << <u64>b)) & ((<u64>1 << <u64>n) - 1);
-    while (candidates != 0) {
-      const i = <i32>ctz(candidates);
-      candidates &= candidates - 1;
-      const o = <usize>i << 3;
-      if (segmentHitsBox(x1, y1, x2, y2, load<f64>(x + o), load<f64>(y + o), load<f64>(w + o), load<f64>(h + o), throughInset)) through++;
-    }
-    for (let m = k + 1; m < links; m++) {
-      const c = load<i32>(from + (<usize>m << 2));
-      const d = load<i32>(to + (<usize>m << 2));
-      // Arrows that share a shape meet at its border by design.
-      if (!load<u8>(showing + <usize>m) || c == a || c == b || d == a || d == b) continue;
-      if (segmentsCross(s, segments + (<usize>m << 5))) crossings++;
-    }
+    const x1 = load<f64>(segX1 + s);
+    const y1 = load<f64>(segY1 + s);
+    const x2 = load<f64>(segX2 + s);
+    const y2 = load<f64>(segY2 + s);
+    through += arrowThrough(n, a, b, x1, y1, x2, y2);
+    crossings += arrowCrossings(k, links, a, b, x1, y1, x2, y2);
   }
   store<f64>(out, overlaps);
   store<f64>(out, crowded, 8);
   store<f64>(out, outside, 16);
   store<f64>(out, slivers, 24);
-  store<f64>(out, through, 32);
-  store<f64>(out, crossings, 40);
+  store<f64>(out, <f64>through, 32);
+  store<f64>(out, <f64>crossings, 40);
 }

@@ -1,10 +1,12 @@
-// assembly/strong-layout.ts skips segmentHitsBox's divisions for a shape the arrow's segment lies wholly beyond (one
-// side of the shape shrunk by THROUGH_INSET), and the overlap and crowding terms of two boxes at least MIN_GAP apart
-// along one axis: the layout tallies must stay those of layout.ts, also when the segment runs exactly along a shrunk
-// side (the clipping still counts the arrow as passing through) and when a gap is just under MIN_GAP.
+// assembly/strong-layout.ts clips an arrow's segment only against the shapes it does not lie wholly beyond (one side
+// of the shape shrunk by THROUGH_INSET), two shapes at a time with every slab under a mask, and computes the overlap
+// and crowding terms of two pairs at a time, masked: the layout tallies must stay those of layout.ts, also when the
+// segment runs exactly along a shrunk side (the clipping still counts the arrow as passing through), when a shape's
+// shrunk sides meet, and when a gap is just under MIN_GAP.
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../src/random.ts';
 import type { ScoreInput } from '../src/reward/rubric.ts';
+import { scoreLayoutGeometry } from '../src/reward/layout.ts';
 import { executeCountsFast } from '../src/reward/strong-fast.ts';
 import { analyzeStrong, strongRubric } from '../src/reward/strong.ts';
 
@@ -28,7 +30,7 @@ function layoutBothWays(text: string): { fast: number; exact: number } {
   return { fast: strongRubric.score(input).components.layout_quality, exact: analyzeStrong(input).values.layout_quality };
 }
 
-describe('strong layout: far shapes skipped, for arrows through shapes and for crowding', () => {
+describe('strong layout in WebAssembly: arrows through shapes, crossings, overlaps and crowding', () => {
   // A vertical arrow at x = 50 between two shapes, and a third shape whose side shrunk by 2 lies on x = 50.
   const ends: Box[] = [
     { x: 0, y: 0, w: 100, h: 100 },
@@ -48,6 +50,26 @@ describe('strong layout: far shapes skipped, for arrows through shapes and for c
     }
   });
 
+  it('counts no arrow through a shape whose shrunk sides meet, also where the arrow runs along them', () => {
+    // 4 units wide or high: shrunk by 2 on each side, nothing is left, and layout.ts's segmentHitsBox answers false.
+    const across: Box[] = [
+      { x: 0, y: 0, w: 100, h: 100 },
+      { x: 300, y: 0, w: 100, h: 100 },
+    ];
+    for (const [boxes, third] of [
+      [ends, { x: 48, y: 150, w: 4, h: 100 }],
+      [across, { x: 150, y: 48, w: 100, h: 4 }],
+    ] as [Box[], Box][]) {
+      const text = completion([...boxes, third], [[0, 1]]);
+      expect(executeCountsFast(text)!.canvas!.geometry[4]).toBe(0);
+      const { fast, exact } = layoutBothWays(text);
+      expect(fast).toBe(exact);
+      // One unit wider or higher, the same arrow passes through it.
+      const wider = completion([...boxes, { ...third, w: third.w + (third.w === 4 ? 1 : 0), h: third.h + (third.h === 4 ? 1 : 0) }], [[0, 1]]);
+      expect(executeCountsFast(wider)!.canvas!.geometry[4]).toBe(1);
+    }
+  });
+
   it('counts a segment along the shrunk top or bottom side as through', () => {
     const across: Box[] = [
       { x: 0, y: 0, w: 100, h: 100 },
@@ -62,7 +84,7 @@ describe('strong layout: far shapes skipped, for arrows through shapes and for c
     }
   });
 
-  it('counts pairs just under the crowding gap along either axis, in either order (far pairs are skipped)', () => {
+  it('counts pairs just under the crowding gap along either axis, in either order', () => {
     for (const gap of [29.9, 29.9999, 29.99999999, 29.999999999999996, 30, 30.000000000000004]) {
       const pairs: Box[][] = [
         [{ x: 0, y: 0, w: 100, h: 60 }, { x: 100 + gap, y: 0, w: 100, h: 60 }],
@@ -98,5 +120,51 @@ describe('strong layout: far shapes skipped, for arrows through shapes and for c
       if (analyzeStrong({ prompt: 'p', completion: text }).layout!.counts.arrowThroughShape > 0) through++;
     }
     expect(through).toBeGreaterThan(500);
+  });
+
+  it('tallies what layout.ts tallies, term for term, for 1 to 39 shapes with the rest of the 40 actions arrows', () => {
+    // Pairs, arrows through shapes and crossings are computed two at a time: odd and even counts, the last lane,
+    // arrows along an axis (a zero slab), hidden arrows (overlapping ends) and shared ends all occur here.
+    const next = mulberry32(11);
+    const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
+    const seen = { overlaps: 0, crowded: 0, through: 0, crossings: 0 };
+    for (let t = 0; t < 1500; t++) {
+      const n = int(1, 39);
+      const grid = t % 2 === 0;
+      const spread = int(50, 800);
+      const boxes = Array.from({ length: n }, () =>
+        grid
+          ? { x: 10 * int(0, spread / 10), y: 10 * int(0, spread / 10), w: 10 * int(1, 12), h: 10 * int(1, 12) }
+          : { x: next() * spread, y: next() * spread, w: 1 + next() * 150, h: 1 + next() * 150 },
+      );
+      const arrows: [number, number][] = [];
+      for (let k = int(0, 40 - n); k > 0; k--) {
+        const a = int(0, n - 1);
+        const b = int(0, n - 1);
+        if (a !== b) arrows.push([a, b]);
+      }
+      const text = completion(boxes, arrows);
+      const counts = executeCountsFast(text);
+      expect(counts?.checks).toBe('wasm');
+      const fast = Array.from(counts!.canvas!.geometry);
+      const report = scoreLayoutGeometry(
+        boxes.map((b) => ({ ...b, shape: 'rectangle', text: '' })),
+        arrows.map(([from, to]) => ({ from, to })),
+      );
+      const exact = [
+        report.penalties.overlaps,
+        report.penalties.crowded,
+        report.counts.outside,
+        report.counts.slivers,
+        report.counts.arrowThroughShape,
+        report.counts.arrowCrossings,
+      ];
+      expect({ text, fast }).toEqual({ text, fast: exact });
+      if (exact[0] > 0) seen.overlaps++;
+      if (exact[1] > 0) seen.crowded++;
+      if (exact[4] > 0) seen.through++;
+      if (exact[5] > 0) seen.crossings++;
+    }
+    for (const count of Object.values(seen)) expect(count).toBeGreaterThan(300);
   });
 });
