@@ -30,6 +30,19 @@ export interface ParseOptions {
 
 export const DEFAULT_MAX_INPUT_CHARS = 200_000;
 
+/**
+ * The messages of the parse failures that need nothing of JSON.parse's own: also worded from the WebAssembly
+ * reader's records by the rewards' fast path (src/reward/strong-fast.ts), so that both word them alike.
+ */
+export const PARSE_MESSAGES = {
+  noJson: 'model output does not contain JSON',
+  notAnObject: 'missing actions array: the JSON is not an object',
+  missingActions: 'missing actions array',
+  emptyActions: 'actions array is empty',
+  tooManyActions: (count: number, max: number) => `too many actions: ${count}, the limit is ${max}`,
+  actionNotObject: (index: number, what: string) => `each action must be an object: action ${index} is ${what}`,
+};
+
 /** A fence's opening line; the block runs to the next three backticks (the rule: /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/). */
 const FENCE_OPEN = /```(?:json|JSON)?[ \t]*\r?\n/g;
 
@@ -101,7 +114,7 @@ export function extractJson(text: string): { ok: true; value: unknown; source: J
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
   if (start === -1 || end === -1 || end <= start) {
-    return { ok: false, error: { code: 'no_json', message: 'model output does not contain JSON' } };
+    return { ok: false, error: { code: 'no_json', message: PARSE_MESSAGES.noJson } };
   }
   const span = parseJson(text.slice(start, end + 1));
   if (span.ok) return { ok: true, value: span.value, source: 'span' };
@@ -121,18 +134,16 @@ export function parseCompletion(text: string, opts: ParseOptions = {}): ParseRes
   if (!found.ok) return found;
   const { value, source } = found;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return refused(source, 'missing_actions', 'missing actions array: the JSON is not an object');
+    return refused(source, 'missing_actions', PARSE_MESSAGES.notAnObject);
   }
   const actions = (value as Record<string, unknown>).actions;
-  if (!Array.isArray(actions)) return refused(source, 'missing_actions', 'missing actions array');
-  if (actions.length === 0) return refused(source, 'empty_actions', 'actions array is empty');
-  if (actions.length > maxActions) {
-    return refused(source, 'too_many_actions', `too many actions: ${actions.length}, the limit is ${maxActions}`);
-  }
+  if (!Array.isArray(actions)) return refused(source, 'missing_actions', PARSE_MESSAGES.missingActions);
+  if (actions.length === 0) return refused(source, 'empty_actions', PARSE_MESSAGES.emptyActions);
+  if (actions.length > maxActions) return refused(source, 'too_many_actions', PARSE_MESSAGES.tooManyActions(actions.length, maxActions));
   for (let i = 0; i < actions.length; i++) {
     const a: unknown = actions[i];
     if (typeof a !== 'object' || a === null || Array.isArray(a)) {
-      return refused(source, 'action_not_object', `each action must be an object: action ${i} is ${describeJson(a)}`);
+      return refused(source, 'action_not_object', PARSE_MESSAGES.actionNotObject(i, describeJson(a)));
     }
   }
   return { ok: true, actions: actions as Record<string, unknown>[], source };

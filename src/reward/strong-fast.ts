@@ -3,7 +3,7 @@
 // (executeCompletion words them when read). The canvas is kept as parallel arrays (StrongCanvas), reused from one
 // call to the next. Anything the records cannot settle exactly returns null, and the caller executes the text.
 import { DEFAULT_MAX_ACTIONS, MAX_SIDE, SHAPE_KINDS } from '../env/actions.ts';
-import { DEFAULT_MAX_INPUT_CHARS, fencedRange as fenced, type JsonSource } from '../env/parse.ts';
+import { DEFAULT_MAX_INPUT_CHARS, fencedRange as fenced, PARSE_MESSAGES, type JsonSource } from '../env/parse.ts';
 import { FIELD, jsonReader, KIND, MEASURE, SCAN, STRONG, type JsonReader } from './fast-json.ts';
 import { normalizeLabel as normalize, type NormalizedLabel } from './labels.ts';
 import { layoutArrays, measureLabel as measure, type LayoutArrays, type MeasuredLabel } from './layout.ts';
@@ -46,6 +46,11 @@ export interface ExecutionCounts {
   canvas: StrongCanvas | null;
   /** No parse failure and no refused action: executeCompletion's errors are empty. */
   clean: boolean;
+  /**
+   * executeCompletion's one error for a parse refused for what the records tell (no JSON, no actions array, too many
+   * actions, ...); null when the completion is clean, refused actions, or failed in JSON.parse's own words.
+   */
+  refusal: string | null;
   /** Who ran the action checks: assembly/strong-check.ts, or this module's JavaScript (also when none ran). */
   checks: 'wasm' | 'js';
 }
@@ -79,10 +84,14 @@ const canvas: StrongCanvas = { ...layoutArrays(MAX_ACTIONS, MAX_ACTIONS), ids: [
 };
 /** Whether the canvas's ids, normalised labels and arrow labels are filled (see StrongCanvas.complete). */
 let canvasComplete = true;
-const counts: ExecutionCounts = { source: undefined, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false, checks: 'js' };
+const counts: ExecutionCounts = { source: undefined, actions: 0, schemaErrors: 0, applied: 0, canvas: null, clean: false, refusal: null, checks: 'js' };
+const MESSAGES = PARSE_MESSAGES;
 
-/** extractJson's search, on the records: the source the JSON was found at, 'none', or null when unsure. */
-function findJson(text: string): JsonSource | 'none' | null {
+/**
+ * extractJson's search, on the records: the source the JSON was found at, 'absent' when the text holds no JSON to
+ * try (no brace span), 'invalid' when every try failed, or null when unsure.
+ */
+function findJson(text: string): JsonSource | 'absent' | 'invalid' | null {
   const bytes = json.load(text);
   let status = json.scan(0, bytes, 0, false);
   if (status === Scan.ok) return 'whole';
@@ -100,7 +109,8 @@ function findJson(text: string): JsonSource | 'none' | null {
   }
   status = json.scanBraceSpan(text, bytes, false, docStart, docEnd, fence === null);
   if (status === Scan.ok) return 'span';
-  return status === Scan.unusual ? null : 'none';
+  if (status === Scan.noSpan) return 'absent';
+  return status === Scan.unusual ? null : 'invalid';
 }
 
 // The action schemas (env/actions.ts CreateShape and Connect) field by field, on the records. They read what the
@@ -189,15 +199,38 @@ function connect(text: string, i: number): number {
   return APPLIED;
 }
 
-function refused(source: JsonSource | undefined): ExecutionCounts {
+function refused(source: JsonSource | undefined, refusal: string | null): ExecutionCounts {
   counts.source = source;
   counts.actions = 0;
   counts.schemaErrors = 0;
   counts.applied = 0;
   counts.canvas = null;
   counts.clean = false;
+  counts.refusal = refusal;
   counts.checks = 'js';
   return counts;
+}
+
+/** describeJson of a value of this kind (a refused action is no object). */
+function describeKind(kind: number): string {
+  if (kind === Kind.null) return 'null';
+  if (kind === Kind.array) return 'an array';
+  if (kind === Kind.string) return 'a string';
+  return kind === Kind.true || kind === Kind.false ? 'a boolean' : 'a number';
+}
+
+/** parseCompletion's message for the last scan's JSON when it has no actions to run (usableActions answered 0). */
+function unusable(): string | null {
+  if (json.rootKind() !== Kind.object) return MESSAGES.notAnObject;
+  if (json.actionsKind() !== Kind.array) return MESSAGES.missingActions;
+  const count = json.actionCount();
+  if (count === 0) return MESSAGES.emptyActions;
+  if (count > MAX_ACTIONS) return MESSAGES.tooManyActions(count, MAX_ACTIONS);
+  for (let i = 0; i < count; i++) {
+    const kind = json.elementKind(i);
+    if (kind !== Kind.object) return MESSAGES.actionNotObject(i, describeKind(kind));
+  }
+  return null;
 }
 
 /**
@@ -209,9 +242,10 @@ export function executeCountsFast(text: string, checks: 'auto' | 'js' = 'auto'):
   if (text.length > MAX_INPUT_CHARS) return null;
   const found = findJson(text);
   if (found === null) return null;
-  if (found === 'none') return refused(undefined);
+  if (found === 'invalid') return refused(undefined, null);
+  if (found === 'absent') return refused(undefined, MESSAGES.noJson);
   const n = json.usableActions(MAX_ACTIONS);
-  if (n === 0) return refused(found);
+  if (n === 0) return refused(found, unusable());
   json.settleNumbers(text);
   if (checks === 'auto' && json.strongCheck()) return fromWasm(text, found);
   canvas.count = 0;
@@ -240,6 +274,7 @@ function done(found: JsonSource, n: number, schemaErrors: number, applied: numbe
   counts.applied = applied;
   counts.canvas = canvas;
   counts.clean = applied === n;
+  counts.refusal = null;
   counts.checks = checks;
   return counts;
 }

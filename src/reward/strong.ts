@@ -309,8 +309,10 @@ function prepareStrong(input: ScoreInput): StrongContext {
     edges_correct: fastValues[1],
     layout_quality: fastValues[2],
   };
-  // A clean completion has no errors (a fresh array each time: a score's errors are its own to keep or change).
-  return { values, errors: fast.clean ? [] : null, completion: input.completion };
+  // A clean completion has no errors, a parse refused for what the records tell has one (a fresh array each time: a
+  // score's errors are its own to keep or change); the others are worded on first read.
+  const errors = fast.clean ? [] : fast.refusal !== null ? [fast.refusal] : null;
+  return { values, errors, completion: input.completion };
 }
 
 /** executeCompletion's errors for a completion the fast path found refused actions or no JSON in. */
