@@ -66,7 +66,8 @@ const showing = memory.data((MAX_LINKS + 2) * 8, 16);
 const LANES = memory.data<u64>([0xffffffffffffffff, 0, 0xffffffffffffffff, 0xffffffffffffffff]);
 
 const ZERO = f64x2.splat(0);
-const ALL_ONES: u64 = 0xffffffffffffffff;
+const HALF = f64x2.splat(0.5);
+const ONE = f64x2.splat(1);
 
 /**
  * How many boxes other than its ends (a, b) the visible segment (x1, y1)-(x2, y2) passes through: layout.ts
@@ -183,11 +184,6 @@ const ALL_ONES: u64 = 0xffffffffffffffff;
   return count;
 }
 
-/** layout.ts exitAt. */
-@inline function exitAt(w: f64, h: f64, dx: f64, dy: f64): f64 {
-  return min(dx == 0 ? Infinity : w / 2 / abs(dx), dy == 0 ? Infinity : h / 2 / abs(dy));
-}
-
 /**
  * Scores the canvas of `n` boxes (f64 arrays at x, y, w, h) and `links` arrows (i32 ends at from, to) into out:
  * the overlap and crowding penalties, then the off-canvas, sliver, through-shape and crossing counts (f64 each).
@@ -246,34 +242,40 @@ export function layoutGeometry(n: i32, links: i32, x: usize, y: usize, w: usize,
       crowded += f64x2.extract_lane(crowdTerm, 1);
     }
   }
-  // layout.ts segmentInto for each arrow.
-  for (let k = 0; k < links; k++) {
-    const ka = load<i32>(from + (<usize>k << 2));
-    const kb = load<i32>(to + (<usize>k << 2));
-    const a = <usize>ka << 3;
-    const b = <usize>kb << 3;
-    const aw = load<f64>(w + a);
-    const ah = load<f64>(h + a);
-    const cx = load<f64>(x + a) + aw / 2;
-    const cy = load<f64>(y + a) + ah / 2;
-    const dx = load<f64>(x + b) + load<f64>(w + b) / 2 - cx;
-    const dy = load<f64>(y + b) + load<f64>(h + b) / 2 - cy;
+  // layout.ts segmentInto, two arrows at a time: whether an arrow shows changes from arrow to arrow. A side over a
+  // zero distance is Infinity here as in exitAt (w / 2 > 0), and halving is exact, as a multiply or a divide.
+  for (let k = 0; k < links; k += 2) {
+    const k1 = select<i32>(k + 1, k, k + 1 < links);
+    const a0 = <usize>load<i32>(from + (<usize>k << 2)) << 3;
+    const a1 = <usize>load<i32>(from + (<usize>k1 << 2)) << 3;
+    const b0 = <usize>load<i32>(to + (<usize>k << 2)) << 3;
+    const b1 = <usize>load<i32>(to + (<usize>k1 << 2)) << 3;
+    const aw = f64x2.replace_lane(f64x2.splat(load<f64>(w + a0)), 1, load<f64>(w + a1));
+    const ah = f64x2.replace_lane(f64x2.splat(load<f64>(h + a0)), 1, load<f64>(h + a1));
+    const bw = f64x2.replace_lane(f64x2.splat(load<f64>(w + b0)), 1, load<f64>(w + b1));
+    const bh = f64x2.replace_lane(f64x2.splat(load<f64>(h + b0)), 1, load<f64>(h + b1));
+    const ax = f64x2.replace_lane(f64x2.splat(load<f64>(x + a0)), 1, load<f64>(x + a1));
+    const ay = f64x2.replace_lane(f64x2.splat(load<f64>(y + a0)), 1, load<f64>(y + a1));
+    const bx = f64x2.replace_lane(f64x2.splat(load<f64>(x + b0)), 1, load<f64>(x + b1));
+    const by = f64x2.replace_lane(f64x2.splat(load<f64>(y + b0)), 1, load<f64>(y + b1));
+    const cx = f64x2.add(ax, f64x2.mul(aw, HALF));
+    const cy = f64x2.add(ay, f64x2.mul(ah, HALF));
+    const dx = f64x2.sub(f64x2.add(bx, f64x2.mul(bw, HALF)), cx);
+    const dy = f64x2.sub(f64x2.add(by, f64x2.mul(bh, HALF)), cy);
+    const adx = f64x2.abs(dx);
+    const ady = f64x2.abs(dy);
+    const t1 = f64x2.pmin(f64x2.div(f64x2.mul(aw, HALF), adx), f64x2.div(f64x2.mul(ah, HALF), ady));
+    const t2 = f64x2.sub(ONE, f64x2.pmin(f64x2.div(f64x2.mul(bw, HALF), adx), f64x2.div(f64x2.mul(bh, HALF), ady)));
+    // Boxes with the same centre need no test of their own: both exits are Infinity, and t1 >= t2.
+    const shows = v128.not(f64x2.ge(t1, t2));
     const s = <usize>k << 3;
-    let shows = false;
-    if (!(dx == 0 && dy == 0)) {
-      const t1 = exitAt(aw, ah, dx, dy);
-      const t2 = 1 - exitAt(load<f64>(w + b), load<f64>(h + b), dx, dy);
-      if (!(t1 >= t2)) {
-        store<f64>(segX1 + s, cx + dx * t1);
-        store<f64>(segY1 + s, cy + dy * t1);
-        store<f64>(segX2 + s, cx + dx * t2);
-        store<f64>(segY2 + s, cy + dy * t2);
-        shows = true;
-      }
-    }
-    store<u64>(showing + s, shows ? ALL_ONES : 0);
-    store<f64>(segFrom + s, <f64>ka);
-    store<f64>(segTo + s, <f64>kb);
+    v128.store(segX1 + s, f64x2.add(cx, f64x2.mul(dx, t1)));
+    v128.store(segY1 + s, f64x2.add(cy, f64x2.mul(dy, t1)));
+    v128.store(segX2 + s, f64x2.add(cx, f64x2.mul(dx, t2)));
+    v128.store(segY2 + s, f64x2.add(cy, f64x2.mul(dy, t2)));
+    v128.store(showing + s, shows);
+    v128.store(segFrom + s, f64x2.convert_low_i32x4_s(i32x4.replace_lane(i32x4.splat(<i32>(a0 >> 3)), 1, <i32>(a1 >> 3))));
+    v128.store(segTo + s, f64x2.convert_low_i32x4_s(i32x4.replace_lane(i32x4.splat(<i32>(b0 >> 3)), 1, <i32>(b1 >> 3))));
   }
   let through = 0;
   let crossings = 0;
