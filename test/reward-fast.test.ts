@@ -17,7 +17,9 @@ function exactCounts(text: string) {
   const e = executeCompletion(text);
   const schemaErrors = e.outcomes.filter((o) => !o.applied && o.error?.kind === 'schema').length;
   const applied = e.outcomes.filter((o) => o.applied).length;
-  return { source: e.parse.source, actions: e.outcomes.length, schemaErrors, applied, canvas: e.canvas?.toJSON() ?? null, clean: e.errors.length === 0 };
+  // The fast path words a refused parse itself, except in JSON.parse's own words (invalid JSON).
+  const refusal = !e.parse.ok && e.parse.error.code !== 'invalid_json' ? e.errors[0] : null;
+  return { source: e.parse.source, actions: e.outcomes.length, schemaErrors, applied, canvas: e.canvas?.toJSON() ?? null, clean: e.errors.length === 0, refusal };
 }
 
 /** Compares both fast paths with the exact ones on each text; returns how many each path left to the exact one. */
