@@ -98,7 +98,7 @@ export function measureWidestBase(): usize {
  * layout.ts measuredOverflow of the label measured at counts c and advances a, whose widest paragraph on one line is
  * `widest` em, in a shape of kind `kind`, w by h.
  */
-function overflowOf(c: usize, a: usize, widest: f64, kind: i32, w: f64, h: f64): f64 {
+@inline function overflowOf(c: usize, a: usize, widest: f64, kind: i32, w: f64, h: f64): f64 {
   const paragraphs = load<i32>(c);
   if (paragraphs == 1 && load<i32>(c, 4) == 0) return 0;
   const f = kind == 0 ? usable0 : kind == 1 ? usable1 : kind == 2 ? usable2 : usable3;
