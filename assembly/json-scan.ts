@@ -752,6 +752,17 @@ function scanNested(): i32 {
   let state = 0;
   for (;;) {
     if (state == 0) {
+      // A run of "[" opens that many arrays: each but the last is pushed, meets neither whitespace nor "]", and an
+      // array's element that opens the next. They are pushed in a tight loop; the last goes the usual way.
+      let q = p;
+      while (load<u8>(q) == 0x5b && load<u8>(q + 1) == 0x5b && q + 1 < e && depth + 1 < maxDepth) {
+        depth++;
+        const at = nesting + <usize>(top >> 3);
+        store<u8>(at, load<u8>(at) & ~(<u8>1 << <u8>(top & 7)));
+        top++;
+        q++;
+      }
+      p = q;
       if (++depth > maxDepth) {
         status = python ? PY_LIMIT : UNUSUAL;
         return 0;
@@ -797,6 +808,16 @@ function scanNested(): i32 {
       if (c == 0x2c) {
         p = skipWsAt(p + 1, e);
         state = 1;
+      } else if (c == 0x5d && !openObject(top - 1)) {
+        // A run of "]" closes arrays in a tight loop, while the levels it closes are arrays and one is open.
+        p++;
+        depth--;
+        top--;
+        while (top > 0 && p < e && load<u8>(p) == 0x5d && !openObject(top - 1)) {
+          p++;
+          depth--;
+          top--;
+        }
       } else if (c == (openObject(top - 1) ? 0x7d : 0x5d)) {
         p++;
         depth--;

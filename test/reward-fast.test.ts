@@ -126,6 +126,16 @@ describe('WebAssembly JSON reader', () => {
     expect(scan('['.repeat(10_000) + ']'.repeat(10_000), false)).toBe(SCAN.ok);
     expect(scan('['.repeat(10_001) + ']'.repeat(10_001), false)).toBe(SCAN.unusual);
     expect(scan('['.repeat(3000) + '1,]' + ']'.repeat(2999), false)).toBe(SCAN.invalid);
+    // Runs of brackets are opened and closed in bulk: runs broken by whitespace, objects inside and around them,
+    // closers that do not match, and depths at the limit reached through runs.
+    const runs = ['[{[1]}]', '{[1]}', '{[1]]', '[{[1]]]', '[{"k": [1]]]', '[{"k": [[1]]]]', '[[[{"k": [[1]]}]]]', '[[[1]]}', '[[[1]]]]', '[[[1] ]]', '[[ [1]]]', '[[[]]]', '[[[]]}', '[{"k": [[]]}]',
+      '[[[1],[2]]]', '[[{"a": 1}], [[]]]', `${'['.repeat(494)} ${'['.repeat(494)}1${']'.repeat(988)}`, `${'['.repeat(495)} ${'['.repeat(495)}1${']'.repeat(990)}`];
+    for (const v of runs) {
+      for (const text of [v, `{"actions": [{"type": "create_shape", "id": "a", "text": ${v}}]}`]) {
+        expect({ text, status: scan(text, true) }).toEqual({ text, status: py(text) });
+        expect({ text, status: scan(text, false) }).toEqual({ text, status: strict(text) });
+      }
+    }
     // Siblings close what they open: 1,000 lists, empty or not, side by side stay 2 deep.
     for (const sibling of ['[]', '[1]', '{}', '{"k": []}']) {
       const wide = `{"actions": [{"text": [${Array(1000).fill(sibling).join(', ')}]}]}`;
