@@ -296,6 +296,13 @@ function scanNumber(): i32 {
       if (digits < 19) mantissa = mantissa * 10 + <u64>d;
       digits++;
       p++;
+      // Past the digits the mantissa keeps, a long run (an int of hundreds of digits) is counted 16 at a time.
+      if (digits >= 19) {
+        while (p + 16 <= e && i8x16.all_true(i8x16.lt_u(i8x16.sub(v128.load(p), i8x16.splat(0x30)), i8x16.splat(10)))) {
+          digits += 16;
+          p += 16;
+        }
+      }
     }
     intDigits = digits;
   } else {
@@ -321,6 +328,7 @@ function scanNumber(): i32 {
   }
   let exp = 0;
   let expOk = true;
+  let scaled = false;
   c = p < e ? <i32>load<u8>(p) : -1;
   if (c == 0x65 || c == 0x45) {
     let q = p + 1;
@@ -336,6 +344,7 @@ function scanNumber(): i32 {
     }
     if (q > from) {
       kind = FLOAT;
+      scaled = true;
       p = q;
       if (exp >= 100000) expOk = false;
       if (expNegative) exp = -exp;
@@ -351,6 +360,10 @@ function scanNumber(): i32 {
     if (e10 >= 0) v *= load<f64>(POW10 + (<usize>e10 << 3));
     else v /= load<f64>(POW10 + (<usize>(-e10) << 3));
     tokNumber = negative ? -v : v;
+    tokFlags = FLAG_EXACT;
+  } else if (!python && !scaled && intDigits > 309) {
+    // 10^309 or more without an exponent: past the largest double, Number() reads it as Infinity.
+    tokNumber = negative ? -Infinity : Infinity;
     tokFlags = FLAG_EXACT;
   } else {
     tokFlags = 0;
