@@ -69,7 +69,6 @@ let pos: usize = 0;
 let end: usize = 0;
 /** UTF-16 index minus byte offset at `pos`: each continuation byte takes one away, each 4-byte lead adds one. */
 let adj: i32 = 0;
-export let base: usize = 0;
 let python: bool = false;
 let status: i32 = OK;
 let depth: i32 = 0;
@@ -98,8 +97,15 @@ export const RESERVED_BYTES: usize = 851968;
 export function reservedBase(): usize {
   return (__heap_base + 15) & ~(<usize>15);
 }
+/**
+ * Where the input starts: at a fixed address past the static data and RESERVED_BYTES, so that an offset into it is a
+ * difference with a constant (with a mutable global it was a load at every use). Asking for it traps if the data
+ * and tables ever grow past it.
+ */
+export const base: usize = 0x200000;
 export function inputBase(): usize {
-  return reservedBase() + RESERVED_BYTES;
+  if (reservedBase() + RESERVED_BYTES > base) unreachable();
+  return base;
 }
 export function recordsBase(): usize {
   return records;
@@ -874,7 +880,6 @@ export function scan(from: usize, to: usize, utf16From: i32, pythonGrammar: bool
 }
 
 function scanDocument(from: usize, to: usize, utf16From: i32, pythonGrammar: bool): i32 {
-  base = inputBase();
   pos = base + from;
   end = base + to;
   adj = utf16From - <i32>from;
