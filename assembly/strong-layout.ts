@@ -193,6 +193,11 @@ export function layoutGeometry(n: i32, links: i32, x: usize, y: usize, w: usize,
   let crowded: f64 = 0;
   let outside: f64 = 0;
   let slivers: f64 = 0;
+  // The weights as vectors, once: globals set at load, read here at every pair otherwise.
+  const overlapBaseV = f64x2.splat(overlapBase);
+  const overlapDepthV = f64x2.splat(overlapDepth);
+  const crowdV = f64x2.splat(crowd);
+  const limit = f64x2.splat(minGap);
   for (let i = 0; i < n; i++) {
     const o = <usize>i << 3;
     const ax = load<f64>(x + o);
@@ -228,14 +233,13 @@ export function layoutGeometry(n: i32, links: i32, x: usize, y: usize, w: usize,
       const inRange = v128.load(LANES + (<usize>(j + 1 < n) << 4));
       const overlap = v128.and(v128.and(f64x2.gt(iw, ZERO), f64x2.gt(ih, ZERO)), v128.and(f64x2.gt(shared, ZERO), inRange));
       const depth = f64x2.div(shared, f64x2.pmin(area, f64x2.mul(bw, bh)));
-      const overlapTerm = v128.and(f64x2.add(f64x2.splat(overlapBase), f64x2.mul(f64x2.splat(overlapDepth), depth)), overlap);
+      const overlapTerm = v128.and(f64x2.add(overlapBaseV, f64x2.mul(overlapDepthV, depth)), overlap);
       // Euclidean gap between the two boxes (0 when they touch).
       const dx = f64x2.pmax(ZERO, f64x2.pmax(f64x2.sub(left, bRight), f64x2.sub(bx, right)));
       const dy = f64x2.pmax(ZERO, f64x2.pmax(f64x2.sub(top, bBottom), f64x2.sub(by, bottom)));
       const gap = f64x2.sqrt(f64x2.add(f64x2.mul(dx, dx), f64x2.mul(dy, dy)));
-      const limit = f64x2.splat(minGap);
       const close = v128.andnot(v128.and(f64x2.lt(gap, limit), inRange), overlap);
-      const crowdTerm = v128.and(f64x2.div(f64x2.mul(f64x2.splat(crowd), f64x2.sub(limit, gap)), limit), close);
+      const crowdTerm = v128.and(f64x2.div(f64x2.mul(crowdV, f64x2.sub(limit, gap)), limit), close);
       overlaps += f64x2.extract_lane(overlapTerm, 0);
       overlaps += f64x2.extract_lane(overlapTerm, 1);
       crowded += f64x2.extract_lane(crowdTerm, 0);
