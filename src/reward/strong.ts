@@ -285,11 +285,6 @@ interface StrongContext {
 
 const fastValues = new Float64Array(3);
 
-/**
- * The rubric's measurements: from the WebAssembly reader's records (strong-fast.ts) and the values over its arrays
- * (strong-values.ts) when the reader can settle the completion and no renderer readback is given, else from a full
- * analysis. The same values either way.
- */
 /** Sums of lengths read by touchSpec, kept so that its reads are not optimised away. */
 let touchedLengths = 0;
 
@@ -305,6 +300,11 @@ function touchSpec(spec: DiagramSpec): void {
   touchedLengths += sum;
 }
 
+/**
+ * The rubric's measurements: from the WebAssembly reader's records (strong-fast.ts) and the values over its arrays
+ * (strong-values.ts) when the reader can settle the completion and no renderer readback is given, else from a full
+ * analysis. The same values either way.
+ */
 function prepareStrong(input: ScoreInput): StrongContext {
   if (input.spec !== undefined) touchSpec(input.spec);
   const fast = reader && !input.readback ? executeCountsFast(input.completion) : null;
@@ -331,7 +331,7 @@ function prepareStrong(input: ScoreInput): StrongContext {
   return { values, errors, completion: input.completion };
 }
 
-/** executeCompletion's errors for a completion the fast path found refused actions or no JSON in. */
+/** executeCompletion's errors for a completion whose errors the fast path leaves: refused actions, or JSON.parse's words. */
 function wordStrongErrors(c: StrongContext): string[] {
   return executeCompletion(c.completion).errors;
 }
