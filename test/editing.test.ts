@@ -42,9 +42,9 @@ describe('editing tasks', () => {
   });
 
   it('draw new names from the same split only', () => {
-    const heldout = generateEditingTasks({ split: 'heldout', n: 30, seed: 1 });
+    const heldout = generateEditingTasks({ split: 'ood', n: 30, seed: 1 });
     const trainNames = entityNames('train');
-    const heldoutNames = entityNames('heldout');
+    const heldoutNames = entityNames('ood');
     for (const t of heldout) for (const e of t.goal.entities) expect(heldoutNames.has(e), e).toBe(true);
     for (const t of tasks) for (const e of t.goal.entities) expect(trainNames.has(e), e).toBe(true);
   });

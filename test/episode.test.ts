@@ -182,9 +182,9 @@ describe('editing episode', () => {
 
   it('draws tasks by seed and split, and refuses unknown options', () => {
     const env: Env = new EditingEnv();
-    const a = env.reset({ seed: 9, options: { split: 'heldout', edits: ['rename'] } });
+    const a = env.reset({ seed: 9, options: { split: 'ood', edits: ['rename'] } });
     expect(a.info.edit).toBe('rename');
-    expect(String(a.info.task_id)).toMatch(/^heldout-edit-rename-/);
+    expect(String(a.info.task_id)).toMatch(/^ood-edit-rename-/);
     expect(() => env.reset({ seed: 1, options: { turns: 3 } })).toThrow(/unknown option "turns": known are split, max_turns, edits/);
     expect(() => env.reset({ seed: 1, options: { max_turns: 0 } })).toThrow(/options.max_turns must be an integer from 1 to 32/);
     expect(() => env.reset({ seed: 1, options: { edits: ['paint'] } })).toThrow(/task is not a list of edits/);

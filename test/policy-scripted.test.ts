@@ -131,7 +131,7 @@ describe('scripted teacher', () => {
   });
 
   it('averages >= 0.95 strong reward on held-out tasks of every kind', async () => {
-    const tasks = generateTasks({ split: 'heldout', n: 24, seed: 7 });
+    const tasks = generateTasks({ split: 'ood', n: 24, seed: 7 });
     const policy = new ScriptedPolicy({ specFor: (p) => tasks.find((t) => t.prompt === p)?.spec });
     const out = await policy.generate(tasks.map((t) => conversationFor(t.prompt)), { n: 1, seed: 1 });
     const rewards = tasks.map((t, i) => strong.score({ prompt: t.prompt, completion: out[i][0].text, spec: t.spec }).reward);
@@ -141,7 +141,7 @@ describe('scripted teacher', () => {
   });
 
   it('writes every coordinate and size on the grid, quirks included, so that a student sees few distinct numbers', async () => {
-    const tasks = generateTasks({ split: 'heldout', n: 16, seed: 3 });
+    const tasks = generateTasks({ split: 'ood', n: 16, seed: 3 });
     const quirks = { abbrev: 0.3, cramped: 0.5, overlap: 0.5 };
     const policy = new ScriptedPolicy({ specFor: (p) => tasks.find((t) => t.prompt === p)?.spec, quirks });
     const out = await policy.generate(tasks.map((t) => conversationFor(t.prompt)), { n: 2, seed: 5, temperature: 1 });

@@ -162,7 +162,7 @@ describe('extractSpec', () => {
   // The suite's generated prompts, scored as bench/extraction.ts does. Train prompts are what the rules were tuned on;
   // held-out prompts (other templates, other names) were never read while tuning, so their floor only guards against
   // a regression below the figure in docs/tasks.md.
-  const suite = (split: 'train' | 'heldout') => {
+  const suite = (split: 'train' | 'ood') => {
     let counts: ExtractionCounts = ZERO_COUNTS;
     let exact = 0;
     const tasks = generateTasks({ split, n: 300, seed: 0 });
@@ -181,7 +181,7 @@ describe('extractSpec', () => {
   });
 
   it('stays above its measured floor on held-out generated prompts', () => {
-    const { counts, exact } = suite('heldout');
+    const { counts, exact } = suite('ood');
     console.log(`held-out generated prompts: edge recall ${(100 * recall(counts.edges)).toFixed(1)}%, exact ${(100 * exact).toFixed(1)}%`);
     expect(recall(counts.edges)).toBeGreaterThanOrEqual(0.4);
     expect(exact).toBeGreaterThanOrEqual(0.15);

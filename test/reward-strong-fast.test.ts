@@ -201,7 +201,7 @@ describe('strong fast path: the rubric\'s values equal the full analysis', () =>
   });
 
   it('on the task suite\'s prompts (decisions, shapes, arrow labels) with honest answers and every hack', () => {
-    const tasks = [...generateTasks({ split: 'train', n: 120, seed: 5 }), ...generateTasks({ split: 'heldout', n: 60, seed: 6 })];
+    const tasks = [...generateTasks({ split: 'train', n: 120, seed: 5 }), ...generateTasks({ split: 'ood', n: 60, seed: 6 })];
     const inputs: ScoreInput[] = [];
     for (const task of [...tasks, ...HACK_PROMPTS.map((h) => ({ ...h, id: 'hack' }))]) {
       const hackInput = { prompt: task.prompt, spec: task.spec };

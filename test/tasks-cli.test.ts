@@ -11,8 +11,8 @@ const run = (args: string[]) => buildProgram().exitOverride().parseAsync(['node'
 describe('canvasgym tasks', () => {
   it('writes N valid JSONL tasks to --out, the same for the same seed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tasks-cli-'));
-    await run(['--split', 'heldout', '--n', '25', '--seed', '4', '--kinds', 'tree,mixed', '--out', join(dir, 'a.jsonl')]);
-    await run(['--split', 'heldout', '--n', '25', '--seed', '4', '--kinds', 'tree,mixed', '--out', join(dir, 'b.jsonl')]);
+    await run(['--split', 'ood', '--n', '25', '--seed', '4', '--kinds', 'tree,mixed', '--out', join(dir, 'a.jsonl')]);
+    await run(['--split', 'ood', '--n', '25', '--seed', '4', '--kinds', 'tree,mixed', '--out', join(dir, 'b.jsonl')]);
     const a = readFileSync(join(dir, 'a.jsonl'), 'utf8');
     expect(readFileSync(join(dir, 'b.jsonl'), 'utf8')).toBe(a);
     const rows = a.trim().split('\n').map((l) => Task.parse(JSON.parse(l)));
@@ -28,7 +28,7 @@ describe('canvasgym tasks', () => {
   });
 
   it('names the bad flag', async () => {
-    await expect(run(['--split', 'dev', '--n', '3'])).rejects.toThrow(/--split must be train or heldout/);
+    await expect(run(['--split', 'dev', '--n', '3'])).rejects.toThrow(/--split must be train or heldout or ood/);
     await expect(run(['--split', 'train', '--n', 'lots'])).rejects.toThrow(/--n must be an integer >= 1/);
     await expect(run(['--split', 'train', '--n', '3', '--kinds', 'chain,star'])).rejects.toThrow(/--kinds .*"star"/);
     await expect(run(['--split', 'train'])).rejects.toThrow(/--n is required/);

@@ -35,7 +35,7 @@ function honestDiagram(spec: DiagramSpec): string {
 
 describe('honest diagrams of generated specs under the strong reward', () => {
   const strong = getRubric('strong');
-  for (const split of ['train', 'heldout'] as const) {
+  for (const split of ['train', 'ood'] as const) {
     it(`${split}: every kind at every level scores >= 0.9`, () => {
       const tasks = generateTasks({ split, n: 8 * DIAGRAM_KINDS.length * 3, seed: 11 });
       const low: string[] = [];

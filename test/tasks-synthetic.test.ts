@@ -26,7 +26,7 @@ describe('tasks with synthetic names', () => {
 
   it('renames the entities a prompt names, in the prompt and in a self-consistent spec', () => {
     const real = entityNames('train');
-    const heldOut = new Set([...entityNames('heldout')].map((n) => n.toLowerCase()));
+    const heldOut = new Set([...entityNames('ood')].map((n) => n.toLowerCase()));
     let changed = 0;
     renamed.forEach((t, i) => {
       expect(Task.parse(t)).toEqual(t);

@@ -7,9 +7,10 @@ import { TEMPLATES } from '../src/tasks/phrasing/templates.ts';
 import { WORDS } from '../src/tasks/phrasing/words.ts';
 import { SEED_TASKS } from '../src/tasks/seed-tasks.ts';
 import { normalizeName } from '../src/tasks/extraction-metrics.ts';
+import { inHeldoutPool } from '../src/tasks/synthetic-names.ts';
 
 const samples = new Map<string, Task[]>();
-const sample = (split: 'train' | 'heldout') => {
+const sample = (split: 'train' | 'ood') => {
   if (!samples.has(split)) samples.set(split, generateTasks({ split, n: 1200, seed: 7 }));
   return samples.get(split)!;
 };
@@ -24,13 +25,13 @@ describe('generateTasks', () => {
   });
 
   it('gives a task the same id and text whatever seed drew it', () => {
-    const byId = new Map(generateTasks({ split: 'heldout', n: 3000, seed: 1 }).map((t) => [t.id, t]));
-    const again = generateTasks({ split: 'heldout', n: 3000, seed: 2 }).filter((t) => byId.has(t.id));
+    const byId = new Map(generateTasks({ split: 'ood', n: 3000, seed: 1 }).map((t) => [t.id, t]));
+    const again = generateTasks({ split: 'ood', n: 3000, seed: 2 }).filter((t) => byId.has(t.id));
     expect(again.length).toBeGreaterThan(0);
     for (const t of again) expect(t).toEqual(byId.get(t.id));
   });
 
-  for (const split of ['train', 'heldout'] as const) {
+  for (const split of ['train', 'ood'] as const) {
     it(`${split}: every task is a valid, self-consistent spec with a unique id`, () => {
       const tasks = sample(split);
       expect(new Set(tasks.map((t) => t.id)).size).toBe(tasks.length);
@@ -89,7 +90,7 @@ describe('generateTasks', () => {
   }
 
   it('covers every kind and every level in both splits', () => {
-    for (const split of ['train', 'heldout'] as const) {
+    for (const split of ['train', 'ood'] as const) {
       for (const kind of DIAGRAM_KINDS) expect(maxDistinct(split, { kinds: [kind] }), `${split} ${kind}`).toBeGreaterThan(0);
       for (const level of LEVELS) expect(maxDistinct(split, { difficulty: level }), `${split} ${level}`).toBeGreaterThan(0);
     }
@@ -98,19 +99,19 @@ describe('generateTasks', () => {
   it('balances kinds and honours the difficulty and kinds filters', () => {
     const tasks = generateTasks({ split: 'train', n: 800, seed: 1 });
     for (const kind of DIAGRAM_KINDS) expect(tasks.filter((t) => t.spec.kind === kind)).toHaveLength(100);
-    const hard = generateTasks({ split: 'heldout', n: 50, seed: 1, difficulty: 4 });
+    const hard = generateTasks({ split: 'ood', n: 50, seed: 1, difficulty: 4 });
     expect(hard.every((t) => t.spec.difficulty === 4)).toBe(true);
-    const two = generateTasks({ split: 'heldout', n: 50, seed: 1, kinds: ['tree', 'cycle'] });
+    const two = generateTasks({ split: 'ood', n: 50, seed: 1, kinds: ['tree', 'cycle'] });
     expect(new Set(two.map((t) => t.spec.kind))).toEqual(new Set(['tree', 'cycle']));
   });
 
   it('serves exactly maxDistinct tasks and refuses one more, naming the maximum', () => {
     const filter = { kinds: ['decision' as const], difficulty: 4 };
-    const max = maxDistinct('heldout', filter);
-    const all = generateTasks({ split: 'heldout', n: max, seed: 3, ...filter });
+    const max = maxDistinct('ood', filter);
+    const all = generateTasks({ split: 'ood', n: max, seed: 3, ...filter });
     expect(new Set(all.map((t) => t.id)).size).toBe(max);
-    expect(() => generateTasks({ split: 'heldout', n: max + 1, seed: 3, ...filter })).toThrow(TaskRequestError);
-    expect(() => generateTasks({ split: 'heldout', n: max + 1, seed: 3, ...filter })).toThrow(String(max));
+    expect(() => generateTasks({ split: 'ood', n: max + 1, seed: 3, ...filter })).toThrow(TaskRequestError);
+    expect(() => generateTasks({ split: 'ood', n: max + 1, seed: 3, ...filter })).toThrow(String(max));
   });
 
   it('rejects unknown splits, kinds and levels with a clear message', () => {
@@ -131,28 +132,28 @@ describe('generateTasks', () => {
 describe('train / held-out split', () => {
   it('shares no entity name (case and punctuation aside)', () => {
     const train = new Set([...entityNames('train')].map(normalizeName));
-    const overlap = [...entityNames('heldout')].filter((e) => train.has(normalizeName(e)));
+    const overlap = [...entityNames('ood')].filter((e) => train.has(normalizeName(e)));
     expect(overlap).toEqual([]);
     expect(train.size).toBeGreaterThan(300);
-    expect(entityNames('heldout').size).toBeGreaterThan(200);
+    expect(entityNames('ood').size).toBeGreaterThan(200);
   });
 
   it('generated held-out tasks use no train entity name', () => {
     const train = new Set([...entityNames('train')].map(normalizeName));
-    const leaked = sample('heldout').flatMap((t) => t.spec.entities).filter((e) => train.has(normalizeName(e)));
+    const leaked = sample('ood').flatMap((t) => t.spec.entities).filter((e) => train.has(normalizeName(e)));
     expect(leaked).toEqual([]);
   });
 
   it('shares no phrasing template, opener, label request or noise phrase', () => {
     const ids = (split: string) => TEMPLATES.filter((t) => t.split === split).map((t) => t.id);
     expect(new Set(TEMPLATES.map((t) => t.id)).size).toBe(TEMPLATES.length);
-    expect(ids('train').filter((id) => ids('heldout').includes(id))).toEqual([]);
+    expect(ids('train').filter((id) => ids('ood').includes(id))).toEqual([]);
     for (const key of ['open', 'ask', 'labelOne', 'labelMany', 'prefix', 'suffix', 'aside'] as const) {
-      expect(WORDS.train[key].filter((w) => WORDS.heldout[key].includes(w)), key).toEqual([]);
+      expect(WORDS.train[key].filter((w) => WORDS.ood[key].includes(w)), key).toEqual([]);
     }
     for (const kind of DIAGRAM_KINDS) {
       expect(TEMPLATES.filter((t) => t.split === 'train' && t.kinds.includes(kind)).length, kind).toBeGreaterThanOrEqual(4);
-      expect(TEMPLATES.filter((t) => t.split === 'heldout' && t.kinds.includes(kind)).length, kind).toBeGreaterThanOrEqual(3);
+      expect(TEMPLATES.filter((t) => t.split === 'ood' && t.kinds.includes(kind)).length, kind).toBeGreaterThanOrEqual(3);
     }
   });
 
@@ -164,7 +165,38 @@ describe('train / held-out split', () => {
       return s.replace(/"[^"]*"|'[^']*'/g, '#');
     };
     const train = new Set(generateTasks({ split: 'train', n: 2000, seed: 9 }).map(skeleton));
-    const heldout = generateTasks({ split: 'heldout', n: 2000, seed: 9 }).map(skeleton);
+    const heldout = generateTasks({ split: 'ood', n: 2000, seed: 9 }).map(skeleton);
     expect(heldout.filter((s) => train.has(s))).toEqual([]);
+  });
+});
+
+describe('IID held-out split', () => {
+  const heldout = generateTasks({ split: 'heldout', n: 600, seed: 0 });
+
+  it('shares no entity name with training data, real or made up', () => {
+    const trainNames = new Set([...entityNames('train')].map(normalizeName));
+    for (const seed of [0]) for (const t of generateTasks({ split: 'train', n: 4000, seed, syntheticNames: 1 })) for (const e of t.spec.entities) trainNames.add(normalizeName(e));
+    const leaked = heldout.flatMap((t) => t.spec.entities).filter((e) => trainNames.has(normalizeName(e)));
+    expect(leaked).toEqual([]);
+    expect(heldout.every((t) => t.spec.entities.every(inHeldoutPool))).toBe(true);
+  });
+
+  it('is written in train phrasings: no out-of-distribution template, opener or label request', () => {
+    const oodOnly = (['open', 'ask', 'prefix', 'suffix', 'aside'] as const).flatMap((k) => WORDS.ood[k]);
+    const escape = (w: string) => w.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const ood = new RegExp(`(?<![\\p{L}])(${oodOnly.map(escape).join('|')})(?![\\p{L}])`, 'u');
+    const hits = heldout.filter((t) => ood.test(t.prompt));
+    expect(hits.map((t) => t.prompt)).toEqual([]);
+    const trainWords = (['open', 'ask'] as const).flatMap((k) => WORDS.train[k]);
+    expect(heldout.filter((t) => trainWords.some((w) => t.prompt.includes(w))).length).toBeGreaterThan(heldout.length / 3);
+  });
+
+  it('is deterministic, distinct, balanced over kinds, and apart from the ood split', () => {
+    expect(generateTasks({ split: 'heldout', n: 600, seed: 0 })).toEqual(heldout);
+    expect(new Set(heldout.map((t) => t.id)).size).toBe(heldout.length);
+    expect(heldout.every((t) => t.id.startsWith('heldout-') && Task.parse(t))).toBe(true);
+    const perKind = DIAGRAM_KINDS.map((k) => heldout.filter((t) => t.spec.kind === k).length);
+    expect(Math.min(...perKind)).toBeGreaterThan(600 / DIAGRAM_KINDS.length / 2);
+    expect(generateTasks({ split: 'heldout', n: 50, seed: 1 }).map((t) => t.id)).not.toEqual(heldout.slice(0, 50).map((t) => t.id));
   });
 });

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { DIAGRAM_KINDS, type DiagramKind } from '../tasks/spec.ts';
 import { MAX_LEVEL } from '../tasks/difficulty.ts';
 import { generateTasks, maxDistinct, TaskRequestError, type TaskFilter } from '../tasks/generate.ts';
-import { SPLITS, type Split } from '../tasks/scenarios.ts';
+import { SPLITS, VOCABS, type Split } from '../tasks/scenarios.ts';
 import { formatStats, splitStats } from '../tasks/stats.ts';
 import { JsonlWriter } from '../io/jsonl.ts';
 import { UsageError } from './main.ts';
@@ -46,7 +46,7 @@ export function registerTasks(program: Command): void {
   program
     .command('tasks')
     .description('write diagram tasks ({"id", "prompt", "spec"}) as JSONL, or print the suite\'s statistics with --stats')
-    .option('--split <split>', `${SPLITS.join(' or ')}: held-out tasks share no entity name and no phrasing template with train`)
+    .option('--split <split>', `${SPLITS.join(', ')}: heldout is IID (train's phrasings, made-up names never used in train); ood shares no entity name, phrasing template or connector word with train`)
     .option('--n <n>', 'how many distinct tasks')
     .option('--seed <seed>', 'the same seed gives the same tasks', '0')
     .option('--difficulty <level>', `only one difficulty level, 0 to ${MAX_LEVEL}`)
@@ -56,7 +56,7 @@ export function registerTasks(program: Command): void {
     .option('--stats', 'print counts per kind and difficulty, distinct entities and templates per split')
     .action(async (flags: TasksFlags) => {
       if (flags.stats) {
-        process.stdout.write(formatStats(SPLITS.map(splitStats)) + '\n');
+        process.stdout.write(formatStats(VOCABS.map(splitStats)) + '\n');
         return;
       }
       const { split, n, seed, filter } = parseTaskFlags(flags);

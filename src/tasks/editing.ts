@@ -10,7 +10,7 @@ import { boxFor, idsFor, shapeFor } from '../policy/scripted.ts';
 import { generateTasks, maxDistinct, TaskRequestError } from './generate.ts';
 import { edgeKey } from './render.ts';
 import { hash32, rng, shuffle, type Rng } from '../random.ts';
-import { scenarioEntities, scenarios, SPLITS, type Split } from './scenarios.ts';
+import { scenarioEntities, scenarios, SPLITS, type Split, type Vocab } from './scenarios.ts';
 import { DiagramSpec, type Task } from './spec.ts';
 
 export const EDIT_KINDS = ['insert_between', 'rename', 'remove_reconnect', 'relayout', 'add_branch', 'remove_edge'] as const;
@@ -169,10 +169,10 @@ export function removeEdge(spec: DiagramSpec, a: string, b: string): DiagramSpec
 // ---------------------------------------------------------------------------------------------------------------------
 // Drawing tasks
 
-const namePools = new Map<Split, { byEntity: Map<string, string[]>; all: string[] }>();
+const namePools = new Map<Vocab, { byEntity: Map<string, string[]>; all: string[] }>();
 
-/** Names of the same split (and, when known, the same scenario) for inserted and renamed nodes. */
-function namePool(split: Split): { byEntity: Map<string, string[]>; all: string[] } {
+/** Names of a vocabulary (and, when known, the same scenario) for inserted and renamed nodes. */
+function namePool(split: Vocab): { byEntity: Map<string, string[]>; all: string[] } {
   let pool = namePools.get(split);
   if (!pool) {
     const byEntity = new Map<string, string[]>();
@@ -191,7 +191,8 @@ function namePool(split: Split): { byEntity: Map<string, string[]>; all: string[
 }
 
 function freshName(split: Split, spec: DiagramSpec, r: Rng): string {
-  const pool = namePool(split);
+  // Held-out edits insert names from the out-of-distribution vocabulary: real names that no training task holds.
+  const pool = namePool(split === 'train' ? 'train' : 'ood');
   // Not even a partial match for a name already there, so that the start canvas never passes for the goal.
   const free = (names: string[]) => [...new Set(names)].filter((n) => spec.entities.every((e) => labelMatch(e, n) < 0.5)).sort();
   const near = free(spec.entities.flatMap((e) => pool.byEntity.get(e) ?? []));

@@ -1,16 +1,18 @@
 // Draws tasks from a split. The space of distinct tasks is finite and enumerated exactly: every (instance, template,
-// variant) triple of a split, plus the hand-written seed tasks in train. A draw is balanced over kinds, then levels,
-// then scenarios (so one long pipeline cannot crowd out a domain), samples without replacement, and depends only
-// on the seed.
+// variant) triple of a vocabulary, plus the hand-written seed tasks in train. A draw is balanced over kinds, then
+// levels, then scenarios (so one long pipeline cannot crowd out a domain), samples without replacement, and depends
+// only on the seed. The IID `heldout` split draws train's task space again and renames every entity from the held-out
+// name pool (synthetic-names.ts), so its names never occur in training data.
 import { DIAGRAM_KINDS, type DiagramKind, type Task } from './spec.ts';
 import { LEVELS, LEVEL_VARIANTS, MAX_LEVEL, type Variant } from './difficulty.ts';
 import { decode, instanceRefs, type InstanceRef } from './instances.ts';
-import { SPLITS, type Split } from './scenarios.ts';
+import { SPLITS, vocabOf, type Split, type Vocab } from './scenarios.ts';
 import { templatesFor, type Template } from './phrasing/templates.ts';
 import { renderTask } from './render.ts';
 import { SEED_TASKS } from './seed-tasks.ts';
 import { hash32, rng, sampleDistinct, shuffle, type Rng } from '../random.ts';
 import { withSyntheticNames } from './synthetic-names.ts';
+import { taskId } from './render.ts';
 
 export interface TaskFilter {
   /** One level, 0..MAX_LEVEL; all levels when absent. */
@@ -43,7 +45,7 @@ interface Stratum {
   cells: Cell[];
 }
 
-function instanceCell(split: Split, refs: InstanceRef[], templates: Template[], variants: Variant[], level: number): Cell {
+function instanceCell(split: Vocab, refs: InstanceRef[], templates: Template[], variants: Variant[], level: number): Cell {
   const T = templates.length;
   const V = variants.length;
   return {
@@ -57,19 +59,21 @@ function instanceCell(split: Split, refs: InstanceRef[], templates: Template[], 
 
 const strataCache = new Map<Split, Stratum[]>();
 
-/** Every (kind, level) stratum of a split, in a fixed order. */
+/** Every (kind, level) stratum of a split, in a fixed order. `heldout` has train's strata without the hand-written
+ *  seed tasks (their names are real and fixed). */
 export function strata(split: Split): Stratum[] {
   const cached = strataCache.get(split);
   if (cached) return cached;
-  const refs = instanceRefs(split);
+  const vocab = vocabOf(split);
+  const refs = instanceRefs(vocab);
   const out: Stratum[] = [];
   for (const kind of DIAGRAM_KINDS) {
-    const templates = templatesFor(split, kind);
+    const templates = templatesFor(vocab, kind);
     for (const level of LEVELS) {
       const cells: Cell[] = [];
       const mine = refs.filter((r) => r.scenario.kind === kind && r.level === level);
       for (const scenario of new Set(mine.map((r) => r.scenario))) {
-        cells.push(instanceCell(split, mine.filter((r) => r.scenario === scenario), templates, LEVEL_VARIANTS[level], level));
+        cells.push(instanceCell(vocab, mine.filter((r) => r.scenario === scenario), templates, LEVEL_VARIANTS[level], level));
       }
       const seeds = split === 'train' ? SEED_TASKS.filter((t) => t.spec.kind === kind && t.spec.difficulty === level) : [];
       if (seeds.length > 0) cells.push({ size: seeds.length, task: (i) => seeds[i] });
@@ -129,6 +133,16 @@ export function generateTasks(opts: GenerateOptions): Task[] {
   if (!Number.isInteger(n) || n < 0) throw new TaskRequestError(`n must be a non-negative integer, got ${n}`);
   const max = maxDistinct(split, opts);
   if (n > max) throw new TaskRequestError(`asked for ${n} tasks but the ${split} split has only ${max} distinct tasks${describeFilter(opts)}`);
+  if (split === 'heldout') return heldoutTasks({ ...opts, n, seed }, max);
+  const share = opts.syntheticNames ?? 0;
+  if (!(share >= 0 && share <= 1)) throw new TaskRequestError(`syntheticNames must be a share in [0, 1], got ${share}`);
+  const pick = rng(hash32(`synthetic-names|${seed}`));
+  return drawStrata(split, { ...opts, n, seed }).map((t) => (pick.next() < share ? withSyntheticNames(t, split, seed) : t));
+}
+
+/** `n` distinct tasks of a split's strata, balanced and shuffled: `generateTasks` before any renaming. */
+function drawStrata(split: Split, opts: TaskFilter & { n: number; seed: number }): Task[] {
+  const { n, seed } = opts;
   const r = rng(seed);
   const chosen = selected(split, opts);
   const kinds = [...new Set(chosen.map((s) => s.kind))];
@@ -150,10 +164,24 @@ export function generateTasks(opts: GenerateOptions): Task[] {
     if (ids.has(t.id)) throw new Error(`task generator produced duplicate id ${t.id}: two coordinates render the same task`);
     ids.add(t.id);
   }
-  const share = opts.syntheticNames ?? 0;
-  if (!(share >= 0 && share <= 1)) throw new TaskRequestError(`syntheticNames must be a share in [0, 1], got ${share}`);
-  const pick = rng(hash32(`synthetic-names|${seed}`));
-  return shuffle(r, tasks).map((t) => (pick.next() < share ? withSyntheticNames(t, split, seed) : t));
+  return shuffle(r, tasks);
+}
+
+/** Renaming keeps a name the prompt only mentions by a short form ("DB"), and a real name could also be in training
+ *  data: such tasks are left out, which is why a draw takes more than `n` and keeps the first `n` that qualify. */
+function heldoutTasks(opts: GenerateOptions & { n: number; seed: number }, max: number): Task[] {
+  const { n, seed } = opts;
+  const picked: Task[] = [];
+  for (let want = Math.min(max, Math.ceil(n * 1.25) + 8); ; want = Math.min(max, want * 2)) {
+    const drawn = drawStrata('heldout', { ...opts, n: want, seed: hash32(`heldout|${seed}`) });
+    picked.length = 0;
+    for (const t of drawn) {
+      const renamed = withSyntheticNames(t, 'heldout', seed);
+      if (renamed.spec.entities.every((e) => !t.spec.entities.includes(e))) picked.push({ ...renamed, id: taskId('heldout', renamed.spec.kind ?? 'task', renamed.prompt, renamed.spec) });
+      if (picked.length === n) return picked;
+    }
+    if (want === max) throw new TaskRequestError(`asked for ${n} tasks but the heldout split has only ${picked.length} distinct tasks${describeFilter(opts)}`);
+  }
 }
 
 function describeFilter(f: TaskFilter): string {

@@ -3,7 +3,7 @@
 // without replacement; `decode` turns a code back into entities, edges and the structure templates phrase.
 import type { DiagramKind } from './spec.ts';
 import { levelOf, MAX_ENTITIES } from './difficulty.ts';
-import { scenarios, type Entity, type Scenario, type Split } from './scenarios.ts';
+import { scenarios, type Entity, type Scenario, type Vocab } from './scenarios.ts';
 
 export type Structure =
   | { shape: 'sequence'; steps: Entity[] }
@@ -210,10 +210,10 @@ export function decode(s: Scenario, code: number): Instance {
   }
 }
 
-const refCache = new Map<Split, InstanceRef[]>();
+const refCache = new Map<Vocab, InstanceRef[]>();
 
 /** Every instance of a split with its size and level, in a fixed order. */
-export function instanceRefs(split: Split): InstanceRef[] {
+export function instanceRefs(split: Vocab): InstanceRef[] {
   let refs = refCache.get(split);
   if (!refs) {
     refs = scenarios(split).flatMap((s) =>

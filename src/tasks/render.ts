@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { DiagramSpec, Task } from './spec.ts';
 import type { Instance } from './instances.ts';
-import type { Entity, Split } from './scenarios.ts';
+import type { Entity, Vocab } from './scenarios.ts';
 import type { Variant } from './difficulty.ts';
 import type { Template } from './phrasing/templates.ts';
 import type { Ctx } from './phrasing/context.ts';
@@ -19,7 +19,7 @@ export function taskId(split: string, kind: string, prompt: string, spec: Diagra
   return `${split}-${kind}-${h}`;
 }
 
-export function renderTask(split: Split, inst: Instance, template: Template, variant: Variant, level: number): Task {
+export function renderTask(split: Vocab, inst: Instance, template: Template, variant: Variant, level: number): Task {
   const words = WORDS[split];
   const r = rng(hash32(`${split}|${inst.scenario.id}|${inst.code}|${template.id}|${variant.labels}|${variant.noise}`));
 

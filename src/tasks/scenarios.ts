@@ -3,8 +3,19 @@
 import { DOMAINS } from './vocab/index.ts';
 import type { DomainVocab, ScenarioLines } from './vocab/types.ts';
 
-export const SPLITS = ['train', 'heldout'] as const;
+/** The suite's two vocabularies (scenarios, entity names, phrasing templates, connector words), kept apart: `ood`
+ *  shares no entity name, template or connector word with `train`. */
+export const VOCABS = ['train', 'ood'] as const;
+export type Vocab = (typeof VOCABS)[number];
+
+/** The task splits. `train`; `heldout`, the IID held-out set: train's phrasings and structures with made-up names that
+ *  no training task uses (synthetic-names.ts), so new names in new combinations; `ood`, the out-of-distribution probe:
+ *  phrasings, connector words and names never seen in train, which a student trained from scratch cannot read. */
+export const SPLITS = ['train', 'heldout', 'ood'] as const;
 export type Split = (typeof SPLITS)[number];
+
+/** The vocabulary a split's tasks are written in. */
+export const vocabOf = (split: Split): Vocab => (split === 'ood' ? 'ood' : 'train');
 
 /** An entity as the spec names it, and optionally the shorter form a prompt types instead ("vector DB"). */
 export interface Entity {
@@ -172,9 +183,9 @@ export function scenarioEntities(s: Scenario): Entity[] {
   }
 }
 
-const cache = new Map<Split, Scenario[]>();
+const cache = new Map<Vocab, Scenario[]>();
 
-export function scenarios(split: Split): Scenario[] {
+export function scenarios(split: Vocab): Scenario[] {
   let list = cache.get(split);
   if (!list) {
     list = DOMAINS.flatMap((d) => parseLines(d, d[split]));

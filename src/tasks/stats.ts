@@ -2,12 +2,12 @@
 import { DIAGRAM_KINDS, type DiagramKind } from './spec.ts';
 import { LEVELS } from './difficulty.ts';
 import { strata } from './generate.ts';
-import { scenarioEntities, scenarios, type Split } from './scenarios.ts';
+import { scenarioEntities, scenarios, type Vocab } from './scenarios.ts';
 import { TEMPLATES } from './phrasing/templates.ts';
 import { SEED_TASKS } from './seed-tasks.ts';
 
 export interface SplitStats {
-  split: Split;
+  split: Vocab;
   tasks: number;
   byKind: Record<DiagramKind, number>;
   byLevel: Record<number, number>;
@@ -17,14 +17,14 @@ export interface SplitStats {
   domains: number;
 }
 
-/** Entity names (as specs spell them) that a split's tasks can contain. */
-export function entityNames(split: Split): Set<string> {
+/** Entity names (as specs spell them) that a vocabulary's tasks can contain before any renaming. */
+export function entityNames(split: Vocab): Set<string> {
   const names = new Set(scenarios(split).flatMap((s) => scenarioEntities(s).map((e) => e.name)));
   if (split === 'train') for (const t of SEED_TASKS) for (const e of t.spec.entities) names.add(e);
   return names;
 }
 
-export function splitStats(split: Split): SplitStats {
+export function splitStats(split: Vocab): SplitStats {
   const byKind = Object.fromEntries(DIAGRAM_KINDS.map((k) => [k, 0])) as Record<DiagramKind, number>;
   const byLevel: Record<number, number> = Object.fromEntries(LEVELS.map((l) => [l, 0]));
   for (const s of strata(split)) {

@@ -4,7 +4,7 @@
 // and copying is what held-out tasks need.
 import type { DiagramSpec, Task } from './spec.ts';
 import { taskId } from './render.ts';
-import { SPLITS, type Split } from './scenarios.ts';
+import { VOCABS, vocabOf, type Split, type Vocab } from './scenarios.ts';
 import { rng, hash32, type Rng } from '../random.ts';
 import { entityNames } from './stats.ts';
 import { mentionRegExp } from './mentions.ts';
@@ -23,8 +23,8 @@ function pseudoWord(r: Rng): string {
 const title = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
 
 /** Words of the split's own entity names ("Service", "Queue"): names mix them with made-up words, as real names do. */
-const realWords = new Map<Split, string[]>();
-function wordsOf(split: Split): string[] {
+const realWords = new Map<Vocab, string[]>();
+function wordsOf(split: Vocab): string[] {
   let words = realWords.get(split);
   if (!words) {
     words = [...new Set([...entityNames(split)].flatMap((n) => n.split(/\s+/)).filter((w) => /^\p{L}{3,}$/u.test(w)))].sort();
@@ -35,7 +35,7 @@ function wordsOf(split: Split): string[] {
 
 /** A name of one to three words, made-up or taken from the split's names; mostly in title case, sometimes an acronym
  *  or numbered, like real ones. */
-export function syntheticName(r: Rng, split: Split): string {
+export function syntheticName(r: Rng, split: Vocab): string {
   const count = r.next() < 0.35 ? 1 : r.next() < 0.7 ? 2 : 3;
   const words = Array.from({ length: count }, (_, i) => (i > 0 && r.next() < 0.5 ? r.pick(wordsOf(split)).toLowerCase() : pseudoWord(r)));
   const style = r.next();
@@ -46,7 +46,11 @@ export function syntheticName(r: Rng, split: Split): string {
 }
 
 let allRealNames: Set<string> | undefined;
-const realNames = () => (allRealNames ??= new Set(SPLITS.flatMap((s) => [...entityNames(s)].map((n) => n.toLowerCase()))));
+const realNames = () => (allRealNames ??= new Set(VOCABS.flatMap((s) => [...entityNames(s)].map((n) => n.toLowerCase()))));
+
+/** One made-up name in ten belongs to the held-out pool, by a hash of the name: training tasks never take one and
+ *  held-out tasks take only those, so that the two share no name whatever their seeds. */
+export const inHeldoutPool = (name: string): boolean => hash32(`name-pool|${name.toLowerCase()}`) % 10 === 0;
 
 /** The same task with every entity the prompt names in full renamed, in the prompt and in the spec. An entity the
  *  prompt only calls by a short form ("DB") keeps its name, since the prompt would no longer name it. A lower-case
@@ -60,9 +64,11 @@ export function withSyntheticNames(task: Task, split: Split, seed: number): Task
   const real = realNames();
   const rename = new Map<string, string>();
   for (const e of named) {
-    let fresh = syntheticName(r, split);
-    // Never a real name of either split: a held-out name must stay unseen in training.
-    while (taken.has(fresh.toLowerCase()) || real.has(fresh.toLowerCase())) fresh = syntheticName(r, split);
+    const heldout = split === 'heldout';
+    const unusable = (name: string) => taken.has(name.toLowerCase()) || real.has(name.toLowerCase()) || inHeldoutPool(name) !== heldout;
+    // Never a real name of either vocabulary, nor one of the other pool: a held-out name must stay unseen in training.
+    let fresh = syntheticName(r, vocabOf(split));
+    while (unusable(fresh)) fresh = syntheticName(r, vocabOf(split));
     taken.add(fresh.toLowerCase());
     rename.set(e.toLowerCase(), fresh);
   }

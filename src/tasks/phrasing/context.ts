@@ -1,10 +1,10 @@
 // What a template sees while it writes one prompt: the instance, the split's words already picked, and helpers that
 // keep lists, names and arrow labels consistent across templates.
 import type { Instance, Structure } from '../instances.ts';
-import type { Entity, Split } from '../scenarios.ts';
+import type { Entity, Vocab } from '../scenarios.ts';
 
 export interface Ctx {
-  split: Split;
+  split: Vocab;
   inst: Instance;
   topic: string;
   /** Imperative opener for this prompt, capitalised ("Draw"). */

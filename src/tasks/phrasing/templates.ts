@@ -2,14 +2,14 @@
 // with separate wording, so a held-out score measures phrasing the model never saw. Add a template by adding an entry;
 // its id must be unique, and it must mention every entity and every edge of the instance.
 import type { DiagramKind } from '../spec.ts';
-import type { Entity, Split } from '../scenarios.ts';
+import type { Entity, Vocab } from '../scenarios.ts';
 import { article, bySource, numberWord, paths, stepWord, structureOf, type Ctx } from './context.ts';
 
 export type Style = 'imperative' | 'question' | 'casual' | 'terse' | 'arrows' | 'sequence' | 'bullets' | 'edge list';
 
 export interface Template {
   id: string;
-  split: Split;
+  split: Vocab;
   style: Style;
   kinds: readonly DiagramKind[];
   render(c: Ctx): string;
@@ -336,7 +336,7 @@ const TRAIN: Omit<Template, 'split'>[] = [
   },
 ];
 
-const HELDOUT: Omit<Template, 'split'>[] = [
+const OOD: Omit<Template, 'split'>[] = [
   // chain
   {
     id: 'chain-leads-to',
@@ -525,9 +525,9 @@ function withLabel(c: Ctx, a: Entity, b: Entity, pattern: string): string {
 
 export const TEMPLATES: readonly Template[] = [
   ...TRAIN.map((t) => ({ ...t, split: 'train' as const })),
-  ...HELDOUT.map((t) => ({ ...t, split: 'heldout' as const })),
+  ...OOD.map((t) => ({ ...t, split: 'ood' as const })),
 ];
 
-export function templatesFor(split: Split, kind: DiagramKind): Template[] {
+export function templatesFor(split: Vocab, kind: DiagramKind): Template[] {
   return TEMPLATES.filter((t) => t.split === split && t.kinds.includes(kind));
 }

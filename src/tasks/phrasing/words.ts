@@ -1,6 +1,6 @@
 // The small words around a request, kept apart per split like the templates: a held-out prompt never opens, asks
 // for an arrow label or chats the way a training prompt does.
-import type { Split } from '../scenarios.ts';
+import type { Vocab } from '../scenarios.ts';
 
 export interface SplitWords {
   /** Imperative verbs that start a request: "Draw a ...". */
@@ -19,7 +19,7 @@ export interface SplitWords {
   aside: string[];
 }
 
-export const WORDS: Record<Split, SplitWords> = {
+export const WORDS: Record<Vocab, SplitWords> = {
   train: {
     open: ['Draw', 'Create', 'Make', 'Sketch', 'Build', 'Whip up'],
     ask: ['Can you draw', 'Could you sketch', 'Would you make', 'Can you create', 'Could you build'],
@@ -35,7 +35,7 @@ export const WORDS: Record<Split, SplitWords> = {
     suffix: [' thanks!', ' Keep it simple.', ' Nothing fancy.', ' (for a slide)'],
     aside: ['This is for our team wiki.', 'My manager asked for this.', 'Boxes and arrows are fine.'],
   },
-  heldout: {
+  ood: {
     open: ['Lay out', 'Put together', 'Produce', 'Map out', 'Render', 'Chart'],
     ask: ['Any chance you could lay out', 'Would you mind putting together', 'Is it possible to map out', 'Could you help me chart'],
     labelOne: [

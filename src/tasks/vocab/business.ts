@@ -37,7 +37,7 @@ export const business: DomainVocab = {
       'order system :: Customer > Web Store; Web Store > Order Service; Order Service > Payment Gateway, Warehouse System, Email Confirmation; Payment Gateway > Accounting Ledger; Warehouse System > Courier; Courier > Customer',
     ],
   },
-  heldout: {
+  ood: {
     chains: [
       'procurement :: Requisition > Sourcing > Supplier Bids > Contract Award > Goods Receipt > Three-Way Match > Supplier Payout',
       'insurance claim :: First Notice of Loss {FNOL} > Adjuster Assignment > Damage Inspection > Settlement Offer > Claim Payout',

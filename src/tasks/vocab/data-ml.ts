@@ -36,7 +36,7 @@ export const dataMl: DomainVocab = {
       'recommendation system :: User Events > Event Stream; Event Stream > Feature Pipeline, Session Store; Feature Pipeline > Candidate Generator, Ranking Model; Candidate Generator > Ranking Model; Session Store > Ranking Model; Ranking Model > Recommendations API; Recommendations API > Mobile App',
     ],
   },
-  heldout: {
+  ood: {
     chains: [
       'speech recognition :: Microphone Audio > Voice Activity Detector > Spectrogram > Acoustic Encoder > CTC Decoder > Language Model Rescorer > Transcript',
       'annotation pipeline :: Raw Images > Deduplication > Labeling Vendor > Label Audit > Gold Dataset',

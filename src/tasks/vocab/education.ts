@@ -34,7 +34,7 @@ export const education: DomainVocab = {
       'research group :: Principal Investigator {PI} > Postdoc, Lab Manager; Postdoc > PhD Student A, PhD Student B, Joint Paper; Lab Manager > Lab Equipment; PhD Student A > Lab Equipment, Joint Paper; PhD Student B > Lab Equipment, Joint Paper',
     ],
   },
-  heldout: {
+  ood: {
     chains: [
       'MOOC enrollment :: Course Landing Page > Sign-Up Form > Welcome Video > Module One > Peer Assignment > Capstone Project > Certificate',
       'science fair :: Pick Question > Background Reading > Build Apparatus > Run Trials > Make Poster > Judging > Ribbon Ceremony',

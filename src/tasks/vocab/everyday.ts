@@ -37,7 +37,7 @@ export const everyday: DomainVocab = {
       'wedding planning :: Set Budget > Venue, Guest List; Guest List > Invitations; Venue > Caterer, Decorations; Caterer > Menu Tasting; Invitations > RSVPs; RSVPs > Seating Chart, Caterer; Menu Tasting > Seating Chart',
     ],
   },
-  heldout: {
+  ood: {
     chains: [
       'bread baking :: Mix Dough > Knead > First Rise > Shape Loaf > Second Rise > Bake > Cool on Rack > Slice',
       'moving house :: Declutter > Hire Movers > Pack Boxes > Loading Truck > Drive to New Place > Unload Boxes > Unpack Kitchen > Hang Pictures > Host Housewarming > Update Address',

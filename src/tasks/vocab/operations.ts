@@ -34,7 +34,7 @@ export const operations: DomainVocab = {
       'airport operations :: Check-In Desk > Security Screening, Baggage Drop; Baggage Drop > Baggage Sorting; Security Screening > Departure Gate; Baggage Sorting > Aircraft Hold; Departure Gate > Boarding Bridge; Boarding Bridge > Aircraft Cabin; Aircraft Hold > Takeoff; Aircraft Cabin > Takeoff',
     ],
   },
-  heldout: {
+  ood: {
     chains: [
       'restaurant kitchen :: Ticket Printer > Prep Station > Grill Station > Plating > Expo Window > Server Pickup > Guest Table',
       'hospital admission :: Emergency Arrival > Triage Nurse > Emergency Room Physician {ER physician} > Lab Tests > Ward Admission > Discharge Planning',

@@ -36,7 +36,7 @@ export const science: DomainVocab = {
       'nitrogen cycle :: Atmospheric Nitrogen > Nitrogen-Fixing Bacteria, Lightning; Nitrogen-Fixing Bacteria > Ammonium; Lightning > Nitrates; Ammonium > Nitrifying Bacteria; Nitrifying Bacteria > Nitrates; Nitrates > Plant Uptake; Plant Uptake > Animal Protein; Animal Protein > Ammonium',
     ],
   },
-  heldout: {
+  ood: {
     chains: [
       'nuclear fission :: Neutron > Uranium-235 Nucleus > Unstable Isotope > Fission Fragments > Released Neutrons > Chain Reaction',
       'vaccine development :: Antigen Discovery > Preclinical Study > Phase I Trial > Phase II Trial > Phase III Trial > Regulatory Filing > Manufacturing Scale-Up > Distribution > Post-Market Surveillance > Booster Study',

@@ -44,7 +44,7 @@ export const software: DomainVocab = {
       'ecommerce backend :: Storefront > Cart Service, Catalog Service; Cart Service > Checkout Service; Checkout Service > Payment Service, Inventory Service; Payment Service > Order Database; Inventory Service > Order Database; Catalog Service > Inventory Service; Order Database > Reporting Job',
     ],
   },
-  heldout: {
+  ood: {
     chains: [
       'container startup :: Dockerfile > Image Build > Image Registry > Kubernetes Scheduler > Pod > Readiness Probe > Service Endpoint',
       'OAuth authorization :: Client App > Authorization Server > Consent Screen > Authorization Code > Access Token > Resource Server',

@@ -24,5 +24,5 @@ export interface DomainVocab {
   /** Arrow labels that read naturally in this domain, used when a prompt asks for labelled arrows. */
   verbs: string[];
   train: ScenarioLines;
-  heldout: ScenarioLines;
+  ood: ScenarioLines;
 }
