@@ -12,7 +12,7 @@ const rows = tasks.map((t, i) => ({
   ...(i % 2 ? { spec: t.spec } : {}),
 }));
 
-const job = (body: string, route: ScoreJob['route'] = 'reward'): ScoreJob => ({ route, reward: 'strong', body: new TextEncoder().encode(body), maxBatch: 64 });
+const job = (body: string, route: ScoreJob['route'] = 'reward'): ScoreJob => ({ route, reward: 'strong', body: new TextEncoder().encode(body), maxBatch: 64, maxJsonDepth: 64 });
 const text = (outcome: Awaited<ReturnType<ScoringPool['run']>>) => (outcome.ok ? { ok: true, rows: outcome.rows, body: new TextDecoder().decode(outcome.body) } : outcome);
 
 let pool: ScoringPool;

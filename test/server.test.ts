@@ -10,13 +10,21 @@ import { responseJsonSchema } from '../src/env/actions.ts';
 import { getRubric } from '../src/reward/presets.ts';
 import { generateEditingTasks, solveEdit } from '../src/tasks/editing.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
+import { rawRequest, requestText } from './helpers/raw-http.ts';
 
 let srv: RunningServer;
 const MAX_BODY = 64 * 1024;
+const JSON_TYPE = { 'content-type': 'application/json' };
 
-async function call(path: string, init: { method?: string; body?: unknown; raw?: string } = {}, base = srv.url) {
+async function call(path: string, init: { method?: string; body?: unknown; raw?: string; type?: string | null } = {}, base = srv.url) {
   const body = init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
-  const res = await fetch(base + path, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), body, headers: body ? { 'content-type': 'application/json' } : {} });
+  const type = init.type === undefined ? JSON_TYPE['content-type'] : init.type;
+  const res = await fetch(base + path, {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    // fetch labels a string body text/plain unless told otherwise; a Blob without a type goes without the header.
+    body: body !== undefined && type === null ? new Blob([body]) : body,
+    headers: body === undefined || type === null ? {} : { 'content-type': type },
+  });
   return { status: res.status, json: (await res.json()) as Record<string, any> };
 }
 
@@ -61,7 +69,7 @@ describe('reward', () => {
     const inline = await startServer({ port: 0, maxBatch: 50, scoringThreads: 0 });
     try {
       const raw = async (base: string, path: string, body: unknown) => {
-        const res = await fetch(base + path, { method: 'POST', body: JSON.stringify(body) });
+        const res = await fetch(base + path, { method: 'POST', body: JSON.stringify(body), headers: JSON_TYPE });
         return { status: res.status, text: await res.text() };
       };
       // Twelve requests at once, each a different slice (some with a bad row), so that they queue and are batched.
@@ -90,13 +98,13 @@ describe('reward', () => {
       // Reach the thread itself: nothing a client sends can kill it, so the test stops it as a crash would.
       const victim = (one.pool as unknown as { live: { worker: { terminate(): Promise<number> } }[] }).live[0].worker;
       const big = Array.from({ length: 200 }, (_, i) => rows[i % rows.length]);
-      const pending = fetch(one.url + '/reward', { method: 'POST', body: JSON.stringify(big) });
+      const pending = fetch(one.url + '/reward', { method: 'POST', body: JSON.stringify(big), headers: JSON_TYPE });
       await new Promise((r) => setTimeout(r, 20));
       await victim.terminate();
       const res = await pending;
       // The request either finished before the stop or was failed with a 500 that says why, never left hanging.
       if (res.status !== 200) expect((await res.json()).error.message).toMatch(/scoring thread stopped/);
-      const after = await fetch(one.url + '/reward', { method: 'POST', body: JSON.stringify(rows.slice(0, 2)) });
+      const after = await fetch(one.url + '/reward', { method: 'POST', body: JSON.stringify(rows.slice(0, 2)), headers: JSON_TYPE });
       expect(after.status).toBe(200);
       expect((await after.json()).results.map((x: { reward: number }) => x.reward)).toEqual(rows.slice(0, 2).map((r) => getRubric('strong').score(r).reward));
       await expect.poll(() => one.pool.stats, { timeout: 60_000, interval: 200 }).toMatchObject({ ready: 1, restarts: 1 });
@@ -191,10 +199,31 @@ describe('schema and health', () => {
     expect(health.scoring).toMatchObject({ threads: 2, ready: 2, restarts: 0 });
     expect(health.scoring.pooled).toBeGreaterThan(0);
   });
+
+  it('HEAD /health answers 200 without a body', async () => {
+    const res = await fetch(srv.url + '/health', { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+  });
 });
 
-/** Each bad request, the status it must get and words its message must hold. The docs' table is printed from this. */
-const BAD: { what: string; path: string; method?: string; raw?: string; body?: unknown; status: number; message: RegExp }[] = [
+describe('malformed request targets', () => {
+  // Each of these once crashed the server: `new URL` threw outside the handler's try.
+  const TARGETS = ['http://[', 'http://a:b:c/', 'http://%zz/', 'http://1.2.3.4.5/', '//[', 'http://', 'http://x:99999/', 'http://[::1'];
+  it.each(TARGETS)('%s: 400 naming the target, and the server keeps serving', async (target) => {
+    const port = Number(new URL(srv.url).port);
+    const { response } = await rawRequest(port, [requestText(`GET ${target} HTTP/1.1`, ['Host: 127.0.0.1', 'Connection: close'])], { timeoutMs: 5000 });
+    expect(response?.status).toBe(400);
+    expect(JSON.parse(response!.body).error).toEqual({ message: `malformed request target ${JSON.stringify(target)}: send a path such as /reward`, type: 'invalid_request_error', code: 'invalid_target' });
+    expect((await call('/health')).json.status).toBe('ok');
+  });
+});
+
+const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+/** Each bad request, the status it must get and words its message must hold (`type`: the Content-Type sent, null for
+ *  none, JSON when absent). The docs' table is printed from this. */
+const BAD: { what: string; path: string; method?: string; raw?: string; body?: unknown; type?: string | null; status: number; message: RegExp }[] = [
   { what: 'malformed JSON', path: '/reward', raw: '[{"prompt": "x",', status: 400, message: /request body is not valid JSON: / },
   { what: 'empty body', path: '/reward', raw: '', method: 'POST', status: 400, message: /request body is empty/ },
   { what: 'rows not an array', path: '/reward', body: { prompt: 'x', completion: 'y' }, status: 400, message: /must be a JSON array of \{"prompt", "completion", "spec"\?\} rows/ },
@@ -220,11 +249,17 @@ const BAD: { what: string; path: string; method?: string; raw?: string; body?: u
   { what: 'unknown route', path: '/rewards', body: [], status: 404, message: /no route POST \/rewards; routes: / },
   { what: 'wrong method', path: '/reward', method: 'GET', status: 405, message: /\/reward takes POST, not GET/ },
   { what: 'chat without --policy', path: '/v1/chat/completions', body: { model: 'x', messages: [] }, status: 404, message: /start the server with --policy CKPT/ },
+  // Deeper than JavaScript's stack allows for JSON.stringify and zod, under the body cap.
+  { what: '30,000-deep env', path: '/reset', raw: `{"env": ${deep(30_000)}}`, status: 400, message: /^request body nests arrays and objects more than 64 deep \(--max-json-depth\)$/ },
+  { what: '30,000-deep action', path: '/step', raw: `{"session_id": "nope", "action": {"actions": ${deep(30_000)}}}`, status: 400, message: /^request body nests arrays and objects more than 64 deep/ },
+  { what: '30,000-deep row field', path: '/reward', raw: `[{"prompt": "a", "completion": "{}", "x": ${deep(30_000)}}]`, status: 400, message: /^request body nests arrays and objects more than 64 deep/ },
+  { what: 'text/plain body', path: '/reset', raw: '{}', type: 'text/plain', status: 415, message: /^POST bodies are JSON: send the header Content-Type: application\/json, not "text\/plain"$/ },
+  { what: 'no content type', path: '/reward', raw: '[]', type: null, status: 415, message: /^POST bodies are JSON: send the header Content-Type: application\/json \(none was sent\)$/ },
 ];
 
 describe('bad input', () => {
   it.each(BAD)('$what: $status', async (c) => {
-    const { status, json } = await call(c.path, { method: c.method, body: c.body, raw: c.raw });
+    const { status, json } = await call(c.path, { method: c.method, body: c.body, raw: c.raw, type: c.type });
     expect(status).toBe(c.status);
     expect(json.error.message).toMatch(c.message);
     expect(json.error.type).toBe('invalid_request_error');
@@ -238,7 +273,7 @@ describe('bad input', () => {
   it('a body that streams past the limit without a length header gets 413', async () => {
     const url = new URL(srv.url);
     const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: '/reward', method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (r) => {
+      const req = request({ host: url.hostname, port: url.port, path: '/reward', method: 'POST', headers: { 'transfer-encoding': 'chunked', ...JSON_TYPE } }, (r) => {
         let text = '';
         r.on('data', (d) => (text += d));
         r.on('end', () => resolve({ status: r.statusCode!, text }));

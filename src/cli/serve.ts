@@ -2,7 +2,8 @@
 // --policy, the student behind an OpenAI-compatible endpoint.
 import type { Command } from 'commander';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
-import { DEFAULT_CONFIG, describeLimits, startServer, type ServerConfig } from '../server/app.ts';
+import { isLoopbackHost, parseOrigins } from '../server/access.ts';
+import { DEFAULT_CONFIG, describeAccess, describeLimits, startServer, type ServerConfig } from '../server/app.ts';
 import { MAX_TURNS_LIMIT } from '../env/episode.ts';
 import { UsageError } from './main.ts';
 import { choiceFlag, numberFlag } from './flags.ts';
@@ -12,6 +13,12 @@ interface ServeFlags {
   port: string;
   reward: string;
   maxBodyBytes: string;
+  maxJsonDepth: string;
+  maxConnections: string;
+  headersTimeout: string;
+  requestTimeout: string;
+  apiKey?: string;
+  allowOrigin?: string;
   maxBatch: string;
   maxSessions: string;
   sessionTtl: string;
@@ -35,6 +42,12 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port (0 picks a free one)', String(d.port))
     .option('--reward <preset>', `default reward preset: ${RUBRIC_NAMES.join(' | ')} (?reward= overrides per request)`, d.reward)
     .option('--max-body-bytes <n>', 'largest request body', String(d.maxBodyBytes))
+    .option('--max-json-depth <n>', 'deepest nesting of arrays and objects in a JSON body', String(d.maxJsonDepth))
+    .option('--max-connections <n>', 'most connections open at once (at the cap, the one waiting longest without a whole request makes room)', String(d.maxConnections))
+    .option('--headers-timeout <s>', "seconds a client has to send a request's headers", String(d.headersTimeoutS))
+    .option('--request-timeout <s>', 'seconds a client has to send a whole request, headers and body', String(d.requestTimeoutS))
+    .option('--api-key <key>', 'bearer token required on every route but /health (default: $CANVASGYM_API_KEY)')
+    .option('--allow-origin <origins>', "comma-separated browser origins allowed beside loopback pages, e.g. https://app.example.com ('*': any page)")
     .option('--max-batch <n>', 'most rows per /reward or /get_reward request', String(d.maxBatch))
     .option('--max-sessions <n>', 'most episodes open at once', String(d.maxSessions))
     .option('--session-ttl <s>', 'seconds an idle session lives', String(d.sessionTtlS))
@@ -47,11 +60,28 @@ export function registerServe(program: Command): void {
     .option('--schema-retries <n>', 'resampling rounds for choices that miss a response_format JSON schema', String(d.schemaRetries))
     .action(async (flags: ServeFlags) => {
       choiceFlag('--reward', flags.reward, RUBRIC_NAMES);
+      const apiKey = flags.apiKey ?? (process.env.CANVASGYM_API_KEY || undefined);
+      if (apiKey !== undefined && apiKey.trim() === '') throw new UsageError('--api-key must not be empty');
+      let allowOrigins: string[] = [];
+      try {
+        allowOrigins = parseOrigins((flags.allowOrigin ?? '').split(',').map((o) => o.trim()).filter(Boolean));
+      } catch (err) {
+        throw new UsageError(`--allow-origin: ${(err as Error).message}`);
+      }
+      const headersTimeoutS = numberFlag('--headers-timeout', flags.headersTimeout, { min: 0.1, max: 86_400 });
+      const requestTimeoutS = numberFlag('--request-timeout', flags.requestTimeout, { min: 0.1, max: 86_400 });
+      if (headersTimeoutS > requestTimeoutS) throw new UsageError(`--headers-timeout (${headersTimeoutS} s) must not exceed --request-timeout (${requestTimeoutS} s)`);
       const config: Partial<ServerConfig> = {
         host: flags.host,
         port: integer('--port', flags.port, 0, 65535),
         reward: flags.reward,
         maxBodyBytes: integer('--max-body-bytes', flags.maxBodyBytes, 1024),
+        maxJsonDepth: integer('--max-json-depth', flags.maxJsonDepth, 2, 1000),
+        maxConnections: integer('--max-connections', flags.maxConnections, 1, 100_000),
+        headersTimeoutS,
+        requestTimeoutS,
+        apiKey,
+        allowOrigins,
         maxBatch: integer('--max-batch', flags.maxBatch, 1),
         maxSessions: integer('--max-sessions', flags.maxSessions, 1),
         sessionTtlS: integer('--session-ttl', flags.sessionTtl, 1),
@@ -78,10 +108,17 @@ export function registerServe(program: Command): void {
         throw new UsageError(`cannot listen on ${flags.host}:${flags.port}: ${code ?? (err as Error).message}`);
       }
       const limits = describeLimits(running.config);
+      const access = describeAccess(running.config);
+      if (!isLoopbackHost(flags.host) && !apiKey) {
+        process.stderr.write(
+          `canvasgym serve: warning: listening on ${flags.host}, beyond loopback, without --api-key: anyone who can reach this address can score, open sessions${config.policy ? ' and use the model' : ''}; pass --api-key KEY (or set CANVASGYM_API_KEY)\n`,
+        );
+      }
       process.stdout.write(
         `canvasgym serve: listening on ${running.url}\n` +
           `  reward preset: ${running.config.reward}\n` +
           `  limits: ${Object.entries(limits).map(([k, v]) => `${k}=${v}`).join(' ')}\n` +
+          `  access: ${access.api_key ? 'bearer token required (--api-key), /health open' : 'no api key'}; browser pages from ${access.browser_origins.join(', ')}\n` +
           (config.policy ? `  model: ${running.config.modelId} (${flags.policy}) on /v1/chat/completions\n` : '') +
           `  routes: GET /health /schema /state, POST /reward /get_reward /reset /step /close${config.policy ? ', GET /v1/models, POST /v1/chat/completions' : ''}\n`,
       );

@@ -1,6 +1,6 @@
 // The canvasgym HTTP server (node:http: the routes are few and a framework would add nothing but a dependency).
 // Reward scoring, Gymnasium-style episodes in sessions, OpenRLHF's remote reward, and, with a policy, OpenAI-compatible
-// chat completions. Every bad request gets a 4xx naming the problem; limits are set at start.
+// chat completions. Every bad request gets a 4xx naming the problem, whatever its bytes; limits are set at start.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -19,6 +19,8 @@ import {
 import { SYSTEM_PROMPT } from '../policy/prompt.ts';
 import type { Policy } from '../policy/policy.ts';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
+import { Access, requireJsonBody } from './access.ts';
+import { ConnectionGuard } from './connections.ts';
 import { bodyObject, HttpError, isObject, readBody, readJson, requireField, sendError, sendJson, sendJsonBytes } from './http.ts';
 import { ChatService } from './openai.ts';
 import { ScoringPool } from './pool.ts';
@@ -32,6 +34,17 @@ export interface ServerConfig {
   /** Default reward preset of /reward and /get_reward (a request may name another with ?reward=). */
   reward: string;
   maxBodyBytes: number;
+  /** Nesting of arrays and objects in a JSON body. */
+  maxJsonDepth: number;
+  /** Connections open at once (see connections.ts for who makes room at the cap). */
+  maxConnections: number;
+  /** Seconds a client has to send its headers, and its whole request (headers and body). */
+  headersTimeoutS: number;
+  requestTimeoutS: number;
+  /** Bearer token for every route but /health. */
+  apiKey?: string;
+  /** Browser origins allowed beside loopback pages ('*': any). */
+  allowOrigins: string[];
   /** Rows per /reward or /get_reward request. */
   maxBatch: number;
   /** Worker threads that score /reward and /get_reward (0: the HTTP thread scores). */
@@ -52,6 +65,11 @@ export const DEFAULT_CONFIG: ServerConfig = {
   port: 8000,
   reward: 'strong',
   maxBodyBytes: 8 * 1024 * 1024,
+  maxJsonDepth: 64,
+  maxConnections: 256,
+  headersTimeoutS: 10,
+  requestTimeoutS: 30,
+  allowOrigins: [],
   maxBatch: 1024,
   scoringThreads: availableParallelism(),
   maxSessions: 256,
@@ -67,6 +85,7 @@ export interface RunningServer {
   server: Server;
   sessions: SessionStore;
   pool: ScoringPool;
+  connections: ConnectionGuard;
   config: ServerConfig;
   close(): Promise<void>;
 }
@@ -75,6 +94,10 @@ export interface RunningServer {
 export function describeLimits(c: ServerConfig) {
   return {
     max_body_bytes: c.maxBodyBytes,
+    max_json_depth: c.maxJsonDepth,
+    max_connections: c.maxConnections,
+    headers_timeout_s: c.headersTimeoutS,
+    request_timeout_s: c.requestTimeoutS,
     max_batch: c.maxBatch,
     scoring_threads: c.scoringThreads,
     max_sessions: c.maxSessions,
@@ -84,12 +107,26 @@ export function describeLimits(c: ServerConfig) {
   };
 }
 
+/** Who may call, as the banner and GET /health show it (never the key itself). */
+export function describeAccess(c: ServerConfig) {
+  return { api_key: c.apiKey !== undefined, browser_origins: ['loopback', ...c.allowOrigins] };
+}
+
 /** An answer serialised already (by a scoring thread). */
 class Serialised {
   constructor(readonly bytes: Uint8Array) {}
 }
 
 type Handler = (req: IncomingMessage, url: URL) => Promise<unknown> | unknown;
+
+/** The request target as a URL; 400 for one that is none (`http://[`, `//[`, `http://x:99999/`). */
+function targetOf(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    throw new HttpError(400, 'invalid_target', `malformed request target ${JSON.stringify((req.url ?? '').slice(0, 200))}: send a path such as /reward`);
+  }
+}
 
 function sessionIdOf(body: Record<string, unknown>): string {
   return requireField(body, 'session_id', 'string') as string;
@@ -104,12 +141,15 @@ function episodeCall<T>(f: () => T): T {
   }
 }
 
-export function createApp(config: ServerConfig): { server: Server; sessions: SessionStore; pool: ScoringPool } {
+export function createApp(config: ServerConfig): { server: Server; sessions: SessionStore; pool: ScoringPool; connections: ConnectionGuard } {
+  if (config.headersTimeoutS > config.requestTimeoutS) throw new Error(`the headers timeout (${config.headersTimeoutS} s) must not exceed the request timeout (${config.requestTimeoutS} s)`);
+  const access = new Access(config);
+  const connections = new ConnectionGuard(config.maxConnections, { headersS: config.headersTimeoutS, requestS: config.requestTimeoutS });
   const sessions = new SessionStore(config.maxSessions, config.sessionTtlS * 1000);
   const pool = new ScoringPool(config.scoringThreads);
   const chat = config.policy ? new ChatService(config.policy, { modelId: config.modelId, maxN: config.maxN, schemaRetries: config.schemaRetries }) : null;
   const started = Date.now();
-  const body = (req: IncomingMessage) => readJson(req, config.maxBodyBytes);
+  const body = (req: IncomingMessage) => readJson(req, config.maxBodyBytes, config.maxJsonDepth);
   const presetFor = (url: URL) => {
     const name = url.searchParams.get('reward') ?? config.reward;
     rubricByName(name);
@@ -118,7 +158,7 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
   // The preset is checked before the body is read, the body's size while reading it; the rest happens on a scoring thread.
   const score = (route: ScoreRoute) => async (req: IncomingMessage, url: URL) => {
     const reward = presetFor(url);
-    const outcome = await pool.run({ route, reward, body: await readBody(req, config.maxBodyBytes), maxBatch: config.maxBatch });
+    const outcome = await pool.run({ route, reward, body: await readBody(req, config.maxBodyBytes), maxBatch: config.maxBatch, maxJsonDepth: config.maxJsonDepth });
     if (!outcome.ok) throw new HttpError(outcome.status, outcome.code, outcome.message);
     return new Serialised(outcome.body);
   };
@@ -132,8 +172,10 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
         rewards: RUBRIC_NAMES,
         envs: ENV_NAMES,
         sessions: { open: sessions.size, max: config.maxSessions },
+        connections: connections.stats,
         scoring: pool.stats,
         limits: describeLimits(config),
+        access: describeAccess(config),
         model: chat ? config.modelId : null,
       }),
     },
@@ -198,38 +240,62 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
       : {}),
   };
 
+  // Checks in this order: the target, the page a browser calls from, the token, the route, the method, the body's type.
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const route = routes[url.pathname];
+    let cors: Record<string, string> = {};
+    let url: URL | undefined;
     try {
+      url = targetOf(req);
+      cors = access.corsHeaders(req);
+      const route = routes[url.pathname];
+      const methods = route ? [...Object.keys(route), ...('GET' in route ? ['HEAD'] : [])] : [];
+      if (route && req.method === 'OPTIONS') {
+        res.writeHead(204, { ...cors, ...(cors['access-control-allow-origin'] ? access.preflightHeaders(methods) : {}), allow: methods.join(', ') });
+        return void res.end();
+      }
+      if (url.pathname !== '/health') access.authorize(req);
       if (!route) {
         const hint = url.pathname.startsWith('/v1/') && !chat ? ' (start the server with --policy CKPT to serve a model)' : '';
         throw new HttpError(404, 'not_found', `no route ${req.method} ${url.pathname}${hint}; routes: ${Object.keys(routes).join(', ')}`);
       }
-      const h = route[req.method ?? 'GET'];
-      if (!h) throw new HttpError(405, 'method_not_allowed', `${url.pathname} takes ${Object.keys(route).join(', ')}, not ${req.method}`);
+      // HEAD is GET without the body (node:http leaves it out).
+      const h = route[req.method ?? 'GET'] ?? (req.method === 'HEAD' ? route.GET : undefined);
+      if (!h) throw new HttpError(405, 'method_not_allowed', `${url.pathname} takes ${methods.join(', ')}, not ${req.method}`);
+      if (req.method === 'POST') requireJsonBody(req);
       const answer = await h(req, url);
-      if (answer instanceof Serialised) sendJsonBytes(res, 200, answer.bytes);
-      else sendJson(res, 200, answer);
+      if (answer instanceof Serialised) sendJsonBytes(res, 200, answer.bytes, cors);
+      else sendJson(res, 200, answer, cors);
     } catch (err) {
-      if (err instanceof HttpError) return sendError(res, err);
+      // An answer already on its way cannot be replaced by an error: cut the connection instead.
+      if (res.headersSent) return void res.destroy();
+      if (err instanceof HttpError) return sendError(res, err, cors);
       // A bug, not the client's fault: say so, keep serving.
-      process.stderr.write(`canvasgym serve: ${req.method} ${url.pathname} failed: ${(err as Error).stack ?? err}\n`);
-      sendError(res, new HttpError(500, 'internal_error', `internal error: ${(err as Error).message}`));
+      process.stderr.write(`canvasgym serve: ${req.method} ${url?.pathname} failed: ${(err as Error).stack ?? err}\n`);
+      sendError(res, new HttpError(500, 'internal_error', `internal error: ${(err as Error).message}`), cors);
     }
   };
-  const server = createServer((req, res) => void handle(req, res));
+  // Node checks the deadlines every connectionsCheckingInterval; its default, 30 s, would let a trickling client stay
+  // that long past its deadline.
+  const server = createServer(
+    {
+      headersTimeout: Math.round(config.headersTimeoutS * 1000),
+      requestTimeout: Math.round(config.requestTimeoutS * 1000),
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.round((config.headersTimeoutS * 1000) / 4))),
+    },
+    (req, res) => void handle(req, res),
+  );
+  connections.attach(server);
   server.on('close', () => {
     sessions.stop();
     void pool.close();
   });
-  return { server, sessions, pool };
+  return { server, sessions, pool, connections };
 }
 
 export async function startServer(overrides: Partial<ServerConfig> = {}): Promise<RunningServer> {
   const config = { ...DEFAULT_CONFIG, ...overrides };
   rubricByName(config.reward);
-  const { server, sessions, pool } = createApp(config);
+  const { server, sessions, pool, connections } = createApp(config);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -247,6 +313,7 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     server,
     sessions,
     pool,
+    connections,
     config: { ...config, port },
     close: async () => {
       sessions.stop();

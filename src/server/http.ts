@@ -7,6 +7,7 @@ export class HttpError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -22,10 +23,12 @@ export function sendJsonBytes(res: ServerResponse, status: number, bytes: Uint8A
   res.end(bytes);
 }
 
-export function sendError(res: ServerResponse, err: HttpError): void {
-  const type = err.status >= 500 ? 'server_error' : 'invalid_request_error';
+/** OpenAI's error object, as every error answer carries it. */
+export const errorBody = (status: number, code: string, message: string) => ({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code } });
+
+export function sendError(res: ServerResponse, err: HttpError, headers: Record<string, string> = {}): void {
   // After an oversize body the rest of the upload is not read: the connection cannot carry another request.
-  sendJson(res, err.status, { error: { message: err.message, type, code: err.code } }, err.code === 'body_too_large' ? { connection: 'close' } : {});
+  sendJson(res, err.status, errorBody(err.status, err.code, err.message), { ...headers, ...err.headers, ...(err.code === 'body_too_large' ? { connection: 'close' } : {}) });
 }
 
 /** The raw request body, in a buffer of its own (so that it can be transferred to a scoring thread); 413 past
@@ -39,13 +42,19 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      req.resume();
-      throw tooLarge(`over ${maxBytes} bytes`);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.resume();
+        throw tooLarge(`over ${maxBytes} bytes`);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    // The client went away, or the connection was dropped (a deadline, the connection cap): the client's doing, not a bug.
+    throw new HttpError(400, 'body_incomplete', `request body ended early: ${(err as Error).message}`);
   }
   const bytes = new Uint8Array(size);
   let at = 0;
@@ -56,10 +65,38 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   return bytes;
 }
 
-/** A body's bytes as JSON; 400 when empty or not JSON. */
-export function parseJsonBody(bytes: Uint8Array): unknown {
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Whether JSON text nests arrays and objects deeper than `limit`, read on the bytes without parsing. Exact for valid
+ *  JSON (invalid JSON fails the parse anyway); strings are skipped with indexOf, so the cost is a fraction of the parse. */
+export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === QUOTE) {
+      // The closing quote is the next one preceded by an even run of backslashes.
+      for (;;) {
+        const q = bytes.indexOf(QUOTE, i + 1);
+        if (q < 0) return false;
+        let run = 0;
+        while (bytes[q - 1 - run] === BACKSLASH) run++;
+        i = q;
+        if (run % 2 === 0) break;
+      }
+    } else if (b === 0x5b || b === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (b === 0x5d || b === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** A body's bytes as JSON; 400 when empty, not JSON, or nested past `maxDepth`: JSON.parse takes any depth, but what
+ *  reads the value afterwards (zod, JSON.stringify, the episode code) recurses and would run out of stack. */
+export function parseJsonBody(bytes: Uint8Array, maxDepth: number): unknown {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'empty_body', 'request body is empty: send a JSON body');
+  if (nestsDeeperThan(bytes, maxDepth)) throw new HttpError(400, 'too_deep', `request body nests arrays and objects more than ${maxDepth} deep (--max-json-depth)`);
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -68,8 +105,8 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
 }
 
 /** The request body as parsed JSON: readBody, then parseJsonBody. */
-export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  return parseJsonBody(await readBody(req, maxBytes));
+export async function readJson(req: IncomingMessage, maxBytes: number, maxDepth: number): Promise<unknown> {
+  return parseJsonBody(await readBody(req, maxBytes), maxDepth);
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -12,6 +12,7 @@ export interface ScoreJob {
   /** The request body as received. */
   body: Uint8Array;
   maxBatch: number;
+  maxJsonDepth: number;
 }
 
 export type JobOutcome =
@@ -24,7 +25,7 @@ const encoder = new TextEncoder();
 export function runScoreJob(job: ScoreJob): JobOutcome {
   try {
     const rubric = rubricByName(job.reward);
-    const parsed = parseJsonBody(job.body);
+    const parsed = parseJsonBody(job.body, job.maxJsonDepth);
     if (job.route === 'reward') {
       const answer = scoreRows(rubric, parsed, job.maxBatch);
       return { ok: true, rows: answer.results.length, body: encoder.encode(JSON.stringify(answer)) };
