@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScoringPool } from '../src/server/pool.ts';
+import { HEAVY_BYTES, ScoringPool } from '../src/server/pool.ts';
 import { runScoreJob, type ScoreJob } from '../src/server/score-job.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 
@@ -43,6 +43,33 @@ describe('ScoringPool', () => {
     expect(got[21]).toMatchObject({ ok: false, status: 400, code: 'malformed_json' });
     expect(pool.stats).toMatchObject({ threads: 2, ready: 2, inline: 0, restarts: 0 });
     expect(pool.stats.pooled - before).toBe(bodies.length);
+  });
+
+  it('a heavy request leaves a thread free: a small one behind three big ones is answered first', async () => {
+    // 2,000 rows, each a full answer with its spec: over HEAVY_BYTES, and some 100 ms of scoring or more.
+    const heavyBody = JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ ...rows[i % rows.length], spec: tasks[i % tasks.length].spec })));
+    expect(heavyBody.length).toBeGreaterThan(HEAVY_BYTES);
+    const heavy = (): ScoreJob => ({ ...job(heavyBody), maxBatch: 2000 });
+    const order: string[] = [];
+    const track = (name: string, p: ReturnType<ScoringPool['run']>) => p.then((o) => (order.push(name), o));
+    const big = [0, 1, 2].map((k) => track(`heavy${k}`, pool.run(heavy())));
+    const small = await track('light', pool.run(job(JSON.stringify(rows.slice(0, 2)))));
+    expect(small.ok).toBe(true);
+    expect(order).toEqual(['light']);
+    for (const o of await Promise.all(big)) expect(o).toMatchObject({ ok: true, rows: 2000 });
+  });
+
+  it('while threads start, a heavy request waits for one rather than stall the calling thread', async () => {
+    const cold = new ScoringPool(1);
+    try {
+      const heavyBody = JSON.stringify(Array.from({ length: 2000 }, (_, i) => rows[i % rows.length]));
+      const pending = cold.run({ ...job(heavyBody), maxBatch: 2000 });
+      expect(cold.stats).toMatchObject({ inline: 0 });
+      expect(await pending).toMatchObject({ ok: true, rows: 2000 });
+      expect(cold.stats).toMatchObject({ inline: 0, pooled: 1 });
+    } finally {
+      await cold.close();
+    }
   });
 
   it('scores on the calling thread until a thread is ready, and with no threads at all', async () => {
