@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GPT } from '../src/model/gpt.ts';
@@ -15,6 +15,7 @@ import { groupAdvantages, policyLoss, type LossType } from '../src/train/grpo-lo
 import { packCompletions } from '../src/train/grpo-batch.ts';
 import { levelCap, promptsForStep } from '../src/train/grpo-prompts.ts';
 import { configFromFlags, grpoTasks } from '../src/cli/grpo.ts';
+import { interruptAfter } from './helpers/interrupt.ts';
 import { activeCompletions, grpoConfig, microBatchScale, trainGrpo, updatePolicy, TIMING_FIELDS, type GRPOConfig } from '../src/train/grpo.ts';
 
 const WORDS = ['Client', 'API', 'Auth', 'Database', 'Cache', 'Queue', 'Worker', 'Logs', 'Billing', 'Search'];
@@ -270,6 +271,28 @@ describe('canvasgym grpo', () => {
     await expect(grpoTasks({ tasks: tasksFile, split: 'train', numTasks: 10, seed: 0 })).rejects.toThrow(/give --tasks FILE or --split train, not both/);
     await expect(grpoTasks({ split: 'heldout', numTasks: 10, seed: 0 })).rejects.toThrow(/--split must be train/);
     expect(configFromFlags({ ...flags, numGenerations: '6' }).generation_batch_size).toBe(24);
+  }, 60_000);
+
+  it('stops on Ctrl-C after the current step with a checkpoint, exits 130, and --resume continues from it', async () => {
+    const init = await tinyCheckpoint();
+    const dir = mkdtempSync(join(tmpdir(), 'grpo-int-'));
+    const tasksFile = join(dir, 'tasks.jsonl');
+    writeFileSync(tasksFile, toyTasks(4).map((t) => JSON.stringify(t)).join('\n') + '\n');
+    const out = join(dir, 'out');
+    const args = ['grpo', '--init', init, '--tasks', tasksFile, '--out', out, '--steps', '40', '--num-generations', '2', '--max-completion-length', '4', '--save-steps', '1000', '--threads', '1', '--no-progress'];
+    const r = await interruptAfter(args, join(out, 'log.jsonl'), 2);
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.ms).toBeLessThan(5000);
+    expect(r.stderr).toContain('canvasgym grpo: SIGINT: stopping after this step and saving a checkpoint');
+    const stopped = readJsonl(join(out, 'log.jsonl')).length;
+    expect(stopped).toBeLessThan(40);
+    expect(r.stdout).toContain(`stopped ${stopped} GRPO steps`);
+    expect(existsSync(join(out, `checkpoint-${stopped}`, 'optimizer.safetensors'))).toBe(true);
+
+    const resumed = cli(...args.slice(1), '--resume');
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`resuming from ${join(out, `checkpoint-${stopped}`)} at step ${stopped}`);
+    expect(readJsonl(join(out, 'log.jsonl')).map((x) => x.step)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
   }, 60_000);
 
   it('trains from a task file and says where it wrote', async () => {

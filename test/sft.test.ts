@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { epochBatches, makeBatch, withStutters, readSftData, runSft, sftConfig, splitRows, type Example, type SFTConfig } from '../src/train/sft.ts';
 import { learningRateAt } from '../src/train/schedule.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
+import { interruptAfter } from './helpers/interrupt.ts';
 
 const ENTITIES = ['Client', 'API', 'Auth', 'Database', 'Cache', 'Queue', 'Worker', 'Logs'];
 
@@ -183,6 +184,25 @@ describe('sft training', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/line 4: messages: .*expected array/);
   });
+
+  it('canvasgym sft stops on Ctrl-C after the current step with a checkpoint, exits 130, and --resume continues from it', async () => {
+    const data = dataFile(40);
+    const out = mkdtempSync(join(tmpdir(), 'sft-int-'));
+    const args = ['sft', '--data', data, '--out', out, '--preset', 'tiny', '--steps', '40', '--eval-steps', '1000', '--save-steps', '1000', '--no-progress'];
+    const r = await interruptAfter(args, join(out, 'log.jsonl'), 2);
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.ms).toBeLessThan(5000);
+    expect(r.stderr).toContain('canvasgym sft: SIGINT: stopping after this step and saving a checkpoint');
+    const stopped = readLog(out).filter((x) => 'loss' in x).length;
+    expect(stopped).toBeLessThan(40);
+    expect(r.stdout).toContain(`stopped ${stopped} steps`);
+    expect(existsSync(join(out, `checkpoint-${stopped}`, 'optimizer.safetensors'))).toBe(true);
+
+    const resumed = spawnSync(process.execPath, ['bin/canvasgym.js', ...args, '--resume'], { encoding: 'utf8' });
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`resuming from ${join(out, `checkpoint-${stopped}`)} at step ${stopped}`);
+    expect(readLog(out).filter((x) => 'loss' in x).map((x) => x.step)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  }, 60_000);
 
   it('canvasgym sft names a bad batch budget or warmup ratio', () => {
     const path = dataFile(3);

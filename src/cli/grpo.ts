@@ -9,6 +9,7 @@ import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { GRPO_DEFAULTS, grpoConfig, GrpoInputError, LOSS_TYPES, LR_SCHEDULERS, SCALE_REWARDS, trainGrpo, type GRPOConfig } from '../train/grpo.ts';
 import { readTasks } from './teacher.ts';
 import { UsageError } from './main.ts';
+import { stopOnSignals } from './interrupt.ts';
 
 interface GrpoFlags {
   init?: string;
@@ -170,13 +171,7 @@ async function runCommand(flags: GrpoFlags, config: GRPOConfig, tasks: Task[]): 
     },
     cliProgress.Presets.shades_classic,
   );
-  const controller = new AbortController();
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort();
-    process.stderr.write('\ncanvasgym grpo: stopping after this step and saving a checkpoint (Ctrl-C again to quit now)\n');
-  };
-  process.on('SIGINT', onSigint);
+  const interrupt = stopOnSignals('grpo');
   let started = false;
   const say = (line: string) => {
     if (started) process.stderr.write('\n');
@@ -186,7 +181,7 @@ async function runCommand(flags: GrpoFlags, config: GRPOConfig, tasks: Task[]): 
     const result = await trainGrpo(config, {
       tasks,
       resume: flags.resume,
-      signal: controller.signal,
+      signal: interrupt.signal,
       onMessage: say,
       onStep: (row, maxSteps) => {
         if (!flags.progress) {
@@ -222,11 +217,13 @@ async function runCommand(flags: GrpoFlags, config: GRPOConfig, tasks: Task[]): 
         .filter(Boolean)
         .join('\n') + '\n',
     );
+    // Stopped by a signal: the exit status says so, as a shell reports a process the signal ended.
+    if (result.interrupted) process.exitCode = interrupt.exitCode;
   } catch (err) {
     if (started) bar.stop();
     if (err instanceof GrpoInputError) throw new UsageError(err.message);
     throw err;
   } finally {
-    process.off('SIGINT', onSigint);
+    interrupt.dispose();
   }
 }

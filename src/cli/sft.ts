@@ -6,6 +6,7 @@ import cliProgress from 'cli-progress';
 import { PRESETS, runSft, sftConfig, SftInputError, type Preset, type SFTConfig } from '../train/sft.ts';
 import { MODEL_INITS, type ModelInit } from '../model/gpt.ts';
 import { UsageError } from './main.ts';
+import { stopOnSignals } from './interrupt.ts';
 
 interface SftFlags {
   data: string;
@@ -108,13 +109,7 @@ async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
     },
     cliProgress.Presets.shades_classic,
   );
-  const controller = new AbortController();
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort();
-    process.stderr.write('\ncanvasgym sft: stopping after this step and saving a checkpoint (Ctrl-C again to quit now)\n');
-  };
-  process.on('SIGINT', onSigint);
+  const interrupt = stopOnSignals('sft');
   // Without a terminal (CI, a log file) the bar would print nothing: print a line every logging_steps instead.
   const showBar = flags.progress && process.stderr.isTTY === true;
   let started = false;
@@ -129,7 +124,7 @@ async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
       config,
       dataPath: flags.data,
       resume: flags.resume,
-      signal: controller.signal,
+      signal: interrupt.signal,
       onMessage: say,
       onProgress: (p) => {
         if (p.eval) {
@@ -162,16 +157,18 @@ async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
           : '',
         `checkpoint: ${where}`,
         `log: ${join(config.output_dir, 'log.jsonl')}`,
-        result.interrupted ? `continue with: canvasgym sft --data ${flags.data} --out ${config.output_dir} --preset ${config.preset} --resume` : '',
+        result.interrupted ? 'continue with the same command and --resume' : '',
       ]
         .filter(Boolean)
         .join('\n') + '\n',
     );
+    // Stopped by a signal: the exit status says so, as a shell reports a process the signal ended.
+    if (result.interrupted) process.exitCode = interrupt.exitCode;
   } catch (err) {
     if (started) bar.stop();
     if (err instanceof SftInputError) throw new UsageError(err.message);
     throw err;
   } finally {
-    process.off('SIGINT', onSigint);
+    interrupt.dispose();
   }
 }

@@ -3,6 +3,7 @@
 // penalty to the frozen starting checkpoint. Knob names and meanings follow TRL's GRPOConfig; the arithmetic is in
 // grpo-loss.ts, the batch layout in grpo-batch.ts and the prompt schedule in grpo-prompts.ts.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { GPT } from '../model/gpt.ts';
 import { generate, type Sample } from '../model/sampler.ts';
@@ -577,6 +578,9 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
       }
       last = row;
       o.onStep?.(row, cfg.max_steps);
+      // Sampling and updates never leave the thread, and a signal's handler runs only between turns of the event
+      // loop: without this turn, Ctrl-C would wait for the whole run.
+      await nextTurn();
       if (!lastStep && (state.globalStep % cfg.save_steps === 0 || o.signal?.aborted)) {
         lastCheckpoint = join(cfg.output_dir, `checkpoint-${state.globalStep}`);
         saveAt(lastCheckpoint);

@@ -2,6 +2,7 @@
 // warmup + cosine, gradient clipping, batches by token budget, held-out loss and sampled evaluation, resumable checkpoints.
 // Settings use TRL's SFTConfig names where a knob exists there.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GPT, presetConfig, type GPTConfig, type ModelInit } from '../model/gpt.ts';
@@ -591,6 +592,9 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       let evalRow: EvalLog | undefined;
       if (step % cfg.eval_steps === 0 || last) evalRow = lastEval = await evaluate(step, last ? cfg.final_eval_samples : cfg.eval_samples, last && cfg.final_eval_structured_output);
       o.onProgress?.({ step, maxSteps, log, eval: evalRow });
+      // A step never leaves the thread, and a signal's handler runs only between turns of the event loop: without
+      // this turn, Ctrl-C would wait for the whole run.
+      await nextTurn();
       if (!last && (step % cfg.save_steps === 0 || o.signal?.aborted)) {
         lastCheckpoint = join(cfg.output_dir, `checkpoint-${step}`);
         saveAt(lastCheckpoint);
