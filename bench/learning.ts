@@ -1,0 +1,211 @@
+// The learning benchmark: recipe variants for the student, trained at equal wall-clock on the same kind of tasks, then
+// evaluated on the same IID held-out tasks, greedy and at temperature 0.7. Each (variant, seed) cell is cached in
+// OUT/results.jsonl, so a rerun adds only what is missing and prints the whole table.
+//   npx tsx bench/learning.ts [--variants base,clean,...] [--seeds 2] [--budget-s 240] [--eval 200] [--out runs/learning]
+// Equal wall-clock: a variant's SFT steps are the budget times the tokens/s its model shape trains at on a quiet machine
+// (--tokens-per-s, the default shape's rate), divided by its tokens per step; so variants of one shape see the same
+// tokens, and the figures do not depend on what else shares the cores. The wall time each cell took is printed beside
+// it, with the load. Teacher time is reported, not budgeted: the default run pays it once.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { evaluatePolicy, type Rollout } from '../src/eval/evaluate.ts';
+import type { QuirkRates } from '../src/policy/quirks.ts';
+import { ScriptedPolicy } from '../src/policy/scripted.ts';
+import { StudentPolicy } from '../src/policy/student.ts';
+import { runTeacher } from '../src/policy/teacher.ts';
+import { getRubric } from '../src/reward/presets.ts';
+import { generateTasks } from '../src/tasks/generate.ts';
+import type { Task } from '../src/tasks/spec.ts';
+import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
+
+interface Variant {
+  /** What the variant changes, for the table. */
+  about: string;
+  trainTasks?: number;
+  quirks?: QuirkRates;
+  sft?: Partial<SFTConfig>;
+}
+
+/** The default run's teacher quirks (src/pipeline/run.ts). */
+const QUIRKS: QuirkRates = { abbrev: 0.35, cramped: 0.2, overlap: 0.15, missing_edge: 0.1, prose: 0.1 };
+const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, missing_edge: 0.02, prose: 0.05 };
+
+const VARIANTS: Record<string, Variant> = {
+  base: { about: 'the default recipe: 4,000 tasks, quirky teacher' },
+  clean: { about: 'teacher without quirks', quirks: {} },
+  fewquirks: { about: 'quirks at a quarter of the default rates', quirks: FEW_QUIRKS },
+  fresh: { about: '12,000 tasks (each row seen about once)', trainTasks: 12000 },
+  lr6: { about: 'learning rate 6e-3 (default 3e-3)', sft: { learning_rate: 6e-3 } },
+  nostutter: { about: 'no stutter noise', sft: { stutter_rate: 0 } },
+  gpt2init: { about: 'GPT-2 init, no planted copying circuit', sft: { model_init: 'gpt2' } },
+  bigbatch: { about: '4,096 tokens per step (half the steps)', sft: { tokens_per_batch: 4096 } },
+};
+
+const { values: args } = parseArgs({
+  options: {
+    variants: { type: 'string', default: 'base,clean,fewquirks,fresh,lr6,nostutter,gpt2init,bigbatch' },
+    seeds: { type: 'string', default: '2' },
+    'budget-s': { type: 'string', default: '240' },
+    eval: { type: 'string', default: '200' },
+    'max-tokens': { type: 'string', default: '512' },
+    'tokens-per-s': { type: 'string', default: '9300' },
+    out: { type: 'string', default: 'runs/learning' },
+  },
+});
+
+const out = args.out!;
+const budgetS = Number(args['budget-s']);
+const nEval = Number(args.eval);
+const maxTokens = Number(args['max-tokens']);
+const seeds = Array.from({ length: Number(args.seeds) }, (_, i) => i);
+const names = args.variants!.split(',').map((s) => s.trim()).filter(Boolean);
+for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n}: ${Object.keys(VARIANTS).join(', ')}`);
+mkdirSync(out, { recursive: true });
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const load = () => loadavg()[0].toFixed(1);
+
+/** The same IID held-out tasks for every cell. */
+const heldout = generateTasks({ split: 'heldout', n: nEval, seed: 4242 });
+
+interface Figures {
+  valid: number;
+  parse: number;
+  entities: number;
+  edges: number;
+  exact: number;
+  strong: number;
+  errors: Record<ErrorKind, number>;
+}
+
+const ERROR_KINDS = ['self_arrow', 'duplicate_id', 'missing_end', 'cut_at_limit', 'no_json', 'other'] as const;
+type ErrorKind = (typeof ERROR_KINDS)[number];
+
+function errorKinds(r: Rollout): Set<ErrorKind> {
+  const kinds = new Set<ErrorKind>();
+  if (r.finish_reason === 'length') kinds.add('cut_at_limit');
+  if (!r.parsed) kinds.add('no_json');
+  for (const e of r.errors) {
+    if (/connect a shape to itself/.test(e)) kinds.add('self_arrow');
+    else if (/duplicate shape id/.test(e)) kinds.add('duplicate_id');
+    else if (/arrow (source|target) does not exist/.test(e)) kinds.add('missing_end');
+    else if (r.parsed) kinds.add('other');
+  }
+  return kinds;
+}
+
+function figures(rollouts: Rollout[]): Figures {
+  const mean = (f: (r: Rollout) => number) => rollouts.reduce((a, r) => a + f(r), 0) / rollouts.length;
+  const errors = Object.fromEntries(ERROR_KINDS.map((k) => [k, 0])) as Record<ErrorKind, number>;
+  for (const r of rollouts) for (const k of errorKinds(r)) errors[k]++;
+  return {
+    valid: mean((r) => (r.renderer_accepts ? 1 : 0)),
+    parse: mean((r) => (r.parsed ? 1 : 0)),
+    entities: mean((r) => r.components.entities_present ?? 0),
+    edges: mean((r) => r.components.edges_correct ?? 0),
+    exact: mean((r) => (r.renderer_accepts && r.components.entities_present === 1 && r.components.edges_correct === 1 ? 1 : 0)),
+    strong: mean((r) => r.rewards.strong),
+    errors,
+  };
+}
+
+interface Cell {
+  variant: string;
+  seed: number;
+  steps: number;
+  teacher_s: number;
+  sft_s: number;
+  load: string;
+  greedy: Figures;
+  t07: Figures;
+}
+
+const resultsPath = join(out, 'results.jsonl');
+const cells: Cell[] = existsSync(resultsPath)
+  ? readFileSync(resultsPath, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Cell)
+  : [];
+
+async function teacherData(v: Variant, seed: number): Promise<{ path: string; seconds: number }> {
+  const n = v.trainTasks ?? 4000;
+  const quirks = v.quirks ?? QUIRKS;
+  const dir = join(out, 'teacher', `${n}-${JSON.stringify(quirks).replace(/[^a-z0-9.]+/gi, '_')}-s${seed}`);
+  const path = join(dir, 'train.jsonl');
+  const timing = join(dir, 'seconds.txt');
+  if (existsSync(timing)) return { path, seconds: Number(readFileSync(timing, 'utf8')) };
+  const t0 = performance.now();
+  const tasks = generateTasks({ split: 'train', n, seed, syntheticNames: 1 });
+  const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
+  await runTeacher({
+    policy: new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks }),
+    rubric: getRubric('strong'),
+    tasks,
+    outDir: dir,
+    config: { policy: 'scripted', attempts: 1, minReward: 0.6, seed, temperature: 0, reward: 'strong', quirks: quirks as Record<string, number> },
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  writeFileSync(timing, String(seconds));
+  return { path, seconds };
+}
+
+async function evaluate(dir: string, tasks: Task[], temperature: number): Promise<Figures> {
+  const policy = await StudentPolicy.load(dir);
+  try {
+    const { rollouts } = await evaluatePolicy(policy, tasks, { rubrics: ['strong'], sampling: { temperature, maxTokens, seed: 7 } });
+    return figures(rollouts);
+  } finally {
+    await policy.close?.();
+  }
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const f2 = (x: number) => x.toFixed(2);
+
+function printTable(): void {
+  const head = ['variant', 'seed', 'steps', 'valid greedy', 'valid T=0.7', 'entities', 'edges', 'exact', 'strong', ...ERROR_KINDS.map((k) => `${k}`), 'teacher s', 'SFT s', 'load'];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  const row = (c: Cell) => [c.variant, String(c.seed), String(c.steps), pct(c.greedy.valid), pct(c.t07.valid), `${f2(c.greedy.entities)} / ${f2(c.t07.entities)}`, `${f2(c.greedy.edges)} / ${f2(c.t07.edges)}`, `${pct(c.greedy.exact)} / ${pct(c.t07.exact)}`, `${f2(c.greedy.strong)} / ${f2(c.t07.strong)}`, ...ERROR_KINDS.map((k) => `${c.greedy.errors[k]} / ${c.t07.errors[k]}`), c.teacher_s.toFixed(0), c.sft_s.toFixed(0), c.load];
+  for (const name of names) {
+    const mine = cells.filter((c) => c.variant === name).sort((a, b) => a.seed - b.seed);
+    for (const c of mine) lines.push(`| ${row(c).join(' | ')} |`);
+    if (mine.length > 1) {
+      const avg = (f: (c: Cell) => number) => mine.reduce((a, c) => a + f(c), 0) / mine.length;
+      lines.push(`| **${name} mean** | | | **${pct(avg((c) => c.greedy.valid))}** | **${pct(avg((c) => c.t07.valid))}** | ${f2(avg((c) => c.greedy.entities))} / ${f2(avg((c) => c.t07.entities))} | ${f2(avg((c) => c.greedy.edges))} / ${f2(avg((c) => c.t07.edges))} | ${pct(avg((c) => c.greedy.exact))} / ${pct(avg((c) => c.t07.exact))} | ${f2(avg((c) => c.greedy.strong))} / ${f2(avg((c) => c.t07.strong))} |${ERROR_KINDS.map(() => ' |').join('')} | | |`);
+    }
+  }
+  console.log(`\nIID held-out tasks: ${heldout.length}; budget ${budgetS} s at ${args['tokens-per-s']} tokens/s; cells "greedy / T=0.7"; error columns count rollouts with that error\n`);
+  console.log(lines.join('\n'));
+  console.log(`\nvariants:\n${names.map((n) => `- ${n}: ${VARIANTS[n].about}`).join('\n')}`);
+}
+
+for (const seed of seeds) {
+  for (const name of names) {
+    if (cells.some((c) => c.variant === name && c.seed === seed)) continue;
+    const v = VARIANTS[name];
+    log(`${name} seed ${seed}: teacher (load ${load()})`);
+    const teacher = await teacherData(v, seed);
+    const tokensPerBatch = v.sft?.tokens_per_batch ?? 2048;
+    const steps = Math.round((budgetS * Number(args['tokens-per-s'])) / tokensPerBatch);
+    const dir = join(out, 'sft', `${name}-s${seed}`);
+    rmSync(dir, { recursive: true, force: true });
+    log(`${name} seed ${seed}: SFT ${steps} steps (load ${load()})`);
+    const t0 = performance.now();
+    await runSft({
+      config: sftConfig('default', dir, { ...v.sft, seed: 42 + seed, max_steps: steps, eval_steps: 1e9, save_steps: 1e9, final_eval_samples: 0, eval_samples: 0, final_eval_structured_output: false }),
+      dataPath: teacher.path,
+      onProgress: (p) => {
+        if (p.log && p.step % 100 === 0) log(`  step ${p.step}/${p.maxSteps} loss ${p.log.loss.toFixed(3)}`);
+      },
+    });
+    const sftS = (performance.now() - t0) / 1000;
+    const loadAtEnd = load();
+    log(`${name} seed ${seed}: evaluating (${sftS.toFixed(0)} s of SFT)`);
+    const greedy = await evaluate(join(dir, 'final'), heldout, 0);
+    const t07 = await evaluate(join(dir, 'final'), heldout, 0.7);
+    const cell: Cell = { variant: name, seed, steps, teacher_s: teacher.seconds, sft_s: sftS, load: loadAtEnd, greedy, t07 };
+    cells.push(cell);
+    appendFileSync(resultsPath, JSON.stringify(cell) + '\n');
+    log(`${name} seed ${seed}: valid ${pct(greedy.valid)} / ${pct(t07.valid)}, entities ${f2(greedy.entities)}, edges ${f2(greedy.edges)}`);
+  }
+}
+printTable();
