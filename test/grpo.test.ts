@@ -249,6 +249,14 @@ describe('grpo trainer', () => {
 
     await expect(trainGrpo({ ...split, beta: 0.2 }, { tasks, rubric, resume: true })).rejects.toThrow(/--resume: beta was 0.1 .* now 0.2/);
   }, 120_000);
+
+  it('stops at the first step whose loss, gradient or weights are not finite, naming it, with no checkpoint of it', async () => {
+    const init = await tinyCheckpoint();
+    const rubric = toyRubric('chars', (_, completion) => Math.min(1, completion.length / 30));
+    const cfg = tinyConfig(init, { learning_rate: 1e308, mask_truncated_completions: false, save_steps: 1 });
+    await expect(trainGrpo(cfg, { tasks: toyTasks(6), rubric })).rejects.toThrow(/^step 1: training diverged \(.*weight norm (NaN|Infinity)\) at learning rate .*: lower --learning-rate/);
+    expect(existsSync(join(cfg.output_dir, 'checkpoint-1'))).toBe(false);
+  }, 60_000);
 });
 
 describe('canvasgym grpo', () => {

@@ -204,6 +204,14 @@ describe('sft training', () => {
     expect(readLog(out).filter((x) => 'loss' in x).map((x) => x.step)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
   }, 60_000);
 
+  it('canvasgym sft stops at the first step whose loss, gradient or weights are not finite, naming it', () => {
+    const out = mkdtempSync(join(tmpdir(), 'sft-nan-'));
+    const r = spawnSync(process.execPath, ['bin/canvasgym.js', 'sft', '--data', dataFile(20), '--out', out, '--preset', 'tiny', '--steps', '20', '--learning-rate', '1e308', '--no-progress'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^canvasgym: step 1: training diverged \(.*weight norm (NaN|Infinity)\) at learning rate .*: lower --learning-rate/);
+    expect(existsSync(join(out, 'final'))).toBe(false);
+  });
+
   it('canvasgym sft names a bad batch budget or warmup ratio', () => {
     const path = dataFile(3);
     const out = mkdtempSync(join(tmpdir(), 'sft-cli-'));

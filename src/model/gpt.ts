@@ -473,6 +473,11 @@ export class GPT {
     return norm;
   }
 
+  /** Global L2 norm of the weights: not finite once an update has diverged. */
+  weightNorm(): number {
+    return Math.sqrt(this.e.sumSquares(this.params, this.nParams));
+  }
+
   /** AdamW (PyTorch's), decoupled weight decay applied to 2-D matmul weights only (not biases, LayerNorm, wte/wpe), step counter kept inside. */
   adamwStep(o: AdamWOptions): void {
     const { lr, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weightDecay = 0.01 } = o;

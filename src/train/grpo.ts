@@ -20,6 +20,7 @@ import type { Task } from '../tasks/spec.ts';
 import { groupAdvantages, policyLoss, type LossType, type ScaleRewards } from './grpo-loss.ts';
 import { packCompletions, type CompletionBatch } from './grpo-batch.ts';
 import { promptsForStep } from './grpo-prompts.ts';
+import { divergence } from './divergence.ts';
 import { learningRateAt, warmupSteps } from './schedule.ts';
 import { latestCheckpoint } from './sft.ts';
 
@@ -516,6 +517,8 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
       const upd = updatePolicy({ model, ref, prompts, samples, advantages, active, padId: tok.endId, cfg, lrs });
       const t3 = performance.now();
       state.globalStep++;
+      const diverged = divergence(model, { loss: upd.loss, gradNorm: upd.gradNorm, lr: lrs[0] });
+      if (diverged) throw new GrpoInputError(`step ${state.globalStep}: ${diverged}`);
 
       const completionTokens = samples.reduce((n, s) => n + s.tokens.length, 0);
       const withCanvas = scored.filter((s) => s.quirks);

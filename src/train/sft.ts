@@ -17,6 +17,7 @@ import { StudentPolicy } from '../policy/student.ts';
 import { executeCompletion } from '../env/execute.ts';
 import { getRubric } from '../reward/presets.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
+import { divergence } from './divergence.ts';
 import { learningRateAt, warmupSteps } from './schedule.ts';
 
 export type Preset = 'tiny' | 'default' | 'large';
@@ -575,6 +576,8 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       const loss = trainStep(model, batch, cfg, learningRateAt(state.globalStep, schedule));
       state.globalStep++;
       state.batchInEpoch++;
+      const diverged = divergence(model, loss);
+      if (diverged) throw new SftInputError(`step ${state.globalStep}: ${diverged}`);
       const seconds = (performance.now() - t0) / 1000;
       const log: StepLog = {
         step: state.globalStep,
