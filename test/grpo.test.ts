@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GPT } from '../src/model/gpt.ts';
@@ -226,6 +226,9 @@ describe('grpo trainer', () => {
     const first = await trainGrpo(split, { tasks, rubric, signal: controller.signal, onStep: (r) => r.step === 1 && controller.abort() });
     expect(first.interrupted).toBe(true);
     expect(first.lastCheckpoint).toBe(join(split.output_dir, 'checkpoint-1'));
+    // A kill while a row was being written leaves it torn: the resume cuts it off instead of failing on it.
+    appendFileSync(first.logPath, '{"step":2,"level_cap":2,"lr":0.0');
+    appendFileSync(first.rolloutsPath, '{"step":2,"task_id":"to');
     const resumed = await trainGrpo(split, { tasks, rubric, resume: true });
     expect(resumed.steps).toBe(4);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { epochBatches, makeBatch, withStutters, readSftData, runSft, sftConfig, splitRows, type Example, type SFTConfig } from '../src/train/sft.ts';
@@ -165,6 +165,9 @@ describe('sft training', () => {
     expect(first.interrupted).toBe(true);
     expect(existsSync(join(split, 'checkpoint-4', 'optimizer.safetensors'))).toBe(true);
     expect(existsSync(join(split, 'final'))).toBe(false);
+    // A kill while a row was being written leaves it torn: the resume cuts it off instead of failing on it.
+    appendFileSync(join(split, 'log.jsonl'), '{"step":5,"epoch":0.3,"lo');
+    appendFileSync(join(split, 'eval_samples.jsonl'), '{"step":8,"pro');
     const second = await runSft({ config: config(split, noisy), dataPath: data, resume: true });
     expect(second.steps).toBe(8);
 

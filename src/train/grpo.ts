@@ -2,7 +2,7 @@
 // rewards from the environment, group-relative advantages, and num_iterations clipped-surrogate updates with a k3 KL
 // penalty to the frozen starting checkpoint. Knob names and meanings follow TRL's GRPOConfig; the arithmetic is in
 // grpo-loss.ts, the batch layout in grpo-batch.ts and the prompt schedule in grpo-prompts.ts.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { GPT } from '../model/gpt.ts';
@@ -22,7 +22,7 @@ import { packCompletions, type CompletionBatch } from './grpo-batch.ts';
 import { promptsForStep } from './grpo-prompts.ts';
 import { divergence } from './divergence.ts';
 import { learningRateAt, warmupSteps } from './schedule.ts';
-import { latestCheckpoint } from './sft.ts';
+import { keepRowsUpTo, latestCheckpoint } from './sft.ts';
 
 export const LOSS_TYPES: readonly LossType[] = ['grpo', 'dr_grpo', 'dapo'];
 export const SCALE_REWARDS: readonly ScaleRewards[] = ['group', 'batch', 'none'];
@@ -410,13 +410,6 @@ const RUN_DEFINING: (keyof GRPOConfig)[] = [
 
 const tasksFingerprint = (tasks: Task[]) => hashSeed(...tasks.map((t) => t.id));
 
-/** Keeps the rows of a JSONL log up to `step`: what was logged after the checkpoint is about to be redone. */
-function truncateLog(path: string, step: number): void {
-  if (!existsSync(path)) return;
-  const kept = readFileSync(path, 'utf8').split('\n').filter((l) => l && JSON.parse(l).step <= step);
-  writeFileSync(path, kept.map((l) => l + '\n').join(''));
-}
-
 export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<GrpoResult> {
   checkConfig(cfg);
   const say = o.onMessage ?? (() => {});
@@ -446,8 +439,8 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
       }
       if (state.args.tasks_fingerprint !== tasksFingerprint(o.tasks)) throw new GrpoInputError(`--resume: the task pool differs from the one ${resumeFrom} was trained on`);
       elapsedBefore = Number(state.args.elapsed ?? 0);
-      truncateLog(logPath, state.globalStep);
-      truncateLog(rolloutsPath, state.globalStep);
+      keepRowsUpTo(logPath, state.globalStep);
+      keepRowsUpTo(rolloutsPath, state.globalStep);
       say(`resuming from ${resumeFrom} at step ${state.globalStep}`);
     } else {
       state = { globalStep: 0, epoch: 0, batchInEpoch: 0, maxSteps: cfg.max_steps, seed: cfg.seed, args: {} };

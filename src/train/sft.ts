@@ -14,6 +14,7 @@ import type { ChatMessage } from '../policy/policy.ts';
 import { userPrompt } from '../policy/prompt.ts';
 import { hashSeed, seededRandom } from '../policy/rng.ts';
 import { StudentPolicy } from '../policy/student.ts';
+import { readRowsForResume } from '../policy/teacher.ts';
 import { executeCompletion } from '../env/execute.ts';
 import { getRubric } from '../reward/presets.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
@@ -646,10 +647,11 @@ export function trainStep(model: GPT, b: Batch, cfg: SFTConfig, lr: number): { l
   return { loss: nll / b.numTargets, gradNorm, lr };
 }
 
-function keepRowsUpTo(path: string, step: number): void {
-  if (!existsSync(path)) return;
-  const kept = readFileSync(path, 'utf8').split('\n').filter((l) => l && JSON.parse(l).step <= step);
-  writeFileSync(path, kept.map((l) => l + '\n').join(''));
+/** Keeps the rows of a JSONL log up to `step`: what was logged after the checkpoint is about to be redone. A last line
+ *  torn by a kill is cut off, as the teacher cuts off its own. */
+export function keepRowsUpTo(path: string, step: number): void {
+  const kept = readRowsForResume<{ step: number }>(path).filter((r) => r.step <= step);
+  writeFileSync(path, kept.map((r) => JSON.stringify(r) + '\n').join(''));
 }
 
 export function describeModel(model: GPT): string {
