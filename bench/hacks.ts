@@ -11,7 +11,7 @@ async function rubrics(): Promise<Rubric[]> {
     // Built by another part of the project; until it exists the table shows strong alone.
     const presetsModule = '../src/reward/presets.ts';
     const presets = (await import(presetsModule)) as { getRubric: (name: string) => Rubric };
-    return ['seed', 'strong'].map((n) => presets.getRubric(n));
+    return ['seed', 'strong', 'task'].map((n) => presets.getRubric(n));
   } catch (err) {
     process.stderr.write(`presets unavailable (${(err as Error).message.split('\n')[0]}); showing strong only\n`);
     return [strongRubric];

@@ -2,10 +2,12 @@
 import type { Rubric } from './rubric.ts';
 import { seedRubric } from './seed.ts';
 import { strongRubric } from './strong.ts';
+import { taskRubric } from './task.ts';
 
 const RUBRICS: Record<string, Rubric> = {
   seed: seedRubric,
   strong: strongRubric,
+  task: taskRubric,
 };
 
 export const RUBRIC_NAMES: readonly string[] = Object.keys(RUBRICS);

@@ -276,7 +276,7 @@ export function analyzeStrong(input: ScoreInput): StrongAnalysis {
   return { exec, ...measure(input, exec.canvas, execShares(exec, input.readback), parseCredit(exec.parse.source)) };
 }
 
-interface StrongContext {
+export interface StrongContext {
   values: StrongAnalysis['values'];
   /** executeCompletion's errors, or null when they are to be worded on first read (wordStrongErrors). */
   errors: string[] | null;
@@ -305,7 +305,7 @@ function touchSpec(spec: DiagramSpec): void {
  * (strong-values.ts) when the reader can settle the completion and no renderer readback is given, else from a full
  * analysis. The same values either way.
  */
-function prepareStrong(input: ScoreInput): StrongContext {
+export function prepareStrong(input: ScoreInput): StrongContext {
   if (input.spec !== undefined) touchSpec(input.spec);
   const fast = reader && !input.readback ? executeCountsFast(input.completion) : null;
   if (!fast) {
@@ -332,7 +332,7 @@ function prepareStrong(input: ScoreInput): StrongContext {
 }
 
 /** executeCompletion's errors for a completion whose errors the fast path leaves: refused actions, or JSON.parse's words. */
-function wordStrongErrors(c: StrongContext): string[] {
+export function wordStrongErrors(c: StrongContext): string[] {
   return executeCompletion(c.completion).errors;
 }
 
