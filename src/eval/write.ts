@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { executeCompletion } from '../env/execute.ts';
 import { renderPng } from '../render/png.ts';
 import { renderSvg } from '../render/svg.ts';
+import { readLinesSync } from '../io/jsonl.ts';
 import type { EvalMetrics, EvalResult, Rollout } from './evaluate.ts';
 
 const safeName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 120);
@@ -42,15 +43,14 @@ export function readEvalDir(dir: string): { rollouts: Rollout[]; metrics: EvalMe
   } catch (err) {
     throw new Error(`${metricsFile}: ${(err as Error).message}`);
   }
-  const rollouts = readFileSync(rolloutsFile, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l, i) => {
-      try {
-        return JSON.parse(l) as Rollout;
-      } catch (err) {
-        throw new Error(`${rolloutsFile} line ${i + 1}: ${(err as Error).message}`);
-      }
-    });
+  const rollouts: Rollout[] = [];
+  for (const { lineNumber, text } of readLinesSync(rolloutsFile)) {
+    if (!text.trim()) continue;
+    try {
+      rollouts.push(JSON.parse(text) as Rollout);
+    } catch (err) {
+      throw new Error(`${rolloutsFile} line ${lineNumber}: ${(err as Error).message}`);
+    }
+  }
   return { rollouts, metrics };
 }

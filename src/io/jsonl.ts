@@ -1,8 +1,7 @@
 // JSONL at the edges: read lines (file or stdin) as a stream with their line numbers; write rows one by one,
 // each handed to the OS before the next, so a crashed run keeps every row it reported.
-import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 
 export interface Line {
@@ -11,27 +10,107 @@ export interface Line {
   text: string;
 }
 
-/** The lines of a file, or of stdin when `path` is undefined or "-". Accepts \n and \r\n endings. */
-export async function* readLines(path?: string): AsyncGenerator<Line> {
-  const input: Readable = path === undefined || path === '-' ? process.stdin : createReadStream(path, { encoding: 'utf8' });
-  const rl = createInterface({ input, crlfDelay: Infinity });
-  let lineNumber = 0;
-  try {
-    for await (const text of rl) yield { lineNumber: ++lineNumber, text };
-  } finally {
-    rl.close();
+/** The most bytes one row of an input file (a task, a teacher row) may hold. The largest row the task suite or the
+ *  teacher writes is a few kilobytes; a row of megabytes is a mistake, and training on one would take gigabytes. */
+export const MAX_ROW_BYTES = 1 << 20;
+
+/** An input file that breaks what JSONL promises (a row that is not JSON, or longer than allowed): the user's to fix. */
+export class JsonlError extends Error {}
+
+export interface ReadOptions {
+  /** A longer line is refused as soon as it passes this, before it is held whole. */
+  maxLineBytes?: number;
+}
+
+/** Cuts bytes into lines. Only \n ends a line, and a \r just before it goes with it: a lone \r is part of the line
+ *  (JSON allows it as whitespace between tokens), so that a stray one cannot split a row in two. Bytes that are not
+ *  UTF-8 read as U+FFFD. */
+class LineCutter {
+  private parts: Buffer[] = [];
+  private bytes = 0;
+  private lineNumber = 0;
+
+  constructor(
+    private readonly source: string,
+    private readonly maxLineBytes: number,
+  ) {}
+
+  /** The lines that `chunk` ends; its unended tail waits for the next chunk. The caller hands over the chunk. */
+  *push(chunk: Buffer): Generator<Line> {
+    // A UTF-8 byte-order mark (what some Windows editors put first) is not part of the first row.
+    let start = this.lineNumber === 0 && this.bytes === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+    for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+      this.take(chunk.subarray(start, nl));
+      yield this.cut();
+      start = nl + 1;
+    }
+    this.take(chunk.subarray(start));
+  }
+
+  /** The last line, when the input does not end with a newline. */
+  *end(): Generator<Line> {
+    if (this.bytes > 0) yield this.cut();
+  }
+
+  private take(part: Buffer): void {
+    if (part.length === 0) return;
+    this.bytes += part.length;
+    if (this.bytes > this.maxLineBytes) {
+      throw new JsonlError(
+        `${this.source} line ${this.lineNumber + 1}: longer than ${this.maxLineBytes.toLocaleString('en')} bytes, the most one row may hold`,
+      );
+    }
+    this.parts.push(part);
+  }
+
+  private cut(): Line {
+    let line = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
+    if (line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
+    this.parts = [];
+    this.bytes = 0;
+    return { lineNumber: ++this.lineNumber, text: line.toString('utf8') };
   }
 }
 
-/** Parsed JSON rows of a JSONL file; blank lines are skipped, a bad line throws naming its number. */
+/** "-" (or no path) is stdin for a reader, stdout for a writer. */
+const isStdio = (path?: string) => path === undefined || path === '-';
+
+/** The lines of a file, or of stdin when `path` is undefined or "-". Accepts \n and \r\n endings. */
+export async function* readLines(path?: string, opts: ReadOptions = {}): AsyncGenerator<Line> {
+  const input: Readable = isStdio(path) ? process.stdin : createReadStream(path!);
+  const cutter = new LineCutter(path ?? 'stdin', opts.maxLineBytes ?? Infinity);
+  for await (const chunk of input) yield* cutter.push(chunk as Buffer);
+  yield* cutter.end();
+}
+
+/** readLines for a file, without waiting on the event loop. */
+export function* readLinesSync(path: string, opts: ReadOptions = {}): Generator<Line> {
+  const fd = openSync(path, 'r');
+  const cutter = new LineCutter(path, opts.maxLineBytes ?? Infinity);
+  try {
+    for (;;) {
+      // A fresh buffer each read: the cutter keeps the unended tail of one read while the next comes in.
+      const chunk = Buffer.allocUnsafe(1 << 16);
+      const n = readSync(fd, chunk);
+      if (n === 0) break;
+      yield* cutter.push(chunk.subarray(0, n));
+    }
+    yield* cutter.end();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Parsed JSON rows of a JSONL file, each at most MAX_ROW_BYTES; blank lines are skipped, a bad line throws a
+ *  JsonlError naming its number. */
 export async function* readJsonl<T = unknown>(path?: string): AsyncGenerator<{ lineNumber: number; row: T }> {
-  for await (const { lineNumber, text } of readLines(path)) {
+  for await (const { lineNumber, text } of readLines(path, { maxLineBytes: MAX_ROW_BYTES })) {
     if (text.trim() === '') continue;
     let row: T;
     try {
       row = JSON.parse(text) as T;
     } catch (err) {
-      throw new Error(`${path ?? 'stdin'} line ${lineNumber}: not valid JSON (${(err as Error).message})`);
+      throw new JsonlError(`${path ?? 'stdin'} line ${lineNumber}: not valid JSON (${(err as Error).message})`);
     }
     yield { lineNumber, row };
   }
@@ -53,8 +132,8 @@ export class JsonlWriter {
 
   /** A writer to `path`, or to stdout when `path` is undefined or "-". */
   static open(path?: string, opts: JsonlWriterOptions = {}): JsonlWriter {
-    if (path === undefined || path === '-') return new JsonlWriter(null, false);
-    return new JsonlWriter(openSync(path, opts.append ? 'a' : 'w'), opts.fsync ?? false);
+    if (isStdio(path)) return new JsonlWriter(null, false);
+    return new JsonlWriter(openSync(path!, opts.append ? 'a' : 'w'), opts.fsync ?? false);
   }
 
   /** Writes the row and returns once it is handed over (waiting for stdout to drain when a pipe is full). */

@@ -18,6 +18,7 @@ import { readRowsForResume } from '../policy/teacher.ts';
 import { executeCompletion } from '../env/execute.ts';
 import { getRubric } from '../reward/presets.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
+import { JsonlError, MAX_ROW_BYTES, readLinesSync } from '../io/jsonl.ts';
 import { divergence } from './divergence.ts';
 import { learningRateAt, warmupSteps } from './schedule.ts';
 
@@ -135,36 +136,34 @@ export interface SftRow {
 const Message = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
 const Row = z.object({ messages: z.array(Message).min(1), spec: DiagramSpec.optional() });
 
-/** Reads TRL `messages` JSONL; a bad row is an error naming its line and what is wrong with it. */
+/** Reads TRL `messages` JSONL; a bad row (or one over MAX_ROW_BYTES) is an error naming its line and what is wrong. */
 export function readSftData(path: string): SftRow[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new SftInputError(`cannot read ${path}: ${(err as Error).message}`);
-  }
   const rows: SftRow[] = [];
-  text.split('\n').forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === '') return;
-    const where = `${path} line ${line}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      throw new SftInputError(`${where}: invalid JSON: ${(err as Error).message}`);
+  try {
+    for (const { lineNumber: line, text } of readLinesSync(path, { maxLineBytes: MAX_ROW_BYTES })) {
+      if (text.trim() === '') continue;
+      const where = `${path} line ${line}`;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        throw new SftInputError(`${where}: invalid JSON: ${(err as Error).message}`);
+      }
+      const parsed = Row.safeParse(value);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const at = issue.path.length ? issue.path.join('.') : 'the row';
+        throw new SftInputError(`${where}: ${at}: ${issue.message}`);
+      }
+      const { messages, spec } = parsed.data;
+      if (messages.at(-1)!.role !== 'assistant') throw new SftInputError(`${where}: the last message must be the assistant's (the completion to learn)`);
+      if (!messages.some((m) => m.role === 'user')) throw new SftInputError(`${where}: no user message`);
+      rows.push({ line, messages, spec });
     }
-    const parsed = Row.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const at = issue.path.length ? issue.path.join('.') : 'the row';
-      throw new SftInputError(`${where}: ${at}: ${issue.message}`);
-    }
-    const { messages, spec } = parsed.data;
-    if (messages.at(-1)!.role !== 'assistant') throw new SftInputError(`${where}: the last message must be the assistant's (the completion to learn)`);
-    if (!messages.some((m) => m.role === 'user')) throw new SftInputError(`${where}: no user message`);
-    rows.push({ line, messages, spec });
-  });
+  } catch (err) {
+    if (err instanceof SftInputError) throw err;
+    throw new SftInputError(err instanceof JsonlError ? err.message : `cannot read ${path}: ${(err as Error).message}`);
+  }
   if (rows.length === 0) throw new SftInputError(`${path} has no rows`);
   return rows;
 }
