@@ -207,7 +207,7 @@ describe('schema and health', () => {
   });
 });
 
-describe('malformed request targets', () => {
+describe('raw requests', () => {
   // Each of these once crashed the server: `new URL` threw outside the handler's try.
   const TARGETS = ['http://[', 'http://a:b:c/', 'http://%zz/', 'http://1.2.3.4.5/', '//[', 'http://', 'http://x:99999/', 'http://[::1'];
   it.each(TARGETS)('%s: 400 naming the target, and the server keeps serving', async (target) => {
@@ -216,6 +216,22 @@ describe('malformed request targets', () => {
     expect(response?.status).toBe(400);
     expect(JSON.parse(response!.body).error).toEqual({ message: `malformed request target ${JSON.stringify(target)}: send a path such as /reward`, type: 'invalid_request_error', code: 'invalid_target' });
     expect((await call('/health')).json.status).toBe('ok');
+  });
+
+  it('requests node:http would drop or answer with a bare status line get JSON errors; a half-closing client gets its answer', async () => {
+    const port = Number(new URL(srv.url).port);
+    const send = (text: string, end = false) => rawRequest(port, [text], { end, timeoutMs: 10_000 });
+    const connect = await send(requestText('CONNECT 127.0.0.1:22 HTTP/1.1', ['Host: 127.0.0.1:22']));
+    expect(connect.response?.status).toBe(405);
+    expect(JSON.parse(connect.response!.body).error.message).toBe('CONNECT is not supported: this server is not a proxy');
+    const hostless = await send(requestText('GET /health HTTP/1.1', []));
+    expect(hostless.response?.status).toBe(400);
+    expect(JSON.parse(hostless.response!.body).error.code).toBe('missing_host');
+    // `printf '...' | nc` sends its FIN right after the body: the scored answer must still come back.
+    const body = JSON.stringify([{ prompt: 'Draw A then B.', completion: answer(['A', 'B']) }]);
+    const halfClosed = await send(requestText('POST /reward HTTP/1.1', ['Host: 127.0.0.1', 'Content-Type: application/json', `Content-Length: ${body.length}`], body), true);
+    expect(halfClosed.response?.status).toBe(200);
+    expect(JSON.parse(halfClosed.response!.body).results).toHaveLength(1);
   });
 });
 

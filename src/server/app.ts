@@ -246,6 +246,8 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
     let url: URL | undefined;
     try {
       url = targetOf(req);
+      // HTTP/1.1 requires the header; node:http would refuse its absence with a bare 400 (requireHostHeader, off below).
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) throw new HttpError(400, 'missing_host', 'HTTP/1.1 requests must carry a Host header');
       cors = access.corsHeaders(req);
       const route = routes[url.pathname];
       const methods = route ? [...Object.keys(route), ...('GET' in route ? ['HEAD'] : [])] : [];
@@ -281,9 +283,14 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
       headersTimeout: Math.round(config.headersTimeoutS * 1000),
       requestTimeout: Math.round(config.requestTimeoutS * 1000),
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.round((config.headersTimeoutS * 1000) / 4))),
+      requireHostHeader: false,
     },
     (req, res) => void handle(req, res),
   );
+  // A client that half-closes after its request (`nc`, some proxies) still gets its answer: by default node:http drops
+  // a request whose answer is not ready when the client's FIN arrives (every scored or generated one). No public option
+  // sets this; the property has been node:http's switch for it since 0.x.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   connections.attach(server);
   server.on('close', () => {
     sessions.stop();

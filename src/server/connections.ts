@@ -52,6 +52,8 @@ export class ConnectionGuard {
     server.on('connection', (socket: Socket) => this.admit(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.track(req, res));
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.refuse(err, socket));
+    // Without a listener node:http closes a CONNECT's socket without a word.
+    server.on('connect', (_req: IncomingMessage, socket: Socket) => this.close(socket, 405, 'method_not_allowed', 'CONNECT is not supported: this server is not a proxy'));
   }
 
   private admit(socket: Socket): void {

@@ -13,6 +13,8 @@ export interface RawResult {
   response?: RawResponse;
   /** Why no response: 'closed' (by the server), 'timeout' (ours), 'malformed' (bytes that are no HTTP response). */
   failure?: 'closed' | 'timeout' | 'malformed';
+  /** Every byte the server sent. */
+  received: Buffer;
   ms: number;
 }
 
@@ -58,12 +60,12 @@ export function rawRequest(port: number, chunks: (string | Buffer)[], opts: RawO
     const socket = connect(port, '127.0.0.1');
     let got = Buffer.alloc(0);
     let done = false;
-    const finish = (r: Omit<RawResult, 'ms'>) => {
+    const finish = (r: Omit<RawResult, 'ms' | 'received'>) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ ...r, ms: performance.now() - t0 });
+      resolve({ ...r, received: got, ms: performance.now() - t0 });
     };
     const timer = setTimeout(() => finish({ failure: 'timeout' }), opts.timeoutMs ?? 10_000);
     socket.on('data', (d: Buffer) => {
