@@ -14,7 +14,7 @@ import { SPLITS, type Split } from '../tasks/scenarios.ts';
 import type { Task } from '../tasks/spec.ts';
 import { parseRenderer, RENDERERS } from '../tldraw/renderer.ts';
 import { UsageError } from './main.ts';
-import { numberFlag } from './flags.ts';
+import { numberFlag, outputDirFlag } from './flags.ts';
 import { readTasks } from './teacher.ts';
 
 interface EvalFlags {
@@ -90,6 +90,7 @@ export function registerEval(program: Command): void {
       }
       if (!flags.policy) throw new UsageError('--policy is required (or --compare DIR...)');
       if (!flags.out) throw new UsageError('--out DIR is required');
+      outputDirFlag('--out', flags.out);
       const rubrics = flags.rubrics.split(',').map((r) => r.trim()).filter(Boolean);
       const unknown = rubrics.find((r) => !RUBRIC_NAMES.includes(r));
       if (unknown) throw new UsageError(`--rubrics: unknown rubric ${JSON.stringify(unknown)}; known: ${RUBRIC_NAMES.join(', ')}`);

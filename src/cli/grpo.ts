@@ -10,6 +10,7 @@ import { GRPO_DEFAULTS, grpoConfig, GrpoInputError, LOSS_TYPES, LR_SCHEDULERS, S
 import { readTasks } from './teacher.ts';
 import { UsageError } from './main.ts';
 import { stopOnSignals } from './interrupt.ts';
+import { choiceFlag, numberFlag, outputDirFlag, threadsFlag } from './flags.ts';
 
 interface GrpoFlags {
   init?: string;
@@ -46,24 +47,6 @@ interface GrpoFlags {
   progress: boolean;
 }
 
-function num(flag: string, value: string | undefined, o: { integer?: boolean; min?: number; positive?: boolean } = {}): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  const bad =
-    value.trim() === '' || !Number.isFinite(n) || (o.integer && !Number.isInteger(n)) || (o.positive && n <= 0) || (o.min !== undefined && n < o.min);
-  if (bad) {
-    const want = `${o.integer ? 'an integer' : 'a number'}${o.positive ? ' > 0' : o.min !== undefined ? ` >= ${o.min}` : ''}`;
-    throw new UsageError(`${flag} must be ${want}, got ${JSON.stringify(value)}`);
-  }
-  return n;
-}
-
-function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
-  if (value === undefined) return undefined;
-  if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
-  return value as T;
-}
-
 /** The prompt pool: a task file, or the first `n` tasks drawn from the train split. */
 export async function grpoTasks(flags: { tasks?: string; split?: string; numTasks: number; seed: number }): Promise<Task[]> {
   if (flags.tasks !== undefined && flags.split !== undefined) throw new UsageError('give --tasks FILE or --split train, not both');
@@ -77,38 +60,36 @@ export async function grpoTasks(flags: { tasks?: string; split?: string; numTask
 export function configFromFlags(flags: GrpoFlags): GRPOConfig {
   if (flags.init === undefined) throw new UsageError('--init is required: the student checkpoint to start from (e.g. RUN/sft/final)');
   if (flags.out === undefined) throw new UsageError('--out is required: the output directory');
+  outputDirFlag('--out', flags.out);
   if (!existsSync(join(flags.init, 'config.json'))) throw new UsageError(`--init: ${flags.init} is not a checkpoint directory (no config.json)`);
-  if (flags.reward !== undefined && !RUBRIC_NAMES.includes(flags.reward)) {
-    throw new UsageError(`--reward must be one of ${RUBRIC_NAMES.join(', ')}, got ${JSON.stringify(flags.reward)}`);
-  }
   const config = grpoConfig({
     output_dir: flags.out,
     init: flags.init,
-    reward: flags.reward,
-    num_generations: num('--num-generations', flags.numGenerations, { integer: true, min: 2 }),
-    generation_batch_size: num('--generation-batch-size', flags.generationBatchSize, { integer: true, positive: true }),
-    per_device_train_batch_size: num('--per-device-train-batch-size', flags.perDeviceTrainBatchSize, { integer: true, positive: true }),
-    max_steps: num('--steps', flags.steps, { integer: true, positive: true }),
-    num_iterations: num('--num-iterations', flags.numIterations, { integer: true, positive: true }),
-    learning_rate: num('--learning-rate', flags.learningRate, { positive: true }),
-    lr_scheduler_type: oneOf('--lr-scheduler', flags.lrScheduler, LR_SCHEDULERS),
-    warmup_ratio: num('--warmup-ratio', flags.warmupRatio, { min: 0 }),
-    beta: num('--beta', flags.beta, { min: 0 }),
-    epsilon: num('--epsilon', flags.epsilon, { min: 0 }),
-    epsilon_high: num('--epsilon-high', flags.epsilonHigh, { min: 0 }),
-    loss_type: oneOf('--loss-type', flags.lossType, LOSS_TYPES),
-    scale_rewards: oneOf('--scale-rewards', flags.scaleRewards, SCALE_REWARDS),
+    reward: choiceFlag('--reward', flags.reward, RUBRIC_NAMES),
+    num_generations: numberFlag('--num-generations', flags.numGenerations, { integer: true, min: 2 }),
+    generation_batch_size: numberFlag('--generation-batch-size', flags.generationBatchSize, { integer: true, positive: true }),
+    per_device_train_batch_size: numberFlag('--per-device-train-batch-size', flags.perDeviceTrainBatchSize, { integer: true, positive: true }),
+    max_steps: numberFlag('--steps', flags.steps, { integer: true, positive: true }),
+    num_iterations: numberFlag('--num-iterations', flags.numIterations, { integer: true, positive: true }),
+    learning_rate: numberFlag('--learning-rate', flags.learningRate, { positive: true }),
+    lr_scheduler_type: choiceFlag('--lr-scheduler', flags.lrScheduler, LR_SCHEDULERS),
+    warmup_ratio: numberFlag('--warmup-ratio', flags.warmupRatio, { min: 0, below: 1 }),
+    beta: numberFlag('--beta', flags.beta, { min: 0 }),
+    epsilon: numberFlag('--epsilon', flags.epsilon, { min: 0 }),
+    epsilon_high: numberFlag('--epsilon-high', flags.epsilonHigh, { min: 0 }),
+    loss_type: choiceFlag('--loss-type', flags.lossType, LOSS_TYPES),
+    scale_rewards: choiceFlag('--scale-rewards', flags.scaleRewards, SCALE_REWARDS),
     mask_truncated_completions: flags.maskTruncatedCompletions === false ? false : undefined,
-    max_completion_length: num('--max-completion-length', flags.maxCompletionLength, { integer: true, positive: true }),
-    temperature: num('--temperature', flags.temperature, { positive: true }),
-    top_p: num('--top-p', flags.topP, { positive: true }),
-    top_k: num('--top-k', flags.topK, { integer: true, min: 0 }),
+    max_completion_length: numberFlag('--max-completion-length', flags.maxCompletionLength, { integer: true, positive: true }),
+    temperature: numberFlag('--temperature', flags.temperature, { positive: true }),
+    top_p: numberFlag('--top-p', flags.topP, { positive: true, max: 1 }),
+    top_k: numberFlag('--top-k', flags.topK, { integer: true, min: 0 }),
     curriculum: flags.curriculum,
-    max_grad_norm: num('--max-grad-norm', flags.maxGradNorm, { positive: true }),
-    log_completions_steps: num('--log-completions-steps', flags.logCompletionsSteps, { integer: true, positive: true }),
-    save_steps: num('--save-steps', flags.saveSteps, { integer: true, positive: true }),
-    seed: num('--seed', flags.seed, { integer: true }),
-    threads: num('--threads', flags.threads, { integer: true, positive: true }),
+    max_grad_norm: numberFlag('--max-grad-norm', flags.maxGradNorm, { positive: true }),
+    log_completions_steps: numberFlag('--log-completions-steps', flags.logCompletionsSteps, { integer: true, positive: true }),
+    save_steps: numberFlag('--save-steps', flags.saveSteps, { integer: true, positive: true }),
+    seed: numberFlag('--seed', flags.seed, { integer: true }),
+    threads: threadsFlag(flags.threads),
   });
   if (flags.numGenerations !== undefined && flags.generationBatchSize === undefined && config.generation_batch_size % config.num_generations !== 0) {
     // Keep the default number of prompts per step when only the group size changes.
@@ -156,7 +137,7 @@ export function registerGrpo(program: Command): void {
     .option('--no-progress', 'no progress bar; one JSON line per step on stderr')
     .action(async (flags: GrpoFlags) => {
       const config = configFromFlags(flags);
-      const tasks = await grpoTasks({ tasks: flags.tasks, split: flags.split, numTasks: num('--num-tasks', flags.numTasks, { integer: true, positive: true })!, seed: config.seed });
+      const tasks = await grpoTasks({ tasks: flags.tasks, split: flags.split, numTasks: numberFlag('--num-tasks', flags.numTasks, { integer: true, positive: true }), seed: config.seed });
       await runCommand(flags, config, tasks);
     });
 }

@@ -10,6 +10,7 @@ import { renderSvg } from '../render/svg.ts';
 import { rasterize } from '../render/png.ts';
 import { parseRenderer } from '../tldraw/renderer.ts';
 import { UsageError } from './main.ts';
+import { numberFlag, outputDirFlag, outputFileFlag } from './flags.ts';
 
 interface RenderFlags {
   in?: string;
@@ -20,14 +21,6 @@ interface RenderFlags {
   width?: number;
   sample?: boolean;
   renderer?: string;
-}
-
-function positiveNumber(flag: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number, got ${JSON.stringify(v)}`);
-    return n;
-  };
 }
 
 /** What a file may hold: a completion as the model wrote it, or a record (rollout, teacher row) with a `completion` field. */
@@ -76,7 +69,7 @@ function checkOut(out: string | undefined): string {
   if (!out) throw new UsageError('render needs --out FILE.svg or FILE.png (or --sample --out DIR)');
   const ext = extname(out).toLowerCase();
   if (ext !== '.svg' && ext !== '.png') throw new UsageError(`--out must end in .svg or .png, got ${JSON.stringify(out)}`);
-  return out;
+  return outputFileFlag('--out', out);
 }
 
 function renderFile(flags: RenderFlags): void {
@@ -180,8 +173,7 @@ async function loadRubrics(): Promise<{ rubrics: Rubric[]; note?: string }> {
 async function renderSamples(flags: RenderFlags): Promise<void> {
   const dir = flags.out;
   if (!dir) throw new UsageError('render --sample needs --out DIR');
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--out: ${dir} exists and is not a directory`);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(outputDirFlag('--out', dir), { recursive: true });
   const { rubrics, note } = await loadRubrics();
   for (const s of SAMPLES) {
     const drawing = draw(s.completion, `sample ${s.name}`, s.prompt, flags.errors);
@@ -199,8 +191,7 @@ async function renderTldraw(flags: RenderFlags): Promise<void> {
   if (flags.sample) {
     const dir = flags.out;
     if (!dir) throw new UsageError('render --sample needs --out DIR');
-    if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--out: ${dir} exists and is not a directory`);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(outputDirFlag('--out', dir), { recursive: true });
     jobs = SAMPLES.map((s) => ({ completion: s.completion, out: join(dir, `${s.name}.tldraw.png`) }));
   } else {
     const out = checkOut(flags.out);
@@ -235,8 +226,8 @@ export function registerRender(program: Command): void {
     .option('--out <path>', 'output file, .svg or .png (a directory with --sample)')
     .option('--prompt <text>', 'title shown above the diagram (default: the record\'s "prompt", if any)')
     .option('--no-errors', 'leave out the footer listing refused actions')
-    .option('--scale <n>', 'PNG pixels per canvas unit (default 2)', positiveNumber('--scale'))
-    .option('--width <px>', 'PNG width in pixels (overrides --scale)', positiveNumber('--width'))
+    .option('--scale <n>', 'PNG pixels per canvas unit (default 2)', (v) => numberFlag('--scale', v, { positive: true }))
+    .option('--width <px>', 'PNG width in pixels (overrides --scale)', (v) => numberFlag('--width', v, { positive: true }))
     .option('--sample', "write the seed's example and a 10-node branching flow as SVG and PNG, with their rewards")
     .option('--renderer <name>', "canvas (built-in, default) or tldraw: tldraw's own PNG export (see docs/tldraw.md)", 'canvas')
     .action(async (flags: RenderFlags) => {

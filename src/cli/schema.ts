@@ -1,13 +1,16 @@
 import type { Command } from 'commander';
-import { responseJsonSchema } from '../env/actions.ts';
+import { DEFAULT_MAX_ACTIONS, responseJsonSchema } from '../env/actions.ts';
+import { numberFlag } from './flags.ts';
 
 export function registerSchema(program: Command): void {
   program
     .command('schema')
     .description('print the JSON Schema of the response object {"actions": [...]} sent to models for structured output')
     .option('--editing', 'include the editing actions (update_shape, delete_shape, disconnect) used in multi-turn episodes')
-    .option('--max-actions <n>', 'maximum actions per response', (v) => Number(v), 40)
-    .action((opts: { editing?: boolean; maxActions: number }) => {
-      process.stdout.write(JSON.stringify(responseJsonSchema({ editing: opts.editing, maxActions: opts.maxActions }), null, 2) + '\n');
+    .option('--max-actions <n>', 'maximum actions per response', String(DEFAULT_MAX_ACTIONS))
+    .action((opts: { editing?: boolean; maxActions: string }) => {
+      // A schema with no room for an action is one no response can satisfy.
+      const maxActions = numberFlag('--max-actions', opts.maxActions, { integer: true, positive: true });
+      process.stdout.write(JSON.stringify(responseJsonSchema({ editing: opts.editing, maxActions }), null, 2) + '\n');
     });
 }

@@ -3,10 +3,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { PRESETS, runSft, sftConfig, SftInputError, type Preset, type SFTConfig } from '../train/sft.ts';
-import { MODEL_INITS, type ModelInit } from '../model/gpt.ts';
+import { PRESETS, runSft, sftConfig, SftInputError, type SFTConfig } from '../train/sft.ts';
+import { MODEL_INITS } from '../model/gpt.ts';
+import { MAX_VOCAB_SIZE, MIN_VOCAB_SIZE } from '../model/tokenizer.ts';
 import { UsageError } from './main.ts';
 import { stopOnSignals } from './interrupt.ts';
+import { choiceFlag, numberFlag, outputDirFlag, threadsFlag } from './flags.ts';
 
 interface SftFlags {
   data: string;
@@ -27,28 +29,6 @@ interface SftFlags {
   seed?: string;
   threads?: string;
   progress: boolean;
-}
-
-function positive(flag: string, value: string | undefined, integer: boolean): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`);
-  }
-  return n;
-}
-
-function ratio(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n >= 1) throw new UsageError(`${flag} must be a number in [0, 1), got ${JSON.stringify(value)}`);
-  return n;
-}
-
-function modelInit(value: string | undefined): ModelInit | undefined {
-  if (value === undefined) return undefined;
-  if (!MODEL_INITS.includes(value as ModelInit)) throw new UsageError(`--model-init must be one of ${MODEL_INITS.join(', ')}, got ${JSON.stringify(value)}`);
-  return value as ModelInit;
 }
 
 export function registerSft(program: Command): void {
@@ -74,27 +54,30 @@ export function registerSft(program: Command): void {
     .option('--threads <n>', 'worker threads for the model kernels')
     .option('--no-progress', 'no progress bar')
     .action(async (flags: SftFlags) => {
-      if (!PRESETS.includes(flags.preset as Preset)) throw new UsageError(`--preset must be one of ${PRESETS.join(', ')}, got ${JSON.stringify(flags.preset)}`);
+      const preset = choiceFlag('--preset', flags.preset, PRESETS);
       if (flags.steps !== undefined && flags.epochs !== undefined) throw new UsageError('give --steps or --epochs, not both');
       if (!existsSync(flags.data)) throw new UsageError(`--data: ${flags.data} does not exist`);
-      const steps = positive('--steps', flags.steps, true);
-      const epochs = positive('--epochs', flags.epochs, false);
+      outputDirFlag('--out', flags.out);
+      const positiveInt = { integer: true, positive: true };
+      const share = { min: 0, below: 1 };
+      const steps = numberFlag('--steps', flags.steps, positiveInt);
+      const epochs = numberFlag('--epochs', flags.epochs, { positive: true });
       const overrides: Partial<SFTConfig> = {
         max_steps: steps ?? (epochs !== undefined ? 0 : undefined),
         num_train_epochs: epochs,
-        learning_rate: positive('--learning-rate', flags.learningRate, false),
-        tokens_per_batch: positive('--tokens-per-batch', flags.tokensPerBatch, true),
-        vocab_size: positive('--vocab-size', flags.vocabSize, true),
-        model_init: modelInit(flags.modelInit),
-        stutter_rate: ratio('--stutter-rate', flags.stutterRate),
-        warmup_ratio: ratio('--warmup-ratio', flags.warmupRatio),
-        eval_steps: positive('--eval-steps', flags.evalSteps, true),
-        save_steps: positive('--save-steps', flags.saveSteps, true),
-        eval_samples: positive('--eval-samples', flags.evalSamples, true),
-        seed: flags.seed === undefined ? undefined : Math.trunc(Number(flags.seed)),
-        threads: positive('--threads', flags.threads, true),
+        learning_rate: numberFlag('--learning-rate', flags.learningRate, { positive: true }),
+        tokens_per_batch: numberFlag('--tokens-per-batch', flags.tokensPerBatch, positiveInt),
+        vocab_size: numberFlag('--vocab-size', flags.vocabSize, { integer: true, min: MIN_VOCAB_SIZE, max: MAX_VOCAB_SIZE, note: '256 bytes and the chat tokens, then merges' }),
+        model_init: choiceFlag('--model-init', flags.modelInit, MODEL_INITS),
+        stutter_rate: numberFlag('--stutter-rate', flags.stutterRate, share),
+        warmup_ratio: numberFlag('--warmup-ratio', flags.warmupRatio, share),
+        eval_steps: numberFlag('--eval-steps', flags.evalSteps, positiveInt),
+        save_steps: numberFlag('--save-steps', flags.saveSteps, positiveInt),
+        eval_samples: numberFlag('--eval-samples', flags.evalSamples, positiveInt),
+        seed: numberFlag('--seed', flags.seed, { integer: true }),
+        threads: threadsFlag(flags.threads),
       };
-      const config = sftConfig(flags.preset as Preset, flags.out, overrides);
+      const config = sftConfig(preset, flags.out, overrides);
       await runCommand(flags, config);
     });
 }

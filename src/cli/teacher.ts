@@ -11,7 +11,7 @@ import { policyFromSpec, POLICY_FORMS } from '../policy/registry.ts';
 import { RemoteError } from '../policy/remote.ts';
 import { runTeacher, TeacherRunMismatch, type TeacherSummary } from '../policy/teacher.ts';
 import { UsageError } from './main.ts';
-import { numberFlag } from './flags.ts';
+import { numberFlag, outputDirFlag } from './flags.ts';
 
 interface TeacherFlags {
   policy: string;
@@ -114,6 +114,7 @@ export function registerTeacher(program: Command): void {
     .option('--single-choice', 'one choice per request (servers that refuse n, e.g. llama.cpp)')
     .option('--no-progress', 'no progress bar')
     .action(async (flags: TeacherFlags) => {
+      outputDirFlag('--out', flags.out);
       const attempts = positiveInt('--attempts', flags.attempts);
       const minReward = numberFlag('--min-reward', flags.minReward, { min: 0, max: 1 });
       const seed = numberFlag('--seed', flags.seed, { integer: true });

@@ -14,6 +14,11 @@ export type SpecialToken = (typeof SPECIAL_TOKENS)[number];
 export const PRETOKEN_PATTERN = String.raw`[^\s\p{L}\p{N}]*[\p{L}_]+":"?|[\p{L}_]+|\p{N}+|\s+(?!\S)|\s+| ?[^\s\p{L}\p{N}]+`;
 
 export const DEFAULT_VOCAB_SIZE = 2048;
+/** The bytes and the special tokens, with no merge. */
+export const MIN_VOCAB_SIZE = 256 + SPECIAL_TOKENS.length;
+/** Past this the embedding alone outweighs the largest student several times over, and the teacher data holds far
+ *  fewer distinct pieces to merge. */
+export const MAX_VOCAB_SIZE = 65536;
 
 /** GPT-2's reversible map from bytes to printable characters (what `ByteLevel` uses in tokenizer.json). */
 function bytesToUnicode(): string[] {
@@ -256,10 +261,10 @@ export function trainTokenizer(corpus: Iterable<string>, opts: TrainTokenizerOpt
   const vocabSize = opts.vocabSize ?? DEFAULT_VOCAB_SIZE;
   const minFrequency = opts.minFrequency ?? 2;
   const pattern = opts.pattern ?? PRETOKEN_PATTERN;
-  const numMerges = vocabSize - 256 - SPECIAL_TOKENS.length;
-  if (!Number.isInteger(numMerges) || numMerges < 0) {
-    throw new Error(`vocabSize must be an integer >= ${256 + SPECIAL_TOKENS.length} (bytes and special tokens), got ${vocabSize}`);
+  if (!Number.isInteger(vocabSize) || vocabSize < MIN_VOCAB_SIZE || vocabSize > MAX_VOCAB_SIZE) {
+    throw new Error(`vocabSize must be an integer from ${MIN_VOCAB_SIZE} (bytes and special tokens) to ${MAX_VOCAB_SIZE}, got ${vocabSize}`);
   }
+  const numMerges = vocabSize - MIN_VOCAB_SIZE;
   const re = new RegExp(pattern, 'gu');
   const encoder = new TextEncoder();
   const wordCounts = new Map<string, number>();
