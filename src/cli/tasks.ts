@@ -7,7 +7,7 @@ import { SPLITS, VOCABS, type Split } from '../tasks/scenarios.ts';
 import { formatStats, splitStats } from '../tasks/stats.ts';
 import { JsonlWriter } from '../io/jsonl.ts';
 import { UsageError } from './main.ts';
-import { numberFlag } from './flags.ts';
+import { numberFlag, outputFileFlag } from './flags.ts';
 
 interface TasksFlags {
   split?: string;
@@ -60,6 +60,7 @@ export function registerTasks(program: Command): void {
         return;
       }
       const { split, n, seed, filter } = parseTaskFlags(flags);
+      if (flags.out !== undefined) outputFileFlag('--out', flags.out);
       const max = maxDistinct(split, filter);
       const which = `${split} tasks${filter.difficulty !== undefined ? ` at difficulty ${filter.difficulty}` : ''}${filter.kinds ? ` of kinds ${filter.kinds.join(',')}` : ''}`;
       if (max === 0) throw new UsageError(`no ${which} exist: try another --difficulty or --kinds`);
