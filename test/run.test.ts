@@ -1,10 +1,12 @@
 // The main job end to end on the quick preset, through the real CLI, then its report in real headless Chromium.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
+import { StageProgress } from '../src/io/progress.ts';
+import { badRunName, RUN_CONFIGS, runPipeline, STAGES } from '../src/pipeline/run.ts';
 
 const runsDir = mkdtempSync(join(tmpdir(), 'canvasgym-run-'));
 const cli = (...args: string[]) => execFileSync('node', ['bin/canvasgym.js', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -48,6 +50,28 @@ describe('canvasgym run --preset quick', () => {
     };
     expect(run(['run', '--preset', 'full', '--runs-dir', runsDir, '--name', 't', '--no-progress'])).toMatch(/^2 canvasgym: .* holds a run with other settings \(preset quick\); rerun with --fresh/);
     expect(run(['run', '--preset', 'huge'])).toBe('2 canvasgym: --preset must be quick, default, full, got "huge"');
+  });
+
+  it('--fresh deletes only a run: a --name that is not one folder name is refused, and nothing is deleted', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'canvasgym-fresh-'));
+    const runs = join(root, 'runs');
+    const kept = [join(root, 'precious.txt'), join(runs, 'keep', 'run.json'), join(runs, 'notarun', 'thesis.tex')];
+    for (const f of kept) {
+      mkdirSync(join(f, '..'), { recursive: true });
+      writeFileSync(f, '{}');
+    }
+    for (const name of ['..', '.']) {
+      const r = spawnSync('node', ['bin/canvasgym.js', 'run', '--preset', 'quick', '--runs-dir', runs, '--name', name, '--fresh', '--no-progress'], { encoding: 'utf8' });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(`canvasgym: --name must be one folder name inside the runs directory (letters, digits, dots, dashes and underscores; not . or ..), got "${name}"\n`);
+    }
+    for (const name of ['a/b', '/tmp', '../runs', '', 'x\u0007', 'a\\b']) expect(badRunName(name), name).toMatch(/^must be one folder name/);
+    for (const name of ['t', 'my.run', '..x', 'quick-2']) expect(badRunName(name), name).toBeUndefined();
+    const run = (name: string) => runPipeline({ runsDir: runs, name, config: RUN_CONFIGS.quick, fresh: true, progress: new StageProgress(STAGES, { bars: false }) });
+    await expect(run('..')).rejects.toThrow(/the run's name must be one folder name/);
+    // A directory that holds no run is not deleted either.
+    await expect(run('notarun')).rejects.toThrow(`--fresh: ${join(runs, 'notarun')} holds no run (no run.json); nothing was deleted`);
+    for (const f of kept) expect(existsSync(f), f).toBe(true);
   });
 
   it('the report opens in Chromium with its charts and diagrams drawn and no request leaving the file', async () => {

@@ -1,8 +1,7 @@
 // `canvasgym run` (what `npm start` runs): the whole pipeline under runs/<name>/, ending with the report's path.
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { StageProgress } from '../io/progress.ts';
-import { RUN_CONFIGS, RUN_PRESETS, RunConfigMismatch, runPipeline, STAGES, type RunPreset } from '../pipeline/run.ts';
+import { badRunName, RUN_CONFIGS, RUN_PRESETS, RunDirError, runPipeline, STAGES, type RunPreset } from '../pipeline/run.ts';
 import { UsageError } from './main.ts';
 
 interface RunFlags {
@@ -25,11 +24,11 @@ export function registerRun(program: Command): void {
     .action(async (flags: RunFlags) => {
       if (!(RUN_PRESETS as readonly string[]).includes(flags.preset)) throw new UsageError(`--preset must be ${RUN_PRESETS.join(', ')}, got ${JSON.stringify(flags.preset)}`);
       const name = flags.name ?? flags.preset;
-      if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new UsageError(`--name may hold letters, digits, dots, dashes and underscores, got ${JSON.stringify(name)}`);
-      const dir = join(flags.runsDir, name);
+      const bad = badRunName(name);
+      if (bad) throw new UsageError(`--name ${bad}`);
       const progress = new StageProgress(STAGES, { bars: flags.progress && Boolean(process.stderr.isTTY) });
       try {
-        const r = await runPipeline({ dir, config: RUN_CONFIGS[flags.preset as RunPreset], fresh: flags.fresh, progress });
+        const r = await runPipeline({ runsDir: flags.runsDir, name, config: RUN_CONFIGS[flags.preset as RunPreset], fresh: flags.fresh, progress });
         progress.stop();
         const f = (v: number) => v.toFixed(3);
         const width = Math.max(...r.table.map((t) => t.label.length));
@@ -37,7 +36,7 @@ export function registerRun(program: Command): void {
         process.stdout.write(`${lines.join('\n')}\nfinished in ${(r.seconds / 60).toFixed(1)} min; report: ${r.report}\n`);
       } catch (err) {
         progress.stop();
-        if (err instanceof RunConfigMismatch) throw new UsageError(err.message);
+        if (err instanceof RunDirError) throw new UsageError(err.message);
         throw err;
       }
     });

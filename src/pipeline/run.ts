@@ -2,7 +2,7 @@
 // same held-out tasks -> report. Everything lives under one run directory; a finished stage is not redone on a rerun,
 // and an interrupted training stage resumes from its last checkpoint.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { evaluatePolicy, type EvalMetrics, type Rollout } from '../eval/evaluate.ts';
 import { differences } from '../eval/compare.ts';
 import { renderReport, type Curve } from '../eval/report.ts';
@@ -81,10 +81,24 @@ interface RunState {
   stages: Partial<Record<Stage, { seconds: number; summary: string }>>;
 }
 
-export class RunConfigMismatch extends Error {}
+/** The run directory cannot serve this run as asked (a bad name, other settings, --fresh on what is not a run): the
+ *  user's to fix (the CLI reports it as a usage error). */
+export class RunDirError extends Error {}
+
+/** Why `name` cannot name a run, or undefined. A run is one plain folder inside the runs directory: never `.`, `..` or
+ *  a path, so that neither the run nor what --fresh deletes reaches outside it. */
+export function badRunName(name: string): string | undefined {
+  if (/^[A-Za-z0-9._-]+$/.test(name) && name !== '.' && name !== '..') return undefined;
+  return `must be one folder name inside the runs directory (letters, digits, dots, dashes and underscores; not . or ..), got ${JSON.stringify(name)}`;
+}
+
+/** The file that makes a directory a run: its settings and finished stages. */
+const RUN_STATE = 'run.json';
 
 export interface RunOptions {
-  dir: string;
+  /** Where runs live; this one is runsDir/name. */
+  runsDir: string;
+  name: string;
   config: RunConfig;
   fresh?: boolean;
   progress: StageProgress;
@@ -119,14 +133,26 @@ function readJsonl<T>(path: string): T[] {
 
 const writeJsonl = (path: string, rows: unknown[]) => writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
 
-function loadState(dir: string, config: RunConfig, fresh: boolean): RunState {
-  const file = join(dir, 'run.json');
-  if (fresh && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+/** What --fresh deletes: a directory directly inside the runs directory that holds a run's state, and nothing else. */
+function removeRun(runsDir: string, dir: string): void {
+  const inside = relative(resolve(runsDir), resolve(dir));
+  if (inside === '' || inside === '..' || isAbsolute(inside) || inside.includes(sep)) {
+    throw new RunDirError(`--fresh: ${dir} is not a folder inside ${runsDir}; nothing was deleted`);
+  }
+  if (!existsSync(join(dir, RUN_STATE))) {
+    throw new RunDirError(`--fresh: ${dir} holds no run (no ${RUN_STATE}); nothing was deleted: remove it yourself or pick another --name`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function loadState(runsDir: string, dir: string, config: RunConfig, fresh: boolean): RunState {
+  const file = join(dir, RUN_STATE);
+  if (fresh && existsSync(dir)) removeRun(runsDir, dir);
   mkdirSync(dir, { recursive: true });
   if (!existsSync(file)) return { config, stages: {} };
   const state = JSON.parse(readFileSync(file, 'utf8')) as RunState;
   if (JSON.stringify(state.config) !== JSON.stringify(config)) {
-    throw new RunConfigMismatch(`${dir} holds a run with other settings (preset ${state.config.preset}); rerun with --fresh to start over, or pick another --name`);
+    throw new RunDirError(`${dir} holds a run with other settings (preset ${state.config.preset}); rerun with --fresh to start over, or pick another --name`);
   }
   return state;
 }
@@ -135,9 +161,12 @@ const f3 = (v: number) => v.toFixed(3);
 
 export async function runPipeline(o: RunOptions): Promise<RunResult> {
   const started = performance.now();
-  const { dir, config, progress } = o;
-  const state = loadState(dir, config, o.fresh ?? false);
-  const save = () => writeFileSync(join(dir, 'run.json'), JSON.stringify(state, null, 2) + '\n');
+  const { config, progress } = o;
+  const bad = badRunName(o.name);
+  if (bad) throw new RunDirError(`the run's name ${bad}`);
+  const dir = join(o.runsDir, o.name);
+  const state = loadState(o.runsDir, dir, config, o.fresh ?? false);
+  const save = () => writeFileSync(join(dir, RUN_STATE), JSON.stringify(state, null, 2) + '\n');
   save();
   const paths = {
     train: join(dir, 'tasks', 'train.jsonl'),
