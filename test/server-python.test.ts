@@ -15,10 +15,10 @@ afterAll(async () => {
 });
 
 /** Runs a Python snippet with canvasgym_client importable and CANVASGYM_URL set; resolves with its JSON stdout. */
-function python(code: string, input: unknown): Promise<any> {
+function python(code: string, input: unknown, env: Record<string, string> = {}): Promise<any> {
   return new Promise((resolve, reject) => {
     const child = spawn('python3', ['-c', code], {
-      env: { ...process.env, CANVASGYM_URL: srv.url, PYTHONPATH: join(import.meta.dirname, '..', 'python') },
+      env: { ...process.env, CANVASGYM_URL: srv.url, CANVASGYM_API_KEY: '', PYTHONPATH: join(import.meta.dirname, '..', 'python'), ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
@@ -111,6 +111,31 @@ print(json.dumps({"instruction": obs["instruction"], "r1": r1, "term1": term1, "
     expect(got.over[1]).toMatch(/POST \/step: 409 step\(\) after the episode ended/);
     expect(got.early).toMatch(/step\(\) before reset\(\)/);
     expect(srv.sessions.size).toBe(0);
+  });
+
+  it('sends the bearer token from CANVASGYM_API_KEY to a server started with --api-key', async () => {
+    const keyed = await startServer({ port: 0, scoringThreads: 0, apiKey: 'py-key' });
+    try {
+      const t = tasks[0];
+      const code = `import json, sys
+from canvasgym_client import CanvasgymError, EpisodeClient, reward_func
+d = json.load(sys.stdin)
+try:
+    rewards = reward_func([d["prompt"]], [d["completion"]])
+    with EpisodeClient(env="diagram") as ep:
+        obs, info = ep.reset(seed=1)
+    print(json.dumps({"rewards": rewards, "instruction": obs["instruction"]}))
+except CanvasgymError as e:
+    print(json.dumps({"status": e.status, "error": str(e)}))`;
+      const input = { prompt: t.prompt, completion: answer(t.spec.entities) };
+      const good = await python(code, input, { CANVASGYM_URL: keyed.url, CANVASGYM_API_KEY: 'py-key' });
+      expect(good.rewards).toEqual([strong.score(input).reward]);
+      expect(typeof good.instruction).toBe('string');
+      const none = await python(code, input, { CANVASGYM_URL: keyed.url });
+      expect(none).toEqual({ status: 401, error: 'POST /reward: 401 missing API key: send the header Authorization: Bearer KEY (this server was started with --api-key)' });
+    } finally {
+      await keyed.close();
+    }
   });
 
   it('names the server it cannot reach', async () => {

@@ -1,6 +1,7 @@
 """canvasgym as a reward and an environment for Python trainers, over the canvasgym HTTP server.
 
-Standard library only. The server's address comes from CANVASGYM_URL (default http://127.0.0.1:8000).
+Standard library only. The server's address comes from CANVASGYM_URL (default http://127.0.0.1:8000), and its
+bearer token, for a server started with --api-key, from CANVASGYM_API_KEY.
 
 - reward_func(prompts, completions, **kwargs): TRL GRPOTrainer's reward_funcs signature.
 - compute_score(data_source, solution_str, ground_truth, extra_info=None): verl's custom reward function.
@@ -31,14 +32,19 @@ class CanvasgymError(RuntimeError):
 class Client:
     """A thin JSON-over-HTTP client for one canvasgym server."""
 
-    def __init__(self, url: str | None = None, timeout: float = 120.0, reward: str | None = None):
+    def __init__(self, url: str | None = None, timeout: float = 120.0, reward: str | None = None, api_key: str | None = None):
         self.url = (url or os.environ.get("CANVASGYM_URL") or DEFAULT_URL).rstrip("/")
         self.timeout = timeout
         self.reward = reward
+        self.api_key = api_key or os.environ.get("CANVASGYM_API_KEY") or None
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
         data = None if body is None else json.dumps(body).encode("utf-8")
-        req = urllib.request.Request(self.url + path, data=data, method=method, headers={"content-type": "application/json"})
+        # The server takes POST bodies only as declared JSON (415 otherwise).
+        headers = {"content-type": "application/json"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as res:
                 return json.loads(res.read().decode("utf-8"))
@@ -76,14 +82,14 @@ def _spec(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-_clients: dict[str, Client] = {}
+_clients: dict[tuple[str, str | None], Client] = {}
 
 
 def _client() -> Client:
-    url = os.environ.get("CANVASGYM_URL") or DEFAULT_URL
-    if url not in _clients:
-        _clients[url] = Client(url)
-    return _clients[url]
+    url, api_key = os.environ.get("CANVASGYM_URL") or DEFAULT_URL, os.environ.get("CANVASGYM_API_KEY") or None
+    if (url, api_key) not in _clients:
+        _clients[url, api_key] = Client(url, api_key=api_key)
+    return _clients[url, api_key]
 
 
 def reward_func(prompts: list[Any], completions: list[Any], **kwargs: Any) -> list[float]:
