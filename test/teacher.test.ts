@@ -11,6 +11,7 @@ import { SYSTEM_PROMPT } from '../src/policy/prompt.ts';
 import { OpenAIPolicy } from '../src/policy/openai.ts';
 import { ScriptedPolicy } from '../src/policy/scripted.ts';
 import { errorKind, runTeacher, type RejectedRow, type TeacherConfig, type TrainRow } from '../src/policy/teacher.ts';
+import { startServer } from './helpers/http-server.ts';
 import { startOpenAIServer } from './helpers/openai-server.ts';
 import { buildProgram, UsageError } from '../src/cli/main.ts';
 
@@ -181,5 +182,26 @@ describe('canvasgym teacher', () => {
     await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--policy', 'claude:x'])).rejects.toThrow(/--policy: unknown policy "claude:x"/);
     await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--policy', 'openai:m', '--quirks', 'abbrev=1'])).rejects.toThrow(UsageError);
     await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--attempts', '0'])).rejects.toThrow(/--attempts must be a positive integer/);
+  });
+
+  it('exits 1 with one line when no row was accepted, saying how many attempts failed', async () => {
+    // Every request fails the way a retry would help with: each completion is counted as failed, none is fatal.
+    const server = await startServer(() => ({ status: 503, body: { error: { message: 'overloaded', type: 'server_error', code: null } } }));
+    try {
+      const args = ['--tasks', tasksFile, '--out', join(work, 'down'), '--attempts', '1', '--no-progress', '--policy', 'openai:m', '--api-key', 'k', '--base-url', `${server.url}/v1`, '--max-retries', '0'];
+      const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['bin/canvasgym.js', 'teacher', ...args], { cwd: ROOT });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d));
+        child.stderr.on('data', (d: Buffer) => (stderr += d));
+        child.on('close', (status) => resolve({ status, stdout, stderr }));
+      });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stdout).toMatch(/^teacher: 0 accepted, 0 rejected .* of 16 task attempts; 16 failed to generate/);
+      expect(r.stderr).toBe('canvasgym teacher: no row accepted: 16 of 16 attempts failed to generate, 0 rejected\n');
+    } finally {
+      await server.close();
+    }
   });
 });

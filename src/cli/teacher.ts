@@ -176,6 +176,11 @@ export function registerTeacher(program: Command): void {
         });
         if (barOn) bar.stop();
         process.stdout.write(formatSummary(summary, flags.out) + '\n');
+        // No data to train on must not pass for a success in a script (`teacher ... && sft ...`).
+        if (summary.accepted === 0) {
+          process.stderr.write(`canvasgym teacher: no row accepted: ${summary.failed} of ${summary.total} attempts failed to generate, ${summary.rejected} rejected\n`);
+          process.exitCode = 1;
+        }
       } catch (err) {
         if (barOn) bar.stop();
         if (err instanceof TeacherRunMismatch) throw new UsageError(err.message);
