@@ -94,6 +94,21 @@ export function registerEval(program: Command): void {
       const rubrics = flags.rubrics.split(',').map((r) => r.trim()).filter(Boolean);
       const unknown = rubrics.find((r) => !RUBRIC_NAMES.includes(r));
       if (unknown) throw new UsageError(`--rubrics: unknown rubric ${JSON.stringify(unknown)}; known: ${RUBRIC_NAMES.join(', ')}`);
+      // Every flag is checked before the tasks are read and the policy loaded, which may take a while.
+      const samples = positiveInt('--samples', flags.samples);
+      const passThreshold = numberFlag('--pass-threshold', flags.passThreshold, { min: 0, max: 1 });
+      const sampling = {
+        temperature: numberFlag('--temperature', flags.temperature, { min: 0 }),
+        topP: numberFlag('--top-p', flags.topP, { positive: true, max: 1 }),
+        maxTokens: positiveInt('--max-tokens', flags.maxTokens),
+        seed: seedOf(flags.seed),
+      };
+      let rendererName;
+      try {
+        rendererName = parseRenderer(flags.renderer);
+      } catch (err) {
+        throw new UsageError(`--renderer: ${(err as Error).message}`);
+      }
       const tasks = await tasksFrom(flags);
       const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
       let policy;
@@ -102,13 +117,6 @@ export function registerEval(program: Command): void {
       } catch (err) {
         throw new UsageError(`--policy: ${(err as Error).message}`);
       }
-      const samples = positiveInt('--samples', flags.samples);
-      let rendererName;
-      try {
-        rendererName = parseRenderer(flags.renderer);
-      } catch (err) {
-        throw new UsageError(`--renderer: ${(err as Error).message}`);
-      }
       const tldraw = rendererName === 'tldraw' ? await startTldraw(flags.images) : null;
       const bar = flags.progress ? new cliProgress.SingleBar({ format: 'eval {bar} {value}/{total} tasks | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic) : null;
       bar?.start(tasks.length, 0);
@@ -116,13 +124,8 @@ export function registerEval(program: Command): void {
         const result = await evaluatePolicy(policy, tasks, {
           samples,
           rubrics,
-          passThreshold: numberFlag('--pass-threshold', flags.passThreshold, { min: 0, max: 1 }),
-          sampling: {
-            temperature: numberFlag('--temperature', flags.temperature, { min: 0 }),
-            topP: flags.topP === undefined ? undefined : numberFlag('--top-p', flags.topP, { positive: true, max: 1 }),
-            maxTokens: positiveInt('--max-tokens', flags.maxTokens),
-            seed: seedOf(flags.seed),
-          },
+          passThreshold,
+          sampling,
           renderer: tldraw?.renderer,
           onProgress: (done) => bar?.update(done),
         });

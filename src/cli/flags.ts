@@ -20,6 +20,7 @@ export interface NumberRule {
 
 function describe(r: NumberRule): string {
   const kind = r.integer ? 'an integer' : 'a number';
+  if (r.positive && r.max !== undefined) return `${kind} in (0, ${r.max}]`;
   if (r.positive) return r.integer ? 'a positive integer' : 'a positive number';
   if (r.min !== undefined && r.below !== undefined) return `${kind} in [${r.min}, ${r.below})`;
   if (r.min !== undefined && r.max !== undefined) return `${kind} from ${r.min} to ${r.max}`;

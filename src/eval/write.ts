@@ -1,10 +1,11 @@
 // Writes an evaluation to a directory: metrics.json, rollouts.jsonl, one PNG per rendered diagram; and reads it back.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { executeCompletion } from '../env/execute.ts';
 import { renderPng } from '../render/png.ts';
 import { renderSvg } from '../render/svg.ts';
-import { readLinesSync } from '../io/jsonl.ts';
+import { MAX_ROW_BYTES, readLinesSync } from '../io/jsonl.ts';
 import type { EvalMetrics, EvalResult, Rollout } from './evaluate.ts';
 
 const safeName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 120);
@@ -32,25 +33,48 @@ export function writeEvalDir(dir: string, result: EvalResult, o: { images?: bool
   writeFileSync(join(dir, 'metrics.json'), JSON.stringify(result.metrics, null, 2) + '\n');
 }
 
-/** Reads an evaluation directory written by writeEvalDir; errors name the missing or broken file. */
+// What readers of an eval directory rely on (compare tables, the run's report); the other fields pass through. A
+// directory from a user (--compare) may hold anything, and a field of the wrong type would crash the table.
+const Mean = z.number().nullable(); // JSON writes a NaN mean (no completions) as null
+const Interval = z.looseObject({ mean: Mean, lo: Mean, hi: Mean });
+const Metrics = z.looseObject({
+  completions: z.number(),
+  parse_rate: Interval,
+  schema_valid_rate: Interval,
+  renderer_accept_rate: Interval,
+  reward: z.record(z.string(), Interval),
+  components: z.record(z.string(), Interval),
+});
+const RolloutRow = z.looseObject({ task_id: z.string(), sample: z.number(), rewards: z.record(z.string(), z.number()) });
+
+function checked<T>(schema: z.ZodType, value: unknown, where: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return value as T;
+  const issue = parsed.error.issues[0];
+  throw new Error(`${where}: ${issue.path.join('.') || 'the value'}: ${issue.message}`);
+}
+
+/** Reads an evaluation directory written by writeEvalDir; errors name the missing or broken file and line. */
 export function readEvalDir(dir: string): { rollouts: Rollout[]; metrics: EvalMetrics } {
   const metricsFile = join(dir, 'metrics.json');
   const rolloutsFile = join(dir, 'rollouts.jsonl');
   for (const f of [metricsFile, rolloutsFile]) if (!existsSync(f)) throw new Error(`${dir} is not an eval directory: ${f} is missing`);
-  let metrics: EvalMetrics;
+  let metrics: unknown;
   try {
     metrics = JSON.parse(readFileSync(metricsFile, 'utf8'));
   } catch (err) {
     throw new Error(`${metricsFile}: ${(err as Error).message}`);
   }
   const rollouts: Rollout[] = [];
-  for (const { lineNumber, text } of readLinesSync(rolloutsFile)) {
+  for (const { lineNumber, text } of readLinesSync(rolloutsFile, { maxLineBytes: MAX_ROW_BYTES })) {
     if (!text.trim()) continue;
+    let row: unknown;
     try {
-      rollouts.push(JSON.parse(text) as Rollout);
+      row = JSON.parse(text);
     } catch (err) {
       throw new Error(`${rolloutsFile} line ${lineNumber}: ${(err as Error).message}`);
     }
+    rollouts.push(checked<Rollout>(RolloutRow, row, `${rolloutsFile} line ${lineNumber}`));
   }
-  return { rollouts, metrics };
+  return { rollouts, metrics: checked<EvalMetrics>(Metrics, metrics, metricsFile) };
 }
