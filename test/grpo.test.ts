@@ -281,6 +281,10 @@ describe('canvasgym grpo', () => {
     expect(() => configFromFlags({ ...flags, reward: 'nice' })).toThrow(/--reward must be one of seed, strong, got "nice"/);
     await expect(grpoTasks({ tasks: tasksFile, split: 'train', numTasks: 10, seed: 0 })).rejects.toThrow(/give --tasks FILE or --split train, not both/);
     await expect(grpoTasks({ split: 'heldout', numTasks: 10, seed: 0 })).rejects.toThrow(/--split must be train/);
+    // Bare prompts are the teacher's: GRPO scores completions against each task's spec.
+    const bare = join(mkdtempSync(join(tmpdir(), 'grpo-tasks-')), 'prompts.txt');
+    writeFileSync(bare, 'Draw Client -> API.\n');
+    await expect(grpoTasks({ tasks: bare, numTasks: 10, seed: 0 })).rejects.toThrow(/prompts\.txt line 1: no spec: /);
     expect(configFromFlags({ ...flags, numGenerations: '6' }).generation_batch_size).toBe(24);
   }, 60_000);
 

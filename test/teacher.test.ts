@@ -176,12 +176,29 @@ describe('canvasgym teacher', () => {
   it('refuses to resume a directory with other settings, and bad input, as usage errors naming the flag', async () => {
     await expect(run([...args(join(work, 'ref')), '--min-reward', '0.9'])).rejects.toThrow(/holds a run with other settings \(minReward 0.6 -> 0.9\)/);
     const bad = join(work, 'bad.jsonl');
-    writeFileSync(bad, `${JSON.stringify(tasks[0])}\n{"id":"x","prompt":"p"}\n`);
-    await expect(run(['--tasks', bad, '--out', join(work, 'bad')])).rejects.toThrow(/bad.jsonl line 2: not a task: spec/);
+    writeFileSync(bad, `${JSON.stringify(tasks[0])}\n{"id":"x"}\n`);
+    await expect(run(['--tasks', bad, '--out', join(work, 'bad')])).rejects.toThrow(/bad.jsonl line 2: not a task: prompt/);
     await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--quirks', 'loud=1'])).rejects.toThrow(/--quirks: unknown quirk "loud"/);
     await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--policy', 'claude:x'])).rejects.toThrow(/--policy: unknown policy "claude:x"/);
     await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--policy', 'openai:m', '--quirks', 'abbrev=1'])).rejects.toThrow(UsageError);
     await expect(run(['--tasks', tasksFile, '--out', join(work, 'q'), '--attempts', '0'])).rejects.toThrow(/--attempts must be a positive integer/);
+  });
+
+  it('answers bare prompts, as {id?, prompt} rows or plain text one a line, with the spec read from the prompt', async () => {
+    const prompts = ['Draw Client -> API -> Database.', 'A pipeline: Ingest, Clean, Train, Deploy.', 'Auth calls Users and Billing.'];
+    const jsonl = join(work, 'prompts.jsonl');
+    writeFileSync(jsonl, `${JSON.stringify({ id: 'mine', prompt: prompts[0] })}\n\n${JSON.stringify({ prompt: prompts[1] })}\n`);
+    const text = join(work, 'prompts.txt');
+    writeFileSync(text, `${prompts[1]}\r\n\n  ${prompts[2]}  \n`);
+    for (const [file, ids] of [[jsonl, ['line-3', 'mine']], [text, ['line-1', 'line-3']]] as const) {
+      const out = join(work, `bare-${ids[1]}`);
+      await run(['--tasks', file, '--out', out, '--attempts', '1', '--no-progress']);
+      const done = [...rows<TrainRow>(join(out, 'train.jsonl')), ...rows<RejectedRow>(join(out, 'rejected.jsonl'))];
+      expect(done.map((r) => r.task_id).sort()).toEqual([...ids]);
+      expect(rows<TrainRow>(join(out, 'train.jsonl')).length).toBeGreaterThan(0);
+    }
+    const users = rows<TrainRow>(join(work, 'bare-line-3', 'train.jsonl')).map((r) => r.messages[1].content);
+    for (const u of users) expect([prompts[1], prompts[2]]).toContain(u);
   });
 
   it('exits 1 with one line when no row was accepted, saying how many attempts failed', async () => {

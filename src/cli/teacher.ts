@@ -3,13 +3,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { readJsonl } from '../io/jsonl.ts';
+import { MAX_ROW_BYTES, readJsonl, readLines, readLinesSync } from '../io/jsonl.ts';
 import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
 import { Task } from '../tasks/spec.ts';
 import { parseQuirks, QUIRK_HELP, QUIRK_NAMES } from '../policy/quirks.ts';
 import { policyFromSpec, POLICY_FORMS } from '../policy/registry.ts';
 import { RemoteError } from '../policy/remote.ts';
-import { runTeacher, TeacherRunMismatch, type TeacherSummary } from '../policy/teacher.ts';
+import { runTeacher, TeacherRunMismatch, type TeacherSummary, type TeacherTask } from '../policy/teacher.ts';
 import { UsageError } from './main.ts';
 import { numberFlag, outputDirFlag } from './flags.ts';
 
@@ -44,28 +44,53 @@ function usage<T>(flag: string, parse: () => T): T {
 }
 const positiveInt = (flag: string, v: string) => numberFlag(flag, v, { integer: true, positive: true });
 
-/** Tasks from a JSONL file (what `canvasgym tasks` writes), each checked against the task schema. */
-export async function readTasks(path: string): Promise<Task[]> {
+/** A task row: what `canvasgym tasks` writes, or a bare request (`{"prompt"}`, with an id or without). */
+const TaskRow = Task.partial({ id: true, spec: true });
+
+/** A task file is JSONL when its first non-blank line opens a JSON object, else plain text with one prompt a line. */
+function isJsonl(path: string): boolean {
+  for (const { text } of readLinesSync(path, { maxLineBytes: MAX_ROW_BYTES })) if (text.trim() !== '') return text.trimStart().startsWith('{');
+  return true;
+}
+
+/** Rows of a task file, each checked against the task schema; a row without an id is named by its line (`line-7`). */
+async function readTaskRows(path: string): Promise<{ lineNumber: number; task: TeacherTask }[]> {
   if (!existsSync(path)) throw new UsageError(`--tasks: no such file ${path}`);
-  const tasks: Task[] = [];
+  const rows: { lineNumber: number; task: TeacherTask }[] = [];
   const ids = new Set<string>();
-  try {
-    for await (const { lineNumber, row } of readJsonl(path)) {
-      const parsed = Task.safeParse(row);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new UsageError(`${path} line ${lineNumber}: not a task: ${issue.path.join('.') || 'row'}: ${issue.message}`);
-      }
-      if (ids.has(parsed.data.id)) throw new UsageError(`${path} line ${lineNumber}: duplicate task id ${JSON.stringify(parsed.data.id)}`);
-      ids.add(parsed.data.id);
-      tasks.push(parsed.data);
+  const add = (lineNumber: number, row: unknown) => {
+    const parsed = TaskRow.safeParse(row);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new UsageError(`${path} line ${lineNumber}: not a task: ${issue.path.join('.') || 'row'}: ${issue.message}`);
     }
+    const task = { ...parsed.data, id: parsed.data.id ?? `line-${lineNumber}` };
+    if (ids.has(task.id)) throw new UsageError(`${path} line ${lineNumber}: duplicate task id ${JSON.stringify(task.id)}`);
+    ids.add(task.id);
+    rows.push({ lineNumber, task });
+  };
+  try {
+    if (isJsonl(path)) for await (const { lineNumber, row } of readJsonl(path)) add(lineNumber, row);
+    else for await (const { lineNumber, text } of readLines(path, { maxLineBytes: MAX_ROW_BYTES })) if (text.trim() !== '') add(lineNumber, { prompt: text.trim() });
   } catch (err) {
     if (err instanceof UsageError) throw err;
     throw new UsageError((err as Error).message);
   }
-  if (tasks.length === 0) throw new UsageError(`${path} holds no tasks`);
-  return tasks;
+  if (rows.length === 0) throw new UsageError(`${path} holds no tasks`);
+  return rows;
+}
+
+/** What the teacher answers: a task file of tasks, of `{id?, prompt}` rows, or of plain prompts one a line. */
+export async function readTeacherTasks(path: string): Promise<TeacherTask[]> {
+  return (await readTaskRows(path)).map((r) => r.task);
+}
+
+/** Tasks with their specs (what `canvasgym tasks` writes), for commands that measure answers against them. */
+export async function readTasks(path: string): Promise<Task[]> {
+  return (await readTaskRows(path)).map(({ lineNumber, task }) => {
+    if (!task.spec) throw new UsageError(`${path} line ${lineNumber}: no spec: this command measures answers against each task's spec (rows from \`canvasgym tasks\` carry one; only the teacher takes bare prompts)`);
+    return { ...task, spec: task.spec };
+  });
 }
 
 export function formatSummary(s: TeacherSummary, outDir: string): string {
@@ -121,7 +146,7 @@ export function registerTeacher(program: Command): void {
       const temperature = flags.temperature === undefined ? 1 : numberFlag('--temperature', flags.temperature, { min: 0, max: 2 });
       const quirks = usage('--quirks', () => (flags.quirks ? parseQuirks(flags.quirks) : {}));
       const rubric = usage('--reward', () => getRubric(flags.reward));
-      const tasks = await readTasks(flags.tasks);
+      const tasks = await readTeacherTasks(flags.tasks);
       const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
       let policy;
       try {

@@ -20,10 +20,14 @@ export interface TeacherConfig {
   quirks: Record<string, number>;
 }
 
+/** What the teacher needs of a task. The spec is optional: a remote teacher needs none, and the scripted teacher and
+ *  the reward read one from the prompt (reward/extract.ts). */
+export type TeacherTask = Omit<Task, 'spec'> & Partial<Pick<Task, 'spec'>>;
+
 export interface TeacherOptions {
   policy: Policy;
   rubric: Rubric;
-  tasks: Task[];
+  tasks: TeacherTask[];
   outDir: string;
   config: TeacherConfig;
   /** Tasks sent to the policy per generate() call. */
