@@ -41,7 +41,7 @@ class LineCutter {
     let start = this.lineNumber === 0 && this.bytes === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
     for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
       this.take(chunk.subarray(start, nl));
-      yield this.cut();
+      yield this.cut(true);
       start = nl + 1;
     }
     this.take(chunk.subarray(start));
@@ -49,7 +49,7 @@ class LineCutter {
 
   /** The last line, when the input does not end with a newline. */
   *end(): Generator<Line> {
-    if (this.bytes > 0) yield this.cut();
+    if (this.bytes > 0) yield this.cut(false);
   }
 
   private take(part: Buffer): void {
@@ -63,9 +63,9 @@ class LineCutter {
     this.parts.push(part);
   }
 
-  private cut(): Line {
+  private cut(newline: boolean): Line {
     let line = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
-    if (line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
+    if (newline && line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
     this.parts = [];
     this.bytes = 0;
     return { lineNumber: ++this.lineNumber, text: line.toString('utf8') };
