@@ -278,7 +278,7 @@ describe('canvasgym grpo', () => {
     expect(() => configFromFlags({ ...flags, init: '/nonexistent' })).toThrow(/--init: \/nonexistent is not a checkpoint directory/);
     expect(() => configFromFlags({ ...flags, numGenerations: '1' })).toThrow(/--num-generations must be an integer >= 2, got "1"/);
     expect(() => configFromFlags({ ...flags, beta: '-0.1' })).toThrow(/--beta must be a number >= 0, got "-0.1"/);
-    expect(() => configFromFlags({ ...flags, reward: 'nice' })).toThrow(/--reward must be one of seed, strong, got "nice"/);
+    expect(() => configFromFlags({ ...flags, reward: 'nice' })).toThrow(/--reward must be one of seed, strong, task, got "nice"/);
     await expect(grpoTasks({ tasks: tasksFile, split: 'train', numTasks: 10, seed: 0 })).rejects.toThrow(/give --tasks FILE or --split train, not both/);
     await expect(grpoTasks({ split: 'heldout', numTasks: 10, seed: 0 })).rejects.toThrow(/--split must be train/);
     // Bare prompts are the teacher's: GRPO scores completions against each task's spec.
