@@ -14,6 +14,9 @@ import { registerRun } from './run.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
+/** A message as the one line a refusal prints: what it quotes from the user's input may hold line breaks. */
+const oneLine = (message: string) => message.trim().replace(/\s*\n\s*/g, ' ');
+
 export function buildProgram(): Command {
   const program = new Command('canvasgym')
     .description('Train LLM agents from first principles: a text-to-diagram environment, rewards, teacher data, SFT and GRPO.')
@@ -33,7 +36,7 @@ export function buildProgram(): Command {
   for (const cmd of [program, ...program.commands]) {
     const help = cmd === program ? 'canvasgym --help' : `canvasgym ${cmd.name()} --help`;
     cmd.exitOverride().configureOutput({
-      outputError: (message, write) => write(`canvasgym: ${message.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')}; see ${help}\n`),
+      outputError: (message, write) => write(`canvasgym: ${oneLine(message.replace(/^error: /, ''))}; see ${help}\n`),
     });
   }
   return program;
@@ -62,7 +65,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     const message = usageMessage(err);
     if (message === undefined) throw err;
-    process.stderr.write(`canvasgym: ${message}\n`);
+    process.stderr.write(`canvasgym: ${oneLine(message)}\n`);
     return 2;
   }
 }

@@ -43,8 +43,11 @@ export async function inProcessCli(args: string[]): Promise<CliResult> {
   const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
   const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
   try {
-    return { code: await runCli(['node', 'canvasgym', ...args]), stdout, stderr };
+    const code = await runCli(['node', 'canvasgym', ...args]);
+    // A command that finished but failed (teacher with no row accepted) sets the exit code the process ends with.
+    return { code: code === 0 ? Number(process.exitCode ?? 0) : code, stdout, stderr };
   } finally {
+    process.exitCode = undefined;
     out.mockRestore();
     err.mockRestore();
   }
