@@ -149,7 +149,7 @@ describe('canvasgym serve', () => {
       serveBanner(['--host', '0.0.0.0', '--allow-origin', 'https://app.example.com'], { CANVASGYM_API_KEY: 'k' }),
     ]);
     expect(exposed.stderr).toContain('canvasgym serve: warning: listening on 0.0.0.0, beyond loopback, without --api-key: anyone who can reach this address can score, open sessions; pass --api-key KEY (or set CANVASGYM_API_KEY)');
-    expect(exposed.stdout).toMatch(/limits: max_body_bytes=8388608 max_json_depth=64 max_connections=64 headers_timeout_s=5 request_timeout_s=30 /);
+    expect(exposed.stdout).toMatch(/limits: max_body_bytes=8388608 max_held_body_bytes=536870912 max_json_depth=64 max_connections=64 headers_timeout_s=5 request_timeout_s=30 /);
     expect(exposed.stdout).toContain('access: no api key; browser pages from loopback\n');
     expect(keyed.stderr).not.toContain('warning');
     expect(keyed.stdout).toContain('access: bearer token required (--api-key), /health open; browser pages from loopback, https://app.example.com\n');

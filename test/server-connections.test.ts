@@ -37,7 +37,7 @@ describe('slow clients are dropped at the deadlines', () => {
     expect(r.ms).toBeLessThan(3000);
     const h = await (await fetch(srv.url + '/health')).json();
     expect(h.connections.timed_out).toBeGreaterThanOrEqual(3);
-    expect(h.limits).toMatchObject({ max_connections: 256, headers_timeout_s: 0.5, request_timeout_s: 1, max_json_depth: 64 });
+    expect(h.limits).toMatchObject({ max_connections: 4096, max_held_body_bytes: 512 * 1024 * 1024, headers_timeout_s: 0.5, request_timeout_s: 1, max_json_depth: 64 });
   });
 });
 
@@ -46,9 +46,9 @@ describe('the connection cap', () => {
     const srv = await startServer({ port: 0, scoringThreads: 0, maxConnections: 4, headersTimeoutS: 30, requestTimeoutS: 60 });
     try {
       const port = portOf(srv);
-      // Each opens, sends half its headers and waits; the deadlines are far off.
+      // Each opens, sends half its headers (the first: its headers and half its body) and waits; the deadlines are far off.
       const slow = () => rawRequest(port, ['POST /reward HTTP/1.1\r\nHost: 127.0.0.1\r\n'], { timeoutMs: 8000 });
-      const first = slow();
+      const first = rawRequest(port, [requestText('POST /reward HTTP/1.1', ['Host: 127.0.0.1', 'Content-Type: application/json', 'Content-Length: 100'], '[')], { timeoutMs: 8000 });
       await new Promise((r) => setTimeout(r, 50));
       const crowd = Array.from({ length: 11 }, () => slow());
       await expect.poll(() => srv.connections.stats.evicted, { timeout: 5000 }).toBe(8);
@@ -57,6 +57,7 @@ describe('the connection cap', () => {
         expect(h.response?.status).toBe(200);
         expect(h.ms).toBeLessThan(1000);
       }
+      // A request under way hears why; the others, no request yet, are only closed.
       expect(errorOf(await first)).toEqual({
         status: 503,
         code: 'connection_evicted',
@@ -66,7 +67,7 @@ describe('the connection cap', () => {
       // Each /health took a slot too, from a slow client unless the last /health had closed already.
       expect(srv.connections.stats).toMatchObject({ max: 4, refused: 0 });
       expect(srv.connections.stats.evicted).toBeGreaterThanOrEqual(9);
-      expect(crowd.length).toBe(11);
+      expect((await Promise.race(crowd)).failure).toBe('closed');
     } finally {
       await srv.close();
     }
@@ -97,6 +98,28 @@ describe('the connection cap', () => {
       for (const r of await Promise.all(held)) expect(r.response?.status).toBe(200);
       expect((await health(srv)).response?.status).toBe(200);
       expect(srv.connections.stats).toMatchObject({ refused: 1, evicted: 0 });
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('request bodies held at once stay within --max-held-body-bytes, and are given back with their answers', async () => {
+    const srv = await startServer({ port: 0, scoringThreads: 0, maxBodyBytes: 64 * 1024, maxHeldBodyBytes: 80 * 1024 });
+    try {
+      const head = requestText('POST /reward HTTP/1.1', ['Host: 127.0.0.1', 'Content-Type: application/json', 'Content-Length: 60000']);
+      const part = '[' + ' '.repeat(49_999);
+      // 50 kB of a 60 kB body, then nothing: the server holds it until the client goes.
+      const holding = rawRequest(portOf(srv), [head + part], { timeoutMs: 1500 });
+      const held = async () => ((await (await fetch(srv.url + '/health')).json()) as { held_body_bytes: number }).held_body_bytes;
+      await expect.poll(held, { timeout: 5000 }).toBe(50_000);
+      const over = await rawRequest(portOf(srv), [head + part], { timeoutMs: 5000 });
+      expect(errorOf(over)).toEqual({ status: 503, code: 'server_busy', type: 'server_error', message: expect.stringMatching(/^the server holds \d+ bytes of request bodies, near its limit of 81920 \(--max-held-body-bytes\); retry shortly$/) });
+      await holding;
+      await expect.poll(held, { timeout: 5000 }).toBe(0);
+      const body = JSON.stringify([{ prompt: 'a', completion: '{}' }]).padEnd(60_000, ' ');
+      const ok = await rawRequest(portOf(srv), [requestText('POST /reward HTTP/1.1', ['Host: 127.0.0.1', 'Content-Type: application/json', `Content-Length: ${body.length}`, 'Connection: close'], body)], { timeoutMs: 5000 });
+      expect(ok.response?.status).toBe(200);
+      expect(await held()).toBe(0);
     } finally {
       await srv.close();
     }

@@ -1,5 +1,6 @@
 // `canvasgym serve`: the environment as an HTTP service (reward, episodes, OpenRLHF's remote reward) and, with
 // --policy, the student behind an OpenAI-compatible endpoint.
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { isLoopbackHost, parseOrigins } from '../server/access.ts';
@@ -13,6 +14,7 @@ interface ServeFlags {
   port: string;
   reward: string;
   maxBodyBytes: string;
+  maxHeldBodyBytes: string;
   maxJsonDepth: string;
   maxConnections: string;
   headersTimeout: string;
@@ -33,6 +35,20 @@ interface ServeFlags {
 
 const integer = (flag: string, value: string, min: number, max?: number) => numberFlag(flag, value, { integer: true, min, max });
 
+/** Files the process needs beside its connections: modules, scoring threads, the model, stdio. */
+const FILES_BESIDE_CONNECTIONS = 256;
+
+/** The soft limit on open files (Linux; node raises it to the hard limit at start), or undefined where unknown. */
+function openFileLimit(): number | undefined {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const soft = Number(line?.split(/\s{2,}/)[1]);
+    return Number.isFinite(soft) ? soft : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function registerServe(program: Command): void {
   const d = DEFAULT_CONFIG;
   program
@@ -42,6 +58,7 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port (0 picks a free one)', String(d.port))
     .option('--reward <preset>', `default reward preset: ${RUBRIC_NAMES.join(' | ')} (?reward= overrides per request)`, d.reward)
     .option('--max-body-bytes <n>', 'largest request body', String(d.maxBodyBytes))
+    .option('--max-held-body-bytes <n>', 'most bytes of request bodies held at once, all requests together (past it: 503)', String(d.maxHeldBodyBytes))
     .option('--max-json-depth <n>', 'deepest nesting of arrays and objects in a JSON body', String(d.maxJsonDepth))
     .option('--max-connections <n>', 'most connections open at once (at the cap, the one waiting longest without a whole request makes room)', String(d.maxConnections))
     .option('--headers-timeout <s>', "seconds a client has to send a request's headers", String(d.headersTimeoutS))
@@ -71,11 +88,13 @@ export function registerServe(program: Command): void {
       const headersTimeoutS = numberFlag('--headers-timeout', flags.headersTimeout, { min: 0.1, max: 86_400 });
       const requestTimeoutS = numberFlag('--request-timeout', flags.requestTimeout, { min: 0.1, max: 86_400 });
       if (headersTimeoutS > requestTimeoutS) throw new UsageError(`--headers-timeout (${headersTimeoutS} s) must not exceed --request-timeout (${requestTimeoutS} s)`);
-      const config: Partial<ServerConfig> = {
+      const config: ServerConfig = {
+        ...DEFAULT_CONFIG,
         host: flags.host,
         port: integer('--port', flags.port, 0, 65535),
         reward: flags.reward,
         maxBodyBytes: integer('--max-body-bytes', flags.maxBodyBytes, 1024),
+        maxHeldBodyBytes: integer('--max-held-body-bytes', flags.maxHeldBodyBytes, 1024),
         maxJsonDepth: integer('--max-json-depth', flags.maxJsonDepth, 2, 1000),
         maxConnections: integer('--max-connections', flags.maxConnections, 1, 100_000),
         headersTimeoutS,
@@ -91,6 +110,7 @@ export function registerServe(program: Command): void {
         schemaRetries: integer('--schema-retries', flags.schemaRetries, 0, 16),
         scoringThreads: integer('--scoring-threads', flags.scoringThreads, 0, 256),
       };
+      if (config.maxHeldBodyBytes < config.maxBodyBytes) throw new UsageError(`--max-held-body-bytes (${config.maxHeldBodyBytes}) must be at least --max-body-bytes (${config.maxBodyBytes})`);
       if (flags.structuredOutput && flags.policy === undefined) throw new UsageError('--structured-output applies to the student: give --policy CKPT');
       if (flags.policy !== undefined) {
         const { StudentPolicy } = await import('../policy/student.ts');
@@ -106,6 +126,12 @@ export function registerServe(program: Command): void {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         throw new UsageError(`cannot listen on ${flags.host}:${flags.port}: ${code ?? (err as Error).message}`);
+      }
+      const files = openFileLimit();
+      if (files !== undefined && files < running.config.maxConnections + FILES_BESIDE_CONNECTIONS) {
+        process.stderr.write(
+          `canvasgym serve: warning: this process may open ${files} files (ulimit -n) but --max-connections is ${running.config.maxConnections}: past about ${files - FILES_BESIDE_CONNECTIONS} connections new ones fail before the cap can make room; raise ulimit -n or lower --max-connections\n`,
+        );
       }
       const limits = describeLimits(running.config);
       const access = describeAccess(running.config);

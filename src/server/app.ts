@@ -21,7 +21,7 @@ import type { Policy } from '../policy/policy.ts';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { Access, requireJsonBody } from './access.ts';
 import { ConnectionGuard } from './connections.ts';
-import { bodyObject, HttpError, isObject, readBody, readJson, requireField, sendError, sendJson, sendJsonBytes } from './http.ts';
+import { BodyBudget, bodyObject, HttpError, isObject, readBody, readJson, requireField, sendError, sendJson, sendJsonBytes } from './http.ts';
 import { ChatService } from './openai.ts';
 import { ScoringPool } from './pool.ts';
 import { rubricByName } from './reward.ts';
@@ -34,6 +34,8 @@ export interface ServerConfig {
   /** Default reward preset of /reward and /get_reward (a request may name another with ?reward=). */
   reward: string;
   maxBodyBytes: number;
+  /** Bytes of request bodies held at once, all requests together (see BodyBudget). */
+  maxHeldBodyBytes: number;
   /** Nesting of arrays and objects in a JSON body. */
   maxJsonDepth: number;
   /** Connections open at once (see connections.ts for who makes room at the cap). */
@@ -65,8 +67,9 @@ export const DEFAULT_CONFIG: ServerConfig = {
   port: 8000,
   reward: 'strong',
   maxBodyBytes: 8 * 1024 * 1024,
+  maxHeldBodyBytes: 512 * 1024 * 1024,
   maxJsonDepth: 64,
-  maxConnections: 256,
+  maxConnections: 4096,
   headersTimeoutS: 10,
   requestTimeoutS: 30,
   allowOrigins: [],
@@ -94,6 +97,7 @@ export interface RunningServer {
 export function describeLimits(c: ServerConfig) {
   return {
     max_body_bytes: c.maxBodyBytes,
+    max_held_body_bytes: c.maxHeldBodyBytes,
     max_json_depth: c.maxJsonDepth,
     max_connections: c.maxConnections,
     headers_timeout_s: c.headersTimeoutS,
@@ -143,13 +147,15 @@ function episodeCall<T>(f: () => T): T {
 
 export function createApp(config: ServerConfig): { server: Server; sessions: SessionStore; pool: ScoringPool; connections: ConnectionGuard } {
   if (config.headersTimeoutS > config.requestTimeoutS) throw new Error(`the headers timeout (${config.headersTimeoutS} s) must not exceed the request timeout (${config.requestTimeoutS} s)`);
+  if (config.maxHeldBodyBytes < config.maxBodyBytes) throw new Error(`the held-body budget (${config.maxHeldBodyBytes} bytes) must be at least the body limit (${config.maxBodyBytes} bytes)`);
   const access = new Access(config);
+  const budget = new BodyBudget(config.maxHeldBodyBytes);
   const connections = new ConnectionGuard(config.maxConnections, { headersS: config.headersTimeoutS, requestS: config.requestTimeoutS });
   const sessions = new SessionStore(config.maxSessions, config.sessionTtlS * 1000);
   const pool = new ScoringPool(config.scoringThreads);
   const chat = config.policy ? new ChatService(config.policy, { modelId: config.modelId, maxN: config.maxN, schemaRetries: config.schemaRetries }) : null;
   const started = Date.now();
-  const body = (req: IncomingMessage) => readJson(req, config.maxBodyBytes, config.maxJsonDepth);
+  const body = (req: IncomingMessage) => readJson(req, { maxBytes: config.maxBodyBytes, maxDepth: config.maxJsonDepth, budget });
   const presetFor = (url: URL) => {
     const name = url.searchParams.get('reward') ?? config.reward;
     rubricByName(name);
@@ -158,7 +164,7 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
   // The preset is checked before the body is read, the body's size while reading it; the rest happens on a scoring thread.
   const score = (route: ScoreRoute) => async (req: IncomingMessage, url: URL) => {
     const reward = presetFor(url);
-    const outcome = await pool.run({ route, reward, body: await readBody(req, config.maxBodyBytes), maxBatch: config.maxBatch, maxJsonDepth: config.maxJsonDepth });
+    const outcome = await pool.run({ route, reward, body: await readBody(req, { maxBytes: config.maxBodyBytes, budget }), maxBatch: config.maxBatch, maxJsonDepth: config.maxJsonDepth });
     if (!outcome.ok) throw new HttpError(outcome.status, outcome.code, outcome.message);
     return new Serialised(outcome.body);
   };
@@ -173,6 +179,7 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
         envs: ENV_NAMES,
         sessions: { open: sessions.size, max: config.maxSessions },
         connections: connections.stats,
+        held_body_bytes: budget.heldBytes,
         scoring: pool.stats,
         limits: describeLimits(config),
         access: describeAccess(config),
@@ -242,6 +249,7 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
 
   // Checks in this order: the target, the page a browser calls from, the token, the route, the method, the body's type.
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    budget.track(req, res);
     let cors: Record<string, string> = {};
     let url: URL | undefined;
     try {

@@ -1,9 +1,11 @@
-// Open connections: a cap, and an answer for every connection the server drops. Slow clients (headers or a body that
+// Open connections: a cap, and a JSON answer wherever the server drops a request. Slow clients (headers or a body that
 // trickle in) are dropped by Node's deadlines, headersTimeout and requestTimeout, answered here with a 408. At the
 // cap a new connection takes the place of the one that has waited longest without sending a whole request (an idle
 // keep-alive connection, or one still trickling): a crowd of slow clients is cycled out rather than locking everyone
-// else out, and only when every open connection has a whole request in hand is the newcomer refused. Requests the
-// HTTP parser refuses get a JSON 400 or 431 instead of Node's bare status line.
+// else out, and only when every open connection has a whole request in hand is the newcomer refused. The cap is
+// high (slow connections cost little; a closed one is at once replaced by its client, and that churn fills the
+// kernel's accept queue, where a newcomer then waits seconds): what they could hold in memory is bounded apart, by
+// BodyBudget. Requests the HTTP parser refuses get a JSON 400 or 431 instead of Node's bare status line.
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorBody } from './http.ts';
@@ -18,7 +20,8 @@ interface Open {
 export interface ConnectionStats {
   open: number;
   max: number;
-  /** Dropped at the cap to make room, refused at the cap, dropped past a deadline, refused by the HTTP parser. */
+  /** Dropped at the cap to make room, refused at the cap, dropped past a deadline, refused by the HTTP parser
+   *  (a client that closed mid-request is none of these). */
   evicted: number;
   refused: number;
   timed_out: number;
@@ -64,8 +67,7 @@ export class ConnectionGuard {
         drop(socket, 503, 'too_many_connections', `the server has ${this.max} connections open (--max-connections), each with a request in hand; retry shortly`);
         return;
       }
-      this.counts.evicted++;
-      this.close(victim, 503, 'connection_evicted', `connection dropped: the server reached its cap of ${this.max} connections (--max-connections) and this one had waited longest without sending a whole request`);
+      this.evict(victim);
     }
     this.open.set(socket, { since: this.now() });
     socket.once('close', () => this.open.delete(socket));
@@ -89,6 +91,9 @@ export class ConnectionGuard {
       this.close(socket, 408, 'request_timeout', `the request did not arrive in time: headers within ${this.deadlines.headersS} s (--headers-timeout), the whole request within ${this.deadlines.requestS} s (--request-timeout)`);
     } else if (err.code === 'ECONNRESET' || err.code === 'EPIPE') {
       socket.destroy();
+    } else if (err.code === 'HPE_INVALID_EOF_STATE') {
+      // The client closed its side mid-request: it may still read why nothing more will come.
+      this.close(socket, 400, 'request_incomplete', 'the connection was closed before the request was complete');
     } else {
       this.counts.malformed++;
       const [status, code, message] =
@@ -105,6 +110,18 @@ export class ConnectionGuard {
     this.open.delete(socket);
     if (c?.res?.headersSent) socket.destroy();
     else drop(socket, status, code, message);
+  }
+
+  /** Makes room at the cap. Only a request under way hears why: an idle keep-alive connection would take an answer
+   *  it did not ask for as the answer to its next request, and a slow client's headers are no request yet. */
+  private evict(socket: Socket): void {
+    this.counts.evicted++;
+    if (this.open.get(socket)?.req) {
+      this.close(socket, 503, 'connection_evicted', `connection dropped: the server reached its cap of ${this.max} connections (--max-connections) and this one had waited longest without sending a whole request`);
+    } else {
+      this.open.delete(socket);
+      socket.destroy();
+    }
   }
 
   private longestWaiting(): Socket | undefined {

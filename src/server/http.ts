@@ -27,14 +27,47 @@ export function sendJsonBytes(res: ServerResponse, status: number, bytes: Uint8A
 export const errorBody = (status: number, code: string, message: string) => ({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code } });
 
 export function sendError(res: ServerResponse, err: HttpError, headers: Record<string, string> = {}): void {
-  // After an oversize body the rest of the upload is not read: the connection cannot carry another request.
-  sendJson(res, err.status, errorBody(err.status, err.code, err.message), { ...headers, ...err.headers, ...(err.code === 'body_too_large' ? { connection: 'close' } : {}) });
+  sendJson(res, err.status, errorBody(err.status, err.code, err.message), { ...headers, ...err.headers });
 }
 
+/** Bytes of request bodies the server holds at once, each from its arrival until its answer is done: the connection
+ *  cap times the body cap would be more memory than a machine has. */
+export class BodyBudget {
+  private held = 0;
+  private readonly byRequest = new WeakMap<IncomingMessage, number>();
+
+  constructor(readonly maxBytes: number) {}
+
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  /** Gives the request's bytes back when its answer is done or its connection gone. */
+  track(req: IncomingMessage, res: ServerResponse): void {
+    res.once('close', () => {
+      this.held -= this.byRequest.get(req) ?? 0;
+      this.byRequest.delete(req);
+    });
+  }
+
+  /** 503 when `n` more bytes would pass the budget. */
+  take(req: IncomingMessage, n: number): void {
+    if (this.held + n > this.maxBytes) {
+      throw new HttpError(503, 'server_busy', `the server holds ${this.held} bytes of request bodies, near its limit of ${this.maxBytes} (--max-held-body-bytes); retry shortly`, CLOSE);
+    }
+    this.held += n;
+    this.byRequest.set(req, (this.byRequest.get(req) ?? 0) + n);
+  }
+}
+
+// The rest of an upload refused part way is not read: the connection cannot carry another request.
+const CLOSE = { connection: 'close' };
+
 /** The raw request body, in a buffer of its own (so that it can be transferred to a scoring thread); 413 past
- *  `maxBytes`, checked on the header and while reading. */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
-  const tooLarge = (size: string) => new HttpError(413, 'body_too_large', `request body is ${size}; the limit is ${maxBytes} bytes (--max-body-bytes)`);
+ *  `maxBytes`, checked on the header and while reading; 503 past the server's budget. */
+export async function readBody(req: IncomingMessage, limits: { maxBytes: number; budget: BodyBudget }): Promise<Uint8Array> {
+  const { maxBytes, budget } = limits;
+  const tooLarge = (size: string) => new HttpError(413, 'body_too_large', `request body is ${size}; the limit is ${maxBytes} bytes (--max-body-bytes)`, CLOSE);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     req.resume();
@@ -49,6 +82,7 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
         req.resume();
         throw tooLarge(`over ${maxBytes} bytes`);
       }
+      budget.take(req, chunk.length);
       chunks.push(chunk);
     }
   } catch (err) {
@@ -105,8 +139,8 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number): unknown {
 }
 
 /** The request body as parsed JSON: readBody, then parseJsonBody. */
-export async function readJson(req: IncomingMessage, maxBytes: number, maxDepth: number): Promise<unknown> {
-  return parseJsonBody(await readBody(req, maxBytes), maxDepth);
+export async function readJson(req: IncomingMessage, limits: { maxBytes: number; maxDepth: number; budget: BodyBudget }): Promise<unknown> {
+  return parseJsonBody(await readBody(req, limits), limits.maxDepth);
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
