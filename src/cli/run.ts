@@ -1,8 +1,10 @@
 // `canvasgym run` (what `npm start` runs): the whole pipeline under runs/<name>/, ending with the report's path.
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { StageProgress } from '../io/progress.ts';
 import { badRunName, RUN_CONFIGS, RUN_PRESETS, RunDirError, runPipeline, STAGES, type RunPreset } from '../pipeline/run.ts';
 import { UsageError } from './main.ts';
+import { outputDirFlag } from './flags.ts';
 
 interface RunFlags {
   name?: string;
@@ -26,6 +28,7 @@ export function registerRun(program: Command): void {
       const name = flags.name ?? flags.preset;
       const bad = badRunName(name);
       if (bad) throw new UsageError(`--name ${bad}`);
+      outputDirFlag('--runs-dir', join(flags.runsDir, name));
       const progress = new StageProgress(STAGES, { bars: flags.progress && Boolean(process.stderr.isTTY) });
       try {
         const r = await runPipeline({ runsDir: flags.runsDir, name, config: RUN_CONFIGS[flags.preset as RunPreset], fresh: flags.fresh, progress });
