@@ -1,15 +1,18 @@
-// Speed of the student GPT against PyTorch CPU on the same configurations, in one run:
-// training tokens/s (forward + backward + AdamW, batch 16 x 256) and KV-cached sampling tokens/s (8 and 64 sequences,
-// 200 new tokens after a 16-token prompt). PyTorch runs python/bench_model.py with /usr/bin/python3 (Debian's python3-torch)
-// at 1 and 2 threads; the better figure counts.
-//   npm run bench:model -- [--configs small,big] [--steps 5] [--threads 1,2] [--no-torch] [--profile]
-// --profile times every kernel call of training steps instead (first thread count only) and prints where a step goes.
+// Speed of the student GPT on both engine backends (native, wasm) against PyTorch CPU on the same configurations, in one
+// run: training tokens/s (forward + backward + AdamW, batch 16 x 256) and KV-cached sampling tokens/s (8 and 64
+// sequences, 200 new tokens after a 16-token prompt). PyTorch runs python/bench_model.py with /usr/bin/python3 (Debian's
+// python3-torch) at 1 and 2 threads; the better figure counts, on every side.
+//   npm run bench:model -- [--configs small,big] [--backends native,wasm] [--steps 5] [--threads 1,2] [--no-torch] [--profile]
+// --profile times every kernel call of training steps instead (first backend and thread count only) and prints where a
+// step goes.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { GPT, type GPTConfig } from '../src/model/gpt.ts';
+import { BACKENDS, type Backend } from '../src/model/kernels.ts';
+import { loadNative } from '../src/model/kernels-native.ts';
 import { generate } from '../src/model/sampler.ts';
 
 const CONFIGS: Record<string, GPTConfig> = {
@@ -40,8 +43,8 @@ function randomTokens(n: number, V: number, seed: number): Int32Array {
   });
 }
 
-async function benchCanvasgym(cfg: GPTConfig, steps: number, threads: number): Promise<Figures> {
-  const model = await GPT.create(cfg, { seed: 0, threads });
+async function benchCanvasgym(cfg: GPTConfig, steps: number, threads: number, backend: Backend): Promise<Figures> {
+  const model = await GPT.create(cfg, { seed: 0, threads, backend });
   try {
     const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
     const coef = new Float32Array(BATCH * SEQ).fill(-1 / (BATCH * SEQ));
@@ -77,8 +80,8 @@ async function benchCanvasgym(cfg: GPTConfig, steps: number, threads: number): P
 }
 
 /** Per label: the median over steps of its time in a step; 'other' is the step's time outside kernel calls. */
-async function profileCanvasgym(cfg: GPTConfig, steps: number, threads: number): Promise<void> {
-  const model = await GPT.create(cfg, { seed: 0, threads });
+async function profileCanvasgym(cfg: GPTConfig, steps: number, threads: number, backend: Backend): Promise<void> {
+  const model = await GPT.create(cfg, { seed: 0, threads, backend });
   try {
     const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
     const coef = new Float32Array(BATCH * SEQ).fill(-1 / (BATCH * SEQ));
@@ -106,7 +109,7 @@ async function profileCanvasgym(cfg: GPTConfig, steps: number, threads: number):
     }
     const step = median(totals);
     // Labels are wall time; the CPU time of a step is the figure to compare between runs while other jobs share the cores.
-    console.log(`  profile, ${threads} thread(s): median step ${step.toFixed(1)} ms (${((BATCH * SEQ) / step * 1000).toFixed(0)} tok/s), ` +
+    console.log(`  profile, ${backend}, ${threads} thread(s): median step ${step.toFixed(1)} ms (${((BATCH * SEQ) / step * 1000).toFixed(0)} tok/s), ` +
       `CPU ${median(cpu).toFixed(1)} ms (${((BATCH * SEQ) / median(cpu) * 1000).toFixed(0)} tok per CPU-s)`);
     const rows = [...perLabel].map(([label, ms]) => [label, median(ms)] as const).sort((a, b) => b[1] - a[1]);
     for (const [label, ms] of rows) console.log(`    ${label.padEnd(32)} ${ms.toFixed(2).padStart(8)} ms ${(100 * ms / step).toFixed(1).padStart(5)}%`);
@@ -147,6 +150,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       configs: { type: 'string', default: 'small,big' },
+      backends: { type: 'string', default: BACKENDS.join(',') },
       steps: { type: 'string', default: '5' },
       threads: { type: 'string', default: '1,2' },
       'no-torch': { type: 'boolean', default: false },
@@ -156,6 +160,13 @@ async function main(): Promise<void> {
   const steps = Number(values.steps);
   if (!Number.isInteger(steps) || steps < 1) throw new Error(`--steps must be a positive integer, got ${values.steps}`);
   const threadList = values.threads.split(',').map(Number);
+  let backends = values.backends.split(',') as Backend[];
+  for (const b of backends) if (!BACKENDS.includes(b)) throw new Error(`unknown backend '${b}' (expected ${BACKENDS.join(', ')})`);
+  const native = loadNative();
+  if ('error' in native && backends.includes('native')) {
+    console.log(`native backend skipped: ${native.error}`);
+    backends = backends.filter((b) => b !== 'native');
+  }
   const rows: string[] = [];
   for (const name of values.configs.split(',')) {
     const cfg = CONFIGS[name];
@@ -163,31 +174,35 @@ async function main(): Promise<void> {
     // The cores are shared: a load average above the core count means every figure below is depressed.
     console.log(`${name}: ${JSON.stringify(cfg)}, batch ${BATCH}x${SEQ} (load average ${loadavg()[0].toFixed(1)})`);
     if (values.profile) {
-      await profileCanvasgym(cfg, steps, threadList[0]);
+      await profileCanvasgym(cfg, steps, threadList[0], backends[0]);
       continue;
     }
-    const runs: Figures[] = [];
-    let oneThread: Figures | undefined;
-    for (const t of threadList) {
-      const f = await benchCanvasgym(cfg, steps, t);
-      runs.push(f);
-      if (t === 1) oneThread = f;
-      console.log(`  canvasgym ${f.label}: train ${f.train.toFixed(0)} tok/s (${f.trainCpu.toFixed(0)} per CPU-s), sample ${SAMPLE_SEQS.map((n) => f.sample[n].toFixed(0)).join(' / ')} tok/s`);
+    const best: Partial<Record<Backend, Figures>> = {}, oneThread: Partial<Record<Backend, Figures>> = {};
+    for (const backend of backends) {
+      const runs: Figures[] = [];
+      for (const t of threadList) {
+        const f = await benchCanvasgym(cfg, steps, t, backend);
+        runs.push(f);
+        if (t === 1) oneThread[backend] = f;
+        console.log(`  ${backend} ${f.label}: train ${f.train.toFixed(0)} tok/s (${f.trainCpu.toFixed(0)} per CPU-s), sample ${SAMPLE_SEQS.map((n) => f.sample[n].toFixed(0)).join(' / ')} tok/s`);
+      }
+      best[backend] = bestOf(runs);
     }
-    const ours = bestOf(runs);
     const torch = values['no-torch'] ? 'skipped' : benchTorch(cfg, steps);
-    const ratio = (a: number, b: number | undefined): string => (b ? `${(a / b).toFixed(2)}x` : '-');
     const t = typeof torch === 'string' ? undefined : torch;
     if (typeof torch === 'string') console.log(`  pytorch: ${torch}`);
-    rows.push(`| ${name} | train | ${ours.train.toFixed(0)} | ${t ? t.train.toFixed(0) : '-'} | ${ratio(ours.train, t?.train)} |`);
-    if (oneThread && t) {
-      rows.push(`| ${name} | train per CPU-second, 1 thread | ${oneThread.trainCpu.toFixed(0)} | ${t.trainCpu.toFixed(0)} | ${ratio(oneThread.trainCpu, t.trainCpu)} |`);
-    }
-    for (const n of SAMPLE_SEQS) {
-      rows.push(`| ${name} | sample ${n} seqs | ${ours.sample[n].toFixed(0)} | ${t ? t.sample[n].toFixed(0) : '-'} | ${ratio(ours.sample[n], t?.sample[n])} |`);
-    }
+    const ratio = (a: number | undefined, b: number | undefined): string => (a && b ? `${(a / b).toFixed(2)}x` : '-');
+    const fig = (x: number | undefined): string => (x ? x.toFixed(0) : '-');
+    const row = (label: string, get: (f: Figures) => number, src: Partial<Record<Backend, Figures>>, torchFig: number | undefined): string => {
+      const n = src.native ? get(src.native) : undefined, w = src.wasm ? get(src.wasm) : undefined;
+      return `| ${name} | ${label} | ${fig(n)} | ${fig(w)} | ${fig(torchFig)} | ${ratio(n, w)} | ${ratio(n, torchFig)} | ${ratio(w, torchFig)} |`;
+    };
+    rows.push(row('train', (f) => f.train, best, t?.train));
+    if (oneThread.native || oneThread.wasm) rows.push(row('train per CPU-second, 1 thread', (f) => f.trainCpu, oneThread, t?.trainCpu));
+    for (const n of SAMPLE_SEQS) rows.push(row(`sample ${n} seqs`, (f) => f.sample[n], best, t?.sample[n]));
   }
-  console.log('\n| config | tokens/s | canvasgym | pytorch | ratio |\n|---|---|---|---|---|');
+  console.log(`\n(load average ${loadavg()[0].toFixed(1)} at the end)`);
+  console.log('| config | tokens/s | native | wasm | pytorch | native / wasm | native / pytorch | wasm / pytorch |\n|---|---|---|---|---|---|---|---|');
   console.log(rows.join('\n'));
 }
 

@@ -5,7 +5,7 @@
 // Weights use Hugging Face GPT-2's layouts (Conv1D: [in, out]), so a checkpoint is a copy of the arena.
 import { mulberry32 } from '../random.ts';
 import { inductionLayout, plantInductionCircuit } from './induction-init.ts';
-import { Engine, type KernelName, type Profile } from './kernels.ts';
+import { Engine, type Backend, type KernelName, type Profile } from './kernels.ts';
 
 /** Work (multiply-adds or so) below which a kernel call stays on one thread. */
 const MIN_PART_WORK = 1 << 17;
@@ -161,10 +161,10 @@ export class GPT {
 
   /** GPT-2 init: normal(0, 0.02), residual projections (attn.c_proj, mlp.c_proj) scaled by 1/sqrt(2 * nLayer), LayerNorm 1/0,
    *  biases 0; `init: 'induction'` then plants a copying circuit (induction-init.ts). */
-  static async create(config: GPTConfig, opts: { seed?: number; threads?: number; attnProbsBytes?: number; init?: ModelInit } = {}): Promise<GPT> {
+  static async create(config: GPTConfig, opts: { seed?: number; threads?: number; attnProbsBytes?: number; init?: ModelInit; backend?: Backend } = {}): Promise<GPT> {
     validateConfig(config);
     if (opts.init === 'induction') inductionLayout(config);
-    const engine = await Engine.create(opts.threads);
+    const engine = await Engine.create(opts.threads, opts.backend);
     const model = new GPT({ ...config }, engine);
     if (opts.attnProbsBytes !== undefined) model.attnProbsBytes = opts.attnProbsBytes;
     model.init(opts.seed ?? 0);
@@ -174,6 +174,11 @@ export class GPT {
 
   get threads(): number {
     return this.e.threads;
+  }
+
+  /** The engine's compute backend (kernels.ts): native or wasm. */
+  get backend(): Backend {
+    return this.e.backend;
   }
 
   get numParameters(): number {

@@ -1,11 +1,16 @@
 // The compute engine under the student GPT: one shared WebAssembly.Memory (an arena holding weights, activations and
-// gradients), the SIMD kernels compiled from assembly/kernels.ts, and a pool of worker threads that run the same kernels
-// on other rows of the same memory. Dispatch is synchronous (Atomics), so a kernel call costs microseconds, not a message.
+// gradients) and a backend that runs kernels on it. wasm: the SIMD kernels compiled from assembly/kernels.ts, and a pool
+// of worker threads that run the same kernels on other rows of the same memory. native (kernels-native.ts): the same
+// kernels in C++ with OpenBLAS GEMMs, in a Node addon that reads the arena through its base address and runs its own
+// threads. Dispatch is synchronous either way (Atomics, or a plain call), so a kernel call costs microseconds.
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import { announceBackend, resolveBackend, type Backend, type NativeAddon } from './kernels-native.ts';
+
+export { BACKENDS, setDefaultBackend, type Backend } from './kernels-native.ts';
 
 const WASM_URL = new URL('../../assembly/build/kernels.wasm', import.meta.url);
 const PAGE_BYTES = 65536;
@@ -124,11 +129,22 @@ export interface RunOptions {
 /** Wall time and call count per label, collected while Engine.profile is set. */
 export type Profile = Map<string, { ms: number; calls: number }>;
 
-/** A bump allocator over one shared memory plus the thread pool that computes in it. Pointers are byte offsets. */
+/** The native addon bound to one engine: its id there, the buffer its kernel arguments go through, kernel indices. */
+interface NativeBinding {
+  addon: NativeAddon;
+  id: number;
+  args: Float64Array;
+  ops: Map<KernelName, number>;
+}
+
+/** A bump allocator over one shared memory plus the threads that compute in it. Pointers are byte offsets. */
 export class Engine {
   readonly memory: WebAssembly.Memory;
   readonly threads: number;
-  private readonly k: KernelExports;
+  readonly backend: Backend;
+  /** wasm backend: the kernels instantiated on the memory (this thread's instance). */
+  private readonly k?: KernelExports;
+  private readonly native?: NativeBinding;
   private readonly workers: Worker[] = [];
   private readonly ctrl: Int32Array;
   private readonly args: Float64Array;
@@ -142,20 +158,38 @@ export class Engine {
   /** When set, every run() adds its wall time under its label (bench/model.ts --profile). */
   profile?: Profile;
 
-  private constructor(threads: number) {
+  private constructor(threads: number, backend: Backend, addon?: NativeAddon) {
     this.threads = threads;
+    this.backend = backend;
     this.memory = new WebAssembly.Memory({ initial: RESERVED_BYTES / PAGE_BYTES + 1, maximum: MAX_PAGES, shared: true });
-    this.k = bindExports(new WebAssembly.Instance(kernelModule(), { env: { memory: this.memory } }));
     this.ctrl = new Int32Array(new SharedArrayBuffer(CTRL_SLOTS * 4));
     this.args = new Float64Array(new SharedArrayBuffer(ARG_SLOTS * 8));
     this.scratch = new Float64Array(new SharedArrayBuffer(threads * 8));
+    if (addon) {
+      const args = new Float64Array(ARG_SLOTS);
+      const names = addon.info().names;
+      const ops = new Map<KernelName, number>();
+      for (const name of KERNEL_NAMES) {
+        const i = names.indexOf(name);
+        if (i < 0) throw new Error(`the native addon has no kernel ${name}: rebuild it (npm run build:native)`);
+        ops.set(name, i);
+      }
+      this.native = { addon, id: addon.bind(new Uint8Array(this.memory.buffer), args), args, ops };
+    } else {
+      this.k = bindExports(new WebAssembly.Instance(kernelModule(), { env: { memory: this.memory } }));
+    }
   }
 
-  /** threads defaults to the machine's cores (at most 2 are used well by the models here). */
-  static async create(threads?: number): Promise<Engine> {
+  /** threads defaults to the machine's cores (at most 2 are used well by the models here); backend to native where its
+   *  addon loads, wasm otherwise (see resolveBackend; the choice and its reason are printed once per process). */
+  static async create(threads?: number, backend?: Backend): Promise<Engine> {
     const n = threads ?? Math.min(2, availableParallelism());
     if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`threads must be an integer in 1..64, got ${threads}`);
-    const engine = new Engine(n);
+    const choice = resolveBackend(backend);
+    announceBackend(choice.backend, choice.why, n);
+    const engine = new Engine(n, choice.backend, choice.addon);
+    // The native backend runs its own threads: the wasm worker pool is not started.
+    if (engine.native) return engine;
     const module = kernelModule();
     const started: Promise<void>[] = [];
     for (let i = 1; i < n; i++) {
@@ -170,7 +204,7 @@ export class Engine {
       }));
     }
     await Promise.all(started);
-    engine.ensureScratch(engine.k.gemmScratchFloats);
+    engine.ensureScratch(engine.k!.gemmScratchFloats);
     return engine;
   }
 
@@ -183,6 +217,7 @@ export class Engine {
       const pages = Math.ceil((end - have) / PAGE_BYTES);
       if (have / PAGE_BYTES + pages > MAX_PAGES) throw new Error(`model memory would exceed 4 GiB (asked for ${n} more floats)`);
       this.memory.grow(pages);
+      this.native?.addon.grown(this.native.id, new Uint8Array(this.memory.buffer));
     }
     this.top = end;
     return ptr;
@@ -207,24 +242,25 @@ export class Engine {
     return new Int32Array(this.memory.buffer, ptr, n);
   }
 
-  /** Makes sure every thread has at least n floats of private scratch. */
+  /** Makes sure every thread has at least n floats of private scratch (the native kernels keep their own). */
   ensureScratch(n: number): void {
-    if (n <= this.scratchFloats) return;
+    if (n <= this.scratchFloats || this.native) return;
     for (let t = 0; t < this.threads; t++) this.scratch[t] = this.alloc(n);
     this.scratchFloats = n;
   }
 
   attnScratchFloats(T: number, hs: number): number {
-    return this.k.attnScratchFloats(T, hs);
+    return this.k ? this.k.attnScratchFloats(T, hs) : 0;
   }
 
   /** Floats of one layer's matmul weights packed for decoding (kernels' packPanels layout). */
   packedLayerFloats(C: number): number {
-    return this.k.packedLayerFloats(C);
+    return this.native ? this.native.addon.packedLayerFloats(C) : this.k!.packedLayerFloats(C);
   }
 
   sumSquares(ptr: number, n: number): number {
-    return this.k.sumSquares(ptr, n);
+    if (this.disposed) throw new Error('the model was disposed');
+    return this.native ? this.native.addon.sumSquares(this.native.id, ptr, n) : this.k!.sumSquares(ptr, n);
   }
 
   /** Runs kernel(...args, lo, hi, scratch) over [0, total) split between the threads; returns when all parts are done. */
@@ -244,7 +280,14 @@ export class Engine {
   private dispatch(name: KernelName, args: number[], total: number, opts: RunOptions): void {
     const align = opts.align ?? 1;
     const grain = Math.max(opts.grain ?? 1, align);
-    const fn = this.k.fns[name];
+    const native = this.native;
+    if (native) {
+      // The addon cuts the call as below (and GEMMs into fewer, larger chunks: BLAS packs the shared operand per call).
+      native.args.set(args);
+      native.addon.run(native.id, native.ops.get(name)!, total, grain, align, opts.chunksPerThread ?? CHUNKS_PER_THREAD, this.threads);
+      return;
+    }
+    const fn = this.k!.fns[name];
     const parts = Math.max(1, Math.min(this.threads, Math.floor(total / grain)));
     if (parts === 1) {
       fn(...args, 0, total, this.scratch[0]);
@@ -273,10 +316,14 @@ export class Engine {
     if (Atomics.load(ctrl, CTRL.failed)) throw new Error(`kernel ${name} failed in a worker thread (see its stderr)`);
   }
 
-  /** Stops the worker threads, so that the process can exit. */
+  /** Stops the worker threads, so that the process can exit (the native backend's threads never hold it). */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.native) {
+      this.native.addon.unbind(this.native.id);
+      return;
+    }
     Atomics.store(this.ctrl, CTRL.quit, 1);
     Atomics.store(this.ctrl, CTRL.seq, -1);
     Atomics.notify(this.ctrl, CTRL.seq);

@@ -1,0 +1,203 @@
+// A single-threaded GEMM for the shapes of the student GPT, included by kernels.cc inside its instruction-set namespace
+// (vf is VW floats wide there). The structure is BLIS's: B packed in KC x NR micro-panels, A in MC x KC blocks of MR-row
+// micro-panels, an MR x NR register tile of C. What BLAS cannot do, it does in the tile's registers: C starts from a
+// bias and a residual, and ends through GELU (keeping GELU' for backward) or times a mask, while still in registers,
+// so that no pass over C follows the product.
+//   C (M x N) = start + op(A) (M x K) @ op(B) (K x N)
+// op(A) = A (M x K, row-major, lda) or A^T for A stored K x M; op(B) = B (K x N) or B^T for B stored N x K.
+
+constexpr int NV = 2;                 // vectors per tile row
+constexpr int NR = NV * VW;           // tile columns: 16 (AVX2), 32 (AVX-512), 8 (SSE)
+constexpr int MR = VW >= 16 ? 12 : 6; // tile rows: 12 x 2 zmm or 6 x 2 ymm accumulators
+constexpr int KC = 256;               // k per packed block (an A micro-panel and a B micro-panel stay in L1)
+constexpr int MC = MR * 16;           // rows per packed A block (in L2)
+
+/** Where C starts and what happens to it once the product is complete. Row-major, all with C's leading dimension. */
+struct Epi {
+  bool accumulate = false;       // C starts from C (else from 0)
+  const float* bias = nullptr;   // + bias[col]
+  const float* residual = nullptr;  // + residual[row, col] (instead of C)
+  float* geluOut = nullptr;      // geluOut = gelu(C), C = gelu'(C)
+  const float* mulBy = nullptr;  // C *= mulBy[row, col]
+};
+
+/** Packs rows [i0, i0 + mc) x k [k0, k0 + kc) of op(A) into MR-row micro-panels (k-major, zero-padded rows). */
+inline void packA(bool ta, const float* A, long lda, int i0, int mc, int k0, int kc, float* out) {
+  for (int ir = 0; ir < mc; ir += MR) {
+    const int mr = std::min(MR, mc - ir);
+    float* o = out + (long)ir * kc;
+    if (ta) {
+      for (int k = 0; k < kc; k++) {
+        const float* src = A + (long)(k0 + k) * lda + i0 + ir;
+        for (int r = 0; r < MR; r++) o[k * MR + r] = r < mr ? src[r] : 0.0f;
+      }
+    } else {
+      for (int r = 0; r < MR; r++) {
+        if (r < mr) {
+          const float* src = A + (long)(i0 + ir + r) * lda + k0;
+          for (int k = 0; k < kc; k++) o[k * MR + r] = src[k];
+        } else {
+          for (int k = 0; k < kc; k++) o[k * MR + r] = 0.0f;
+        }
+      }
+    }
+  }
+}
+
+/** Packs k [k0, k0 + kc) x all N columns of op(B) into NR-column micro-panels (zero-padded); colSums += the column sums
+ *  of what it read (bias gradients), when given. */
+inline void packB(bool tb, const float* B, long ldb, int k0, int kc, int N, float* out, float* colSums) {
+  for (int j0 = 0; j0 < N; j0 += NR) {
+    const int nr = std::min(NR, N - j0);
+    float* o = out + (long)j0 * kc;
+    if (!tb) {
+      if (nr == NR) {
+        for (int k = 0; k < kc; k++) {
+          const float* src = B + (long)(k0 + k) * ldb + j0;
+          for (int v = 0; v < NV; v++) vstore(o + k * NR + v * VW, vload(src + v * VW));
+        }
+      } else {
+        for (int k = 0; k < kc; k++) {
+          const float* src = B + (long)(k0 + k) * ldb + j0;
+          for (int j = 0; j < NR; j++) o[k * NR + j] = j < nr ? src[j] : 0.0f;
+        }
+      }
+    } else {
+      for (int j = 0; j < NR; j++) {
+        if (j < nr) {
+          const float* src = B + (long)(j0 + j) * ldb + k0;
+          for (int k = 0; k < kc; k++) o[k * NR + j] = src[k];
+        } else {
+          for (int k = 0; k < kc; k++) o[k * NR + j] = 0.0f;
+        }
+      }
+    }
+    if (colSums) {
+      vf s[NV] = {};
+      for (int k = 0; k < kc; k++) for (int v = 0; v < NV; v++) s[v] += vload(o + k * NR + v * VW);
+      for (int j = 0; j < nr; j++) colSums[j0 + j] += s[j / VW][j % VW];
+    }
+  }
+}
+
+inline vf geluVec(vf v, vf* grad) {
+  const vf v2 = v * v;
+  const vf e = vexp(v * (v2 * (-2 * GELU_K * GELU_A) + (-2 * GELU_K)));
+  const vf s = 1.0f / (e + 1.0f);
+  const vf du = v2 * (3 * GELU_K * GELU_A) + GELU_K;
+  *grad = (v * (s - s * s)) * (du + du) + s;
+  return v * s;
+}
+
+/** One MR x NR tile (mr x nr of it valid) of C at (i, j): the product over kc from packed panels, started as `first`
+ *  says (else from C) and finished as `last` says. */
+inline void tile(int kc, const float* __restrict Ap, const float* __restrict Bp, float* C, long ldc, int i, int j, int mr, int nr,
+                 bool first, bool last, const Epi& e) {
+  vf c[MR][NV];
+  const bool full = mr == MR && nr == NR;
+  float tmp[MR * NR] __attribute__((aligned(64)));
+  if (full) {
+    for (int r = 0; r < MR; r++) {
+      for (int v = 0; v < NV; v++) {
+        const long at = (long)(i + r) * ldc + j + v * VW;
+        vf x;
+        if (!first || e.accumulate) x = vload(C + at);
+        else x = e.residual ? vload(e.residual + at) : vf{};
+        if (first && e.bias) x += vload(e.bias + j + v * VW);
+        c[r][v] = x;
+      }
+    }
+  } else {
+    for (int r = 0; r < MR; r++) {
+      for (int q = 0; q < NR; q++) {
+        float x = 0;
+        if (r < mr && q < nr) {
+          const long at = (long)(i + r) * ldc + j + q;
+          x = !first || e.accumulate ? C[at] : e.residual ? e.residual[at] : 0.0f;
+          if (first && e.bias) x += e.bias[j + q];
+        }
+        tmp[r * NR + q] = x;
+      }
+    }
+    for (int r = 0; r < MR; r++) for (int v = 0; v < NV; v++) c[r][v] = vload(tmp + r * NR + v * VW);
+  }
+  for (int k = 0; k < kc; k++) {
+    vf b[NV];
+    for (int v = 0; v < NV; v++) b[v] = vload(Bp + k * NR + v * VW);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      const vf a = vsplat(Ap[k * MR + r]);
+      for (int v = 0; v < NV; v++) c[r][v] += a * b[v];
+    }
+  }
+  if (full) {
+    for (int r = 0; r < MR; r++) {
+      for (int v = 0; v < NV; v++) {
+        const long at = (long)(i + r) * ldc + j + v * VW;
+        vf x = c[r][v];
+        if (last && e.geluOut) {
+          vf g;
+          vstore(e.geluOut + at, geluVec(x, &g));
+          x = g;
+        }
+        if (last && e.mulBy) x *= vload(e.mulBy + at);
+        vstore(C + at, x);
+      }
+    }
+  } else {
+    for (int r = 0; r < MR; r++) for (int v = 0; v < NV; v++) vstore(tmp + r * NR + v * VW, c[r][v]);
+    for (int r = 0; r < mr; r++) {
+      for (int q = 0; q < nr; q++) {
+        const long at = (long)(i + r) * ldc + j + q;
+        float x = tmp[r * NR + q];
+        if (last && e.geluOut) {
+          vf g;
+          e.geluOut[at] = geluVec(vsplat(x), &g)[0];
+          x = g[0];
+        }
+        if (last && e.mulBy) x *= e.mulBy[at];
+        C[at] = x;
+      }
+    }
+  }
+}
+
+/** Rows [m0, m1) of C = start + op(A) op(B); colSums (if given) += the column sums of op(B). Single-threaded. */
+inline void gemm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A, long lda, const float* B, long ldb, float* C,
+                 long ldc, const Epi& e, float* colSums = nullptr) {
+  if (m1 <= m0 || N <= 0) return;
+  if (K <= 0) {
+    for (int i = m0; i < m1; i++) {
+      for (int j = 0; j < N; j++) {
+        const long at = (long)i * ldc + j;
+        float x = (e.accumulate ? C[at] : e.residual ? e.residual[at] : 0.0f) + (e.bias ? e.bias[j] : 0.0f);
+        if (e.geluOut) {
+          vf g;
+          e.geluOut[at] = geluVec(vsplat(x), &g)[0];
+          x = g[0];
+        }
+        if (e.mulBy) x *= e.mulBy[at];
+        C[at] = x;
+      }
+    }
+    return;
+  }
+  const int Np = (N + NR - 1) / NR * NR;
+  float* Bp = scratch(0, (size_t)KC * Np + (size_t)MC * KC + 64);
+  float* Ap = Bp + (size_t)KC * Np;
+  for (int k0 = 0; k0 < K; k0 += KC) {
+    const int kc = std::min(KC, K - k0);
+    const bool first = k0 == 0, last = k0 + kc >= K;
+    packB(tb, B, ldb, k0, kc, N, Bp, colSums);
+    for (int i0 = m0; i0 < m1; i0 += MC) {
+      const int mc = std::min(MC, m1 - i0);
+      packA(ta, A, lda, i0, mc, k0, kc, Ap);
+      for (int j = 0; j < N; j += NR) {
+        const int nr = std::min(NR, N - j);
+        for (int ir = 0; ir < mc; ir += MR) {
+          tile(kc, Ap + (long)ir * kc, Bp + (long)j * kc, C, ldc, i0 + ir, j, std::min(MR, mc - ir), nr, first, last, e);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,786 @@
+// The native kernels of the student GPT, one translation unit compiled once per instruction set: KERNEL_ISA names the
+// namespace (isa_generic, isa_avx2, isa_avx512) and VW the float lanes of a vector (4, 8, 16). Every kernel does what the
+// wasm kernel of the same name in assembly/kernels.ts does, on the same arguments and work range [lo, hi): that file is
+// the specification, this one a faster route to the same numbers (float32 rounding aside). GEMMs go to BLAS (OpenBLAS
+// picks its own kernels for the CPU at run time, one thread per call: the pool in addon.cc splits the work); the rest is
+// written with GCC's vector extensions, which the compiler lowers to the widest registers the unit is built for.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels.h"
+
+#ifndef KERNEL_ISA
+#define KERNEL_ISA isa_generic
+#endif
+#ifndef VW
+#define VW 4
+#endif
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+namespace canvasgym {
+namespace KERNEL_ISA {
+namespace {
+
+typedef float vf __attribute__((vector_size(VW * 4)));
+typedef int32_t vi __attribute__((vector_size(VW * 4)));
+typedef float v8 __attribute__((vector_size(32)));
+
+inline vf vload(const float* p) { vf v; std::memcpy(&v, p, sizeof v); return v; }
+inline void vstore(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
+// A broadcast (`vf{} + x` would add a zero first, one more instruction on every use in the GEMM's inner loop).
+#if defined(__clang__)
+inline vf vsplat(float x) { vf v; for (int i = 0; i < VW; i++) v[i] = x; return v; }
+#else
+inline vf vsplat(float x) { const vf v = {x}; return __builtin_shuffle(v, vi{}); }
+#endif
+inline vf vmax(vf a, vf b) { return a > b ? a : b; }
+inline vf vmin(vf a, vf b) { return a < b ? a : b; }
+inline float hsum(vf v) { float s = 0; for (int i = 0; i < VW; i++) s += v[i]; return s; }
+inline float hmax(vf v) { float m = v[0]; for (int i = 1; i < VW; i++) m = std::max(m, v[i]); return m; }
+
+// exp as in the wasm kernels: clamp to [-87, 88], n = round(x log2 e) by the 1.5 * 2^23 trick, r = x - n ln 2 in two
+// parts, a degree-6 polynomial, 2^n built in the exponent bits.
+constexpr float LOG2E = 1.44269504f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f, ROUND = 12582912.0f;
+inline vf vexp(vf x) {
+  x = vmin(vmax(x, vsplat(-87.0f)), vsplat(88.0f));
+  const vf t = x * LOG2E + ROUND;
+  const vf n = t - ROUND;
+  vf r = x - n * LN2_HI;
+  r = r - n * LN2_LO;
+  vf p = vsplat(1.9875691500e-4f);
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * (r * r) + r + 1.0f;
+  const vi e = ((vi)t + 127) << 23;
+  return p * (vf)e;
+}
+inline float sexp(float x) { return vexp(vsplat(x))[0]; }
+
+constexpr float GELU_K = 0.7978845608f, GELU_A = 0.044715f;
+
+// y = gelu(x) over n floats; with keepGrad x becomes gelu'(x) (gelu's formula in the wasm kernels: 0.5 (1 + tanh u) as
+// 1 / (1 + exp(-2u))).
+inline void geluSpan(float* x, float* y, long n, bool keepGrad) {
+  long i = 0;
+  for (; i + VW <= n; i += VW) {
+    const vf v = vload(x + i), v2 = v * v;
+    const vf e = vexp(v * (v2 * (-2 * GELU_K * GELU_A) + (-2 * GELU_K)));
+    const vf s = 1.0f / (e + 1.0f);
+    vstore(y + i, v * s);
+    if (keepGrad) {
+      const vf du = v2 * (3 * GELU_K * GELU_A) + GELU_K;
+      vstore(x + i, (v * (s - s * s)) * (du + du) + s);
+    }
+  }
+  for (; i < n; i++) {
+    const float v = x[i], v2 = v * v;
+    const float s = 1.0f / (sexp(v * (v2 * (-2 * GELU_K * GELU_A) + (-2 * GELU_K))) + 1.0f);
+    y[i] = v * s;
+    if (keepGrad) {
+      const float du = v2 * (3 * GELU_K * GELU_A) + GELU_K;
+      x[i] = (v * (s - s * s)) * (du + du) + s;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- GEMM
+
+#include "gemm.h"
+
+/** GEMMs through BLAS instead of gemm.h (CANVASGYM_NATIVE_GEMM=blas, for comparisons): the epilogues become passes. */
+bool useBlas = false;
+
+/** Rows [m0, m1) of C = start + op(A) op(B), then the epilogue, as gemm() computes it. */
+void mm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A, long lda, const float* B, long ldb, float* C, long ldc,
+        const Epi& e, float* colSums = nullptr) {
+  if (!useBlas || K <= 0) return gemm(ta, tb, m0, m1, N, K, A, lda, B, ldb, C, ldc, e, colSums);
+  if (m1 <= m0 || N <= 0) return;
+  for (int i = m0; i < m1; i++) {
+    float* c = C + (long)i * ldc;
+    if (!e.accumulate || e.bias || e.residual) {
+      const float* r = e.residual ? e.residual + (long)i * ldc : nullptr;
+      for (int j = 0; j < N; j++) c[j] = (e.accumulate ? c[j] : r ? r[j] : 0.0f) + (e.bias ? e.bias[j] : 0.0f);
+    }
+  }
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m1 - m0, N, K, 1.0f,
+              ta ? A + m0 : A + (long)m0 * lda, lda, B, ldb, 1.0f, C + (long)m0 * ldc, ldc);
+  for (int i = m0; i < m1; i++) {
+    float* c = C + (long)i * ldc;
+    if (e.geluOut) geluSpan(c, e.geluOut + (long)i * ldc, N, true);
+    if (e.mulBy) for (int j = 0; j < N; j++) c[j] *= e.mulBy[(long)i * ldc + j];
+  }
+  if (colSums) {
+    for (int k = 0; k < K; k++) for (int j = 0; j < N; j++) colSums[j] += tb ? B[(long)j * ldb + k] : B[(long)k * ldb + j];
+  }
+}
+
+// gemmRows(A, lda, B, ldb, C, ldc, bias, N, K, accumulate): rows [lo, hi) of C = (accumulate ? C : 0) + bias + A @ B.
+void gemmRows(const Call& c, int lo, int hi) {
+  Epi e;
+  e.accumulate = c.n(9) != 0;
+  e.bias = c.f(6);
+  mm(false, false, lo, hi, c.n(7), c.n(8), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e);
+}
+
+// gemmCols(A, lda, B, ldb, C, ldc, bias, M, K, accumulate): columns [lo, hi) of the same product over rows 0..M.
+void gemmCols(const Call& c, int lo, int hi) {
+  Epi e;
+  e.accumulate = c.n(9) != 0;
+  e.bias = c.f(6) ? c.f(6) + lo : nullptr;
+  mm(false, false, 0, c.n(7), hi - lo, c.n(8), c.f(0), c.n(1), c.f(2) + lo, c.n(3), c.f(4) + lo, c.n(5), e);
+}
+
+// gemmRowsGelu(A, lda, B, ldb, C, ldc, bias, N, K, Y): rows of Y = gelu(bias + A @ B), C = gelu'(bias + A @ B).
+void gemmRowsGelu(const Call& c, int lo, int hi) {
+  Epi e;
+  e.bias = c.f(6);
+  e.geluOut = c.f(9);
+  mm(false, false, lo, hi, c.n(7), c.n(8), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e);
+}
+
+// gemmRowsMul(A, lda, B, ldb, C, ldc, N, K, M): rows of C = (A @ B) * M elementwise (M laid out as C).
+void gemmRowsMul(const Call& c, int lo, int hi) {
+  Epi e;
+  e.mulBy = c.f(8);
+  mm(false, false, lo, hi, c.n(6), c.n(7), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e);
+}
+
+// gemmRowsRes(A, lda, B, ldb, C, ldc, bias, N, K, R): rows of C = R + bias + A @ B (R laid out as C).
+void gemmRowsRes(const Call& c, int lo, int hi) {
+  Epi e;
+  e.bias = c.f(6);
+  e.residual = c.f(9);
+  mm(false, false, lo, hi, c.n(7), c.n(8), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e);
+}
+
+// gemmRowsTA(A, lda, B, ldb, C, ldc, N, K, accumulate, colSums): rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B for
+// A stored (K, M); colSums (if set) += the column sums of B, by the chunk that starts at row 0 (summed while packing B).
+void gemmRowsTA(const Call& c, int lo, int hi) {
+  Epi e;
+  e.accumulate = c.n(8) != 0;
+  mm(true, false, lo, hi, c.n(6), c.n(7), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e, lo == 0 ? c.f(9) : nullptr);
+}
+
+// ---------------------------------------------------------------- elementwise and row kernels
+
+// transpose(src, lds, dst, ldd, rows): dst[c, r] = src[r, c] for dst rows c in [lo, hi), in 8 x 8 blocks.
+void transpose(const Call& c, int lo, int hi) {
+  const float* src = c.f(0);
+  float* dst = c.f(2);
+  const int lds = c.n(1), ldd = c.n(3), rows = c.n(4);
+  constexpr int BS = 8;
+  for (int r0 = 0; r0 < rows; r0 += BS) {
+    const int r1 = std::min(rows, r0 + BS);
+    for (int c0 = lo; c0 < hi; c0 += BS) {
+      const int c1 = std::min(hi, c0 + BS);
+      for (int cc = c0; cc < c1; cc++) {
+        float* d = dst + (long)cc * ldd;
+        for (int r = r0; r < r1; r++) d[r] = src[(long)r * lds + cc];
+      }
+    }
+  }
+}
+
+// embed(tokens, positions, wte, wpe, x, C): x[r] = wte[tokens[r]] + wpe[positions[r]] for rows [lo, hi).
+void embed(const Call& c, int lo, int hi) {
+  const int32_t *tok = c.i32(0), *pos = c.i32(1);
+  const float *wte = c.f(2), *wpe = c.f(3);
+  float* x = c.f(4);
+  const int C = c.n(5);
+  for (int r = lo; r < hi; r++) {
+    const float *te = wte + (long)tok[r] * C, *pe = wpe + (long)pos[r] * C;
+    float* o = x + (long)r * C;
+    for (int j = 0; j < C; j++) o[j] = te[j] + pe[j];
+  }
+}
+
+// embedBackward(tokens, positions, dwte, dwpe, dx, C, rows): dwte[tokens[r]] += dx[r], dwpe[positions[r]] += dx[r] over
+// all rows, for columns [4lo, 4hi).
+void embedBackward(const Call& c, int lo, int hi) {
+  const int32_t *tok = c.i32(0), *pos = c.i32(1);
+  float *dwte = c.f(2), *dwpe = c.f(3);
+  const float* dx = c.f(4);
+  const int C = c.n(5), rows = c.n(6);
+  for (int r = 0; r < rows; r++) {
+    float *te = dwte + (long)tok[r] * C, *pe = dwpe + (long)pos[r] * C;
+    const float* g = dx + (long)r * C;
+    for (int j = 4 * lo; j < 4 * hi; j++) { te[j] += g[j]; pe[j] += g[j]; }
+  }
+}
+
+inline float rowSum(const float* x, int n) {
+  vf s = vf{};
+  int j = 0;
+  for (; j + VW <= n; j += VW) s += vload(x + j);
+  float t = hsum(s);
+  for (; j < n; j++) t += x[j];
+  return t;
+}
+
+// layerNorm(x, w, b, y, mean, rstd, C): y = (x - mean) / sqrt(var + 1e-5) * w + b per row; mean, rstd kept if set.
+void layerNorm(const Call& c, int lo, int hi) {
+  const float *x = c.f(0), *w = c.f(1), *b = c.f(2);
+  float *y = c.f(3), *mean = c.f(4), *rstd = c.f(5);
+  const int C = c.n(6);
+  const float invC = 1.0f / C;
+  for (int r = lo; r < hi; r++) {
+    const float* xr = x + (long)r * C;
+    float* yr = y + (long)r * C;
+    const float m = rowSum(xr, C) * invC;
+    float q = 0;
+    for (int j = 0; j < C; j++) { const float d = xr[j] - m; q += d * d; }
+    const float rs = 1.0f / std::sqrt(q * invC + 1e-5f);
+    for (int j = 0; j < C; j++) yr[j] = (xr[j] - m) * rs * w[j] + b[j];
+    if (mean) mean[r] = m;
+    if (rstd) rstd[r] = rs;
+  }
+}
+
+// layerNormBackward(x, w, mean, rstd, dy, dx, C): dx[r] += d/dx of the LayerNorm given dy, per row.
+void layerNormBackward(const Call& c, int lo, int hi) {
+  const float *x = c.f(0), *w = c.f(1), *mean = c.f(2), *rstd = c.f(3), *dy = c.f(4);
+  float* dx = c.f(5);
+  const int C = c.n(6);
+  const float invC = 1.0f / C;
+  for (int r = lo; r < hi; r++) {
+    const float *xr = x + (long)r * C, *gr = dy + (long)r * C;
+    float* dr = dx + (long)r * C;
+    const float m = mean[r], rs = rstd[r];
+    float s1 = 0, s2 = 0;
+    for (int j = 0; j < C; j++) {
+      const float n = (xr[j] - m) * rs, g = gr[j] * w[j];
+      s1 += g;
+      s2 += g * n;
+    }
+    const float m1 = s1 * invC, m2 = s2 * invC;
+    for (int j = 0; j < C; j++) {
+      const float n = (xr[j] - m) * rs, g = gr[j] * w[j];
+      dr[j] += rs * (g - m1 - n * m2);
+    }
+  }
+}
+
+// layerNormParamsBackward(x, mean, rstd, dy, dw, db, C, rows): dw += sum_r dy * xhat, db += sum_r dy for columns
+// [4lo, 4hi).
+void layerNormParamsBackward(const Call& c, int lo, int hi) {
+  const float *x = c.f(0), *mean = c.f(1), *rstd = c.f(2), *dy = c.f(3);
+  float *dw = c.f(4), *db = c.f(5);
+  const int C = c.n(6), rows = c.n(7);
+  for (int r = 0; r < rows; r++) {
+    const float *xr = x + (long)r * C, *gr = dy + (long)r * C;
+    const float m = mean[r], rs = rstd[r];
+    for (int j = 4 * lo; j < 4 * hi; j++) {
+      dw[j] += gr[j] * ((xr[j] - m) * rs);
+      db[j] += gr[j];
+    }
+  }
+}
+
+// gelu(x, y, keepGrad): floats [4lo, 4hi).
+void gelu(const Call& c, int lo, int hi) {
+  geluSpan(c.f(0) + 4L * lo, c.f(1) + 4L * lo, 4L * (hi - lo), c.n(2) != 0);
+}
+
+// mul(x, y, z): z = x * y over floats [4lo, 4hi).
+void mul(const Call& c, int lo, int hi) {
+  const float *x = c.f(0), *y = c.f(1);
+  float* z = c.f(2);
+  for (long i = 4L * lo; i < 4L * hi; i++) z[i] = x[i] * y[i];
+}
+
+// softmaxRows(logits, V, targets, logprobs, entropy): each row becomes its softmax; log p(target) (0 where target < 0);
+// the entropy if asked.
+void softmaxRows(const Call& c, int lo, int hi) {
+  float *logits = c.f(0), *logprobs = c.f(3), *entropy = c.f(4);
+  const int32_t* targets = c.i32(2);
+  const int V = c.n(1);
+  for (int r = lo; r < hi; r++) {
+    float* row = logits + (long)r * V;
+    vf mx = vsplat(-INFINITY);
+    int i = 0;
+    for (; i + VW <= V; i += VW) mx = vmax(mx, vload(row + i));
+    float m = hmax(mx);
+    for (; i < V; i++) m = std::max(m, row[i]);
+    const int target = targets[r];
+    const float xt = target >= 0 ? row[target] : 0;
+    vf sv = vf{}, sxv = vf{};
+    for (i = 0; i + VW <= V; i += VW) {
+      const vf x = vload(row + i), e = vexp(x - m);
+      sv += e;
+      sxv += e * x;
+      vstore(row + i, e);
+    }
+    float s = hsum(sv), sx = hsum(sxv);
+    for (; i < V; i++) {
+      const float e = sexp(row[i] - m);
+      s += e;
+      sx += e * row[i];
+      row[i] = e;
+    }
+    const float lse = m + std::log(s);
+    logprobs[r] = target >= 0 ? xt - lse : 0;
+    if (entropy) entropy[r] = lse - sx / s;
+    const float inv = 1.0f / s;
+    for (i = 0; i < V; i++) row[i] *= inv;
+  }
+}
+
+// softmaxRowsBackward(probs, V, targets, dlogprobs): row r becomes dlogprob[r] (onehot(target) - p); 0 where target < 0.
+void softmaxRowsBackward(const Call& c, int lo, int hi) {
+  float* probs = c.f(0);
+  const int32_t* targets = c.i32(2);
+  const float* dlogprobs = c.f(3);
+  const int V = c.n(1);
+  for (int r = lo; r < hi; r++) {
+    float* row = probs + (long)r * V;
+    const int target = targets[r];
+    const float g = target >= 0 ? dlogprobs[r] : 0;
+    for (int i = 0; i < V; i++) row[i] *= -g;
+    if (target >= 0) row[target] += g;
+  }
+}
+
+// ---------------------------------------------------------------- attention (training: causal, whole sequences)
+// qkv (B, T, 3C): q | k | v, head h at columns h*hs of each; out (B, T, C); lse (B, nh, T); probs (B, nh, T, T) or 0.
+// Items are (b, h) pairs; queries in row blocks of RB, each against the keys up to its last row (the masked upper
+// triangle skipped block by block), as in the wasm kernels.
+
+constexpr int RB = 64;
+
+/** Rows [r0, r1) of P (ld T): the causal softmax of the scaled scores in S's rows (P may be S); zeros from t + 1 to r1. */
+inline void causalSoftmax(float* S, int T, float scale, int r0, int r1, float* lse, bool saveLse) {
+  for (int t = r0; t < r1; t++) {
+    float* row = S + (long)t * T;
+    const int n = t + 1;
+    float l;
+    if (saveLse) {
+      vf mx = vsplat(-INFINITY);
+      int j = 0;
+      for (; j + VW <= n; j += VW) mx = vmax(mx, vload(row + j));
+      float m = hmax(mx);
+      for (; j < n; j++) m = std::max(m, row[j]);
+      m *= scale;
+      vf s = vf{};
+      for (j = 0; j + VW <= n; j += VW) {
+        const vf e = vexp(vload(row + j) * scale - m);
+        s += e;
+        vstore(row + j, e);
+      }
+      float ss = hsum(s);
+      for (; j < n; j++) { const float e = sexp(row[j] * scale - m); ss += e; row[j] = e; }
+      l = m + std::log(ss);
+      lse[t] = l;
+      const float inv = 1.0f / ss;
+      for (j = 0; j < n; j++) row[j] *= inv;
+    } else {
+      l = lse[t];
+      int j = 0;
+      for (; j + VW <= n; j += VW) vstore(row + j, vexp(vload(row + j) * scale - l));
+      for (; j < n; j++) row[j] = sexp(row[j] * scale - l);
+    }
+    for (int j = n; j < r1; j++) row[j] = 0;
+  }
+}
+
+// attnForward(qkv, out, lse, probs, T, C, nh)
+void attnForward(const Call& c, int lo, int hi) {
+  const float* qkv = c.f(0);
+  float *out = c.f(1), *lse = c.f(2), *probs = c.f(3);
+  const int T = c.n(4), C = c.n(5), nh = c.n(6);
+  const int hs = C / nh, ld = 3 * C;
+  const float sc = 1.0f / std::sqrt((float)hs);
+  float* own = probs ? nullptr : scratch(1, (size_t)T * T);
+  for (int bh = lo; bh < hi; bh++) {
+    float* S = probs ? probs + (long)bh * T * T : own;
+    const int b = bh / nh, h = bh % nh;
+    const float* Q = qkv + (long)b * T * ld + h * hs;
+    const float *K = Q + C, *V = Q + 2 * C;
+    float* O = out + (long)b * T * C + h * hs;
+    float* L = lse + (long)bh * T;
+    for (int r0 = 0; r0 < T; r0 += RB) {
+      const int r1 = std::min(T, r0 + RB);
+      mm(false, true, 0, r1 - r0, r1, hs, Q + (long)r0 * ld, ld, K, ld, S + (long)r0 * T, T, Epi());
+      causalSoftmax(S, T, sc, r0, r1, L, true);
+      mm(false, false, 0, r1 - r0, hs, r1, S + (long)r0 * T, T, V, ld, O + (long)r0 * C, C, Epi());
+    }
+  }
+}
+
+// attnBackward(qkv, out, dout, lse, probs, dqkv, T, C, nh): dqkv gets the gradients of q, k, v (overwritten).
+void attnBackward(const Call& c, int lo, int hi) {
+  const float *qkv = c.f(0), *out = c.f(1), *dout = c.f(2), *lse = c.f(3);
+  float *probs = c.f(4), *dqkv = c.f(5);
+  const int T = c.n(6), C = c.n(7), nh = c.n(8);
+  const int hs = C / nh, ld = 3 * C;
+  const float sc = 1.0f / std::sqrt((float)hs);
+  float* buf = scratch(1, (size_t)2 * T * T);
+  float* dS = buf;
+  for (int bh = lo; bh < hi; bh++) {
+    float* P = probs ? probs + (long)bh * T * T : buf + (long)T * T;
+    const int b = bh / nh, h = bh % nh;
+    const float* Q = qkv + (long)b * T * ld + h * hs;
+    const float *K = Q + C, *V = Q + 2 * C;
+    float* dQ = dqkv + (long)b * T * ld + h * hs;
+    float *dK = dQ + C, *dV = dQ + 2 * C;
+    const float* O = out + (long)b * T * C + h * hs;
+    const float* dO = dout + (long)b * T * C + h * hs;
+    const float* L = lse + (long)bh * T;
+    for (int r0 = 0; r0 < T; r0 += RB) {
+      const int r1 = std::min(T, r0 + RB);
+      if (!probs) {
+        mm(false, true, 0, r1 - r0, r1, hs, Q + (long)r0 * ld, ld, K, ld, P + (long)r0 * T, T, Epi());
+        causalSoftmax(P, T, sc, r0, r1, const_cast<float*>(L), false);
+      }
+      // dP = dO V^T; dS = P (dP - sum_j P dP) scale, where sum_j P dP = dO . O
+      mm(false, true, 0, r1 - r0, r1, hs, dO + (long)r0 * C, C, V, ld, dS + (long)r0 * T, T, Epi());
+      for (int t = r0; t < r1; t++) {
+        const float *o = O + (long)t * C, *g = dO + (long)t * C;
+        float D = 0;
+        for (int d = 0; d < hs; d++) D += o[d] * g[d];
+        const float* pr = P + (long)t * T;
+        float* sr = dS + (long)t * T;
+        for (int j = 0; j < r1; j++) sr[j] = pr[j] * (sr[j] - D) * sc;
+      }
+      mm(false, false, 0, r1 - r0, hs, r1, dS + (long)r0 * T, T, K, ld, dQ + (long)r0 * ld, ld, Epi());
+    }
+    // dV = P^T dO and dK = dS^T Q by key blocks j0..j1, over queries t >= j0 (blocks aligned with the query blocks, so
+    // every entry read was written)
+    for (int j0 = 0; j0 < T; j0 += RB) {
+      const int j1 = std::min(T, j0 + RB);
+      mm(true, false, 0, j1 - j0, hs, T - j0, P + (long)j0 * T + j0, T, dO + (long)j0 * C, C, dV + (long)j0 * ld, ld, Epi());
+      mm(true, false, 0, j1 - j0, hs, T - j0, dS + (long)j0 * T + j0, T, Q + (long)j0 * ld, ld, dK + (long)j0 * ld, ld, Epi());
+    }
+  }
+}
+
+// ---------------------------------------------------------------- decoding with a KV cache
+// Weights packed whole into 8-column panels (panel p: columns 8p..8p+7 of every k, at p * K * 8 floats, zero-padded):
+// the layout of the wasm kernels' packPanels, so that gpt.ts sizes it the same way for both.
+
+inline int pad8(int n) { return (n + 7) & ~7; }
+
+void packPanelRange(const float* B, int ldb, int K, int N, float* out, int p0, int p1) {
+  for (int p = p0; p < p1; p++) {
+    const int w = std::min(8, N - p * 8);
+    float* o = out + (long)p * 8 * K;
+    for (int k = 0; k < K; k++) {
+      const float* src = B + (long)k * ldb + p * 8;
+      for (int i = 0; i < 8; i++) o[k * 8 + i] = i < w ? src[i] : 0.0f;
+    }
+  }
+}
+
+// packPanels(B, ldb, K, N, out): panels [lo, hi).
+void packPanels(const Call& c, int lo, int hi) {
+  packPanelRange(c.f(0), c.n(1), c.n(2), c.n(3), c.f(4), lo, hi);
+}
+
+inline v8 load8(const float* p) { v8 v; std::memcpy(&v, p, sizeof v); return v; }
+inline v8 loadPart(const float* p, int w) {
+  v8 v = v8{};
+  if (w >= 8) return load8(p);
+  for (int i = 0; i < w; i++) v[i] = p[i];
+  return v;
+}
+inline void storePart(float* p, v8 v, int w) {
+  if (w >= 8) { std::memcpy(p, &v, sizeof v); return; }
+  for (int i = 0; i < w; i++) p[i] = v[i];
+}
+
+/** R rows x P panels of C (w valid columns) from A (R rows, ld lda) and panels starting at Bp. */
+template <int R, int P>
+inline void panelTile(const float* A, int lda, const float* Bp, int K, float* C, int ldc, int w, bool acc, const float* bias) {
+  v8 t[R][P];
+  for (int q = 0; q < P; q++) {
+    const int wq = std::min(8, w - 8 * q);
+    const v8 bq = bias ? loadPart(bias + 8 * q, wq) : v8{};
+    for (int r = 0; r < R; r++) t[r][q] = (acc ? loadPart(C + (long)r * ldc + 8 * q, wq) : v8{}) + bq;
+  }
+  for (int k = 0; k < K; k++) {
+    v8 b[P];
+    for (int q = 0; q < P; q++) b[q] = load8(Bp + (long)q * K * 8 + k * 8);
+    for (int r = 0; r < R; r++) {
+      const float a = A[(long)r * lda + k];
+      for (int q = 0; q < P; q++) t[r][q] += a * b[q];
+    }
+  }
+  for (int q = 0; q < P; q++) {
+    const int wq = std::min(8, w - 8 * q);
+    for (int r = 0; r < R; r++) storePart(C + (long)r * ldc + 8 * q, t[r][q], wq);
+  }
+}
+
+template <int P>
+inline void panelRows(const float* A, int lda, const float* Bp, int K, float* C, int ldc, int w, bool acc, const float* bias, int rows) {
+  int i = 0;
+  for (; i + 4 <= rows; i += 4) panelTile<4, P>(A + (long)i * lda, lda, Bp, K, C + (long)i * ldc, ldc, w, acc, bias);
+  switch (rows - i) {
+    case 3: panelTile<3, P>(A + (long)i * lda, lda, Bp, K, C + (long)i * ldc, ldc, w, acc, bias); break;
+    case 2: panelTile<2, P>(A + (long)i * lda, lda, Bp, K, C + (long)i * ldc, ldc, w, acc, bias); break;
+    case 1: panelTile<1, P>(A + (long)i * lda, lda, Bp, K, C + (long)i * ldc, ldc, w, acc, bias); break;
+    default: break;
+  }
+}
+
+/** Rows [lo, hi) of C = (accumulate ? C : 0) + bias + A @ B for B packed whole in panels: each pair of panels is
+ *  streamed once per block of 16 rows and read from cache for the rest of the block. */
+void gemmPanels(const float* A, int lda, const float* Bp, int K, int N, float* C, int ldc, const float* bias, bool acc, int lo, int hi) {
+  for (int i0 = lo; i0 < hi; i0 += 16) {
+    const int rows = std::min(hi, i0 + 16) - i0;
+    const float* Ai = A + (long)i0 * lda;
+    float* Ci = C + (long)i0 * ldc;
+    int j = 0;
+    for (; j + 16 <= N; j += 16) panelRows<2>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, 16, acc, bias ? bias + j : nullptr, rows);
+    for (; j < N; j += 8) panelRows<1>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, std::min(8, N - j), acc, bias ? bias + j : nullptr, rows);
+  }
+}
+
+// The descriptor's int32 fields (DESC_* in assembly/kernels.ts) and the parameter layout of gpt.ts's paramSpecs.
+enum { D_PARAMS, D_V, D_NCTX, D_C, D_L, D_NH, D_K, D_VC, D_SLOTS, D_CTX, D_WTET, D_TOK, D_SLOT, D_POS, D_X, D_LN, D_QKV,
+       D_ATTY, D_FC, D_LOGITS, D_PACKED };
+
+inline int weightK(int C, int m) { return m == 3 ? 4 * C : C; }
+inline int weightN(int C, int m) { return m == 0 ? 3 * C : m == 2 ? 4 * C : C; }
+inline long packedLayer(int C) { return (long)C * pad8(3 * C) + (long)C * pad8(C) + (long)C * pad8(4 * C) + 4L * C * pad8(C); }
+inline long weightAt(int l, int C, int m) {
+  const long layer = (long)l * (12L * C * C + 13L * C);
+  return layer + (m == 0 ? 2L * C : m == 1 ? 3L * C * C + 5L * C : m == 2 ? 4L * C * C + 8L * C : 8L * C * C + 12L * C);
+}
+inline long packedWeightAt(int l, int C, int m) {
+  long p = (long)l * packedLayer(C);
+  for (int j = 0; j < m; j++) p += (long)weightK(C, j) * pad8(weightN(C, j));
+  return p;
+}
+
+struct Desc {
+  const int32_t* d;
+  char* base;
+  int operator[](int i) const { return d[i]; }
+  float* f(int i) const { return reinterpret_cast<float*>(base + static_cast<uint32_t>(d[i])); }
+  int32_t* i32(int i) const { return reinterpret_cast<int32_t*>(base + static_cast<uint32_t>(d[i])); }
+};
+
+// packLayers(desc): layers [lo, hi) of matmul weights packed into the descriptor's packed region.
+void packLayers(const Call& c, int lo, int hi) {
+  const Desc d{c.i32(0), c.base};
+  const int V = d[D_V], nCtx = d[D_NCTX], C = d[D_C];
+  const float* layers = d.f(D_PARAMS) + (long)(V + nCtx) * C;
+  float* packed = d.f(D_PACKED);
+  for (int l = lo; l < hi; l++) {
+    for (int m = 0; m < 4; m++) {
+      const int K = weightK(C, m), N = weightN(C, m);
+      packPanelRange(layers + weightAt(l, C, m), N, K, N, packed + packedWeightAt(l, C, m), 0, (N + 7) >> 3);
+    }
+  }
+}
+
+/** Softmax-weighted sum of the cached values for items r*nh + h in [lo, hi) (a row's head), over positions 0..pos. */
+void kvAttend(const float* qkv, float* out, const float* kc, const float* vc, const int32_t* slots, const int32_t* positions,
+              int C, int nh, int ctx, int lo, int hi) {
+  const int hs = C / nh;
+  const float sc = 1.0f / std::sqrt((float)hs);
+  float* s = scratch(1, (size_t)ctx + VW);
+  for (int item = lo; item < hi; item++) {
+    const int r = item / nh, h = item % nh;
+    const int slot = slots[r], n = positions[r] + 1;
+    const float* q = qkv + (long)r * 3 * C + h * hs;
+    const float* kb = kc + (long)(slot * nh + h) * ctx * hs;
+    const float* vb = vc + (long)(slot * nh + h) * ctx * hs;
+    float m = -INFINITY;
+    for (int j = 0; j < n; j++) {
+      const float* k = kb + (long)j * hs;
+      vf a = vf{};
+      int d = 0;
+      for (; d + VW <= hs; d += VW) a += vload(q + d) * vload(k + d);
+      float t = hsum(a);
+      for (; d < hs; d++) t += q[d] * k[d];
+      s[j] = t;
+      m = std::max(m, t);
+    }
+    m *= sc;
+    vf sum = vf{};
+    int j = 0;
+    for (; j + VW <= n; j += VW) {
+      const vf e = vexp(vload(s + j) * sc - m);
+      sum += e;
+      vstore(s + j, e);
+    }
+    float total = hsum(sum);
+    for (; j < n; j++) { const float e = sexp(s[j] * sc - m); total += e; s[j] = e; }
+    const float inv = 1.0f / total;
+    float* o = out + (long)r * C + h * hs;
+    int d = 0;
+    for (; d + 4 * VW <= hs; d += 4 * VW) {
+      vf a0 = vf{}, a1 = vf{}, a2 = vf{}, a3 = vf{};
+      const float* v = vb + d;
+      for (int jj = 0; jj < n; jj++, v += hs) {
+        const float p = s[jj];
+        a0 += p * vload(v); a1 += p * vload(v + VW); a2 += p * vload(v + 2 * VW); a3 += p * vload(v + 3 * VW);
+      }
+      vstore(o + d, a0 * inv); vstore(o + d + VW, a1 * inv); vstore(o + d + 2 * VW, a2 * inv); vstore(o + d + 3 * VW, a3 * inv);
+    }
+    for (; d + VW <= hs; d += VW) {
+      vf a0 = vf{};
+      const float* v = vb + d;
+      for (int jj = 0; jj < n; jj++, v += hs) a0 += s[jj] * vload(v);
+      vstore(o + d, a0 * inv);
+    }
+    for (; d < hs; d++) {
+      float a0 = 0;
+      for (int jj = 0; jj < n; jj++) a0 += s[jj] * vb[(long)jj * hs + d];
+      o[d] = a0 * inv;
+    }
+  }
+}
+
+void layerNormRows(const float* x, const float* w, const float* b, float* y, int C, int lo, int hi) {
+  const float invC = 1.0f / C;
+  for (int r = lo; r < hi; r++) {
+    const float* xr = x + (long)r * C;
+    float* yr = y + (long)r * C;
+    const float m = rowSum(xr, C) * invC;
+    float q = 0;
+    for (int j = 0; j < C; j++) { const float d = xr[j] - m; q += d * d; }
+    const float rs = 1.0f / std::sqrt(q * invC + 1e-5f);
+    for (int j = 0; j < C; j++) yr[j] = (xr[j] - m) * rs * w[j] + b[j];
+  }
+}
+
+// decodeRows(desc): one whole forward step of the network for rows [lo, hi) with the KV cache (see assembly/kernels.ts).
+void decodeRows(const Call& c, int lo, int hi) {
+  const Desc d{c.i32(0), c.base};
+  const int V = d[D_V], nCtx = d[D_NCTX], C = d[D_C], L = d[D_L], nh = d[D_NH], ctx = d[D_CTX], slotCount = d[D_SLOTS];
+  const float *P = d.f(D_PARAMS), *wteP = d.f(D_WTET), *packed = d.f(D_PACKED);
+  float *kc = d.f(D_K), *vc = d.f(D_VC), *x = d.f(D_X), *ln = d.f(D_LN), *qkv = d.f(D_QKV), *atty = d.f(D_ATTY);
+  float *fc = d.f(D_FC), *logits = d.f(D_LOGITS);
+  const int32_t *tok = d.i32(D_TOK), *slots = d.i32(D_SLOT), *pos = d.i32(D_POS);
+  const long layerSize = 12L * C * C + 13L * C, cacheSize = (long)slotCount * C * ctx;
+  const float *wte = P, *wpe = P + (long)V * C, *layers = wpe + (long)nCtx * C, *lnf = layers + L * layerSize;
+  const int hs = C / nh;
+  for (int r = lo; r < hi; r++) {
+    const float *te = wte + (long)tok[r] * C, *pe = wpe + (long)pos[r] * C;
+    for (int j = 0; j < C; j++) x[(long)r * C + j] = te[j] + pe[j];
+  }
+  for (int l = 0; l < L; l++) {
+    const float* ln1w = layers + l * layerSize;
+    const float *ln1b = ln1w + C, *attnB = ln1b + C + 3L * C * C, *projB = attnB + 3 * C + (long)C * C;
+    const float *ln2w = projB + C, *ln2b = ln2w + C, *fcB = ln2b + C + 4L * C * C, *fc2B = fcB + 4 * C + 4L * C * C;
+    float *kl = kc + l * cacheSize, *vl = vc + l * cacheSize;
+    layerNormRows(x, ln1w, ln1b, ln, C, lo, hi);
+    gemmPanels(ln, C, packed + packedWeightAt(l, C, 0), C, 3 * C, qkv, 3 * C, attnB, false, lo, hi);
+    for (int r = lo; r < hi; r++) {
+      const int s = slots[r], p = pos[r];
+      const float* row = qkv + (long)r * 3 * C;
+      for (int h = 0; h < nh; h++) {
+        std::memcpy(kl + ((long)(s * nh + h) * ctx + p) * hs, row + C + h * hs, hs * 4);
+        std::memcpy(vl + ((long)(s * nh + h) * ctx + p) * hs, row + 2 * C + h * hs, hs * 4);
+      }
+    }
+    kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, lo * nh, hi * nh);
+    gemmPanels(atty, C, packed + packedWeightAt(l, C, 1), C, C, x, C, projB, true, lo, hi);
+    layerNormRows(x, ln2w, ln2b, ln, C, lo, hi);
+    gemmPanels(ln, C, packed + packedWeightAt(l, C, 2), C, 4 * C, fc, 4 * C, fcB, false, lo, hi);
+    geluSpan(fc + (long)lo * 4 * C, fc + (long)lo * 4 * C, (long)(hi - lo) * 4 * C, false);
+    gemmPanels(fc, 4 * C, packed + packedWeightAt(l, C, 3), 4 * C, C, x, C, fc2B, true, lo, hi);
+  }
+  layerNormRows(x, lnf, lnf + C, ln, C, lo, hi);
+  gemmPanels(ln, C, wteP, C, V, logits, V, nullptr, false, lo, hi);
+}
+
+// ---------------------------------------------------------------- optimizer
+
+double sumSquares(const float* x, long n) {
+  double acc = 0;
+  for (long i0 = 0; i0 < n; i0 += 4096) {
+    const long i1 = std::min(n, i0 + 4096);
+    vf v = vf{};
+    long i = i0;
+    for (; i + VW <= i1; i += VW) { const vf a = vload(x + i); v += a * a; }
+    double s = hsum(v);
+    for (; i < i1; i++) s += (double)(x[i] * x[i]);
+    acc += s;
+  }
+  return acc;
+}
+
+// scale(x, s): x *= s over floats [lo, hi).
+void scale(const Call& c, int lo, int hi) {
+  float* x = c.f(0);
+  const float s = c.x(1);
+  for (long i = lo; i < hi; i++) x[i] *= s;
+}
+
+inline void adamwRange(float* p, const float* g, float* m, float* v, float b1, float b2, float eps, float decay, float stepSize,
+                       float rbc2, long i0, long i1) {
+  for (long i = i0; i < i1; i++) {
+    const float gi = g[i];
+    const float mi = b1 * m[i] + (1 - b1) * gi;
+    const float vi = b2 * v[i] + (1 - b2) * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = p[i] * decay - stepSize * mi / (std::sqrt(vi) * rbc2 + eps);
+  }
+}
+
+// adamw(p, g, m, v, lr, b1, b2, eps, wd, bc1, bc2, decayRanges, nRanges): PyTorch's AdamW over floats [lo, hi).
+void adamw(const Call& c, int lo, int hi) {
+  float *p = c.f(0), *m = c.f(2), *v = c.f(3);
+  const float* g = c.f(1);
+  const float lr = c.x(4), b1 = c.x(5), b2 = c.x(6), eps = c.x(7), wd = c.x(8), bc1 = c.x(9), bc2 = c.x(10);
+  const int32_t* ranges = c.i32(11);
+  const int nRanges = c.n(12);
+  const float decay = 1 - lr * wd, stepSize = lr / bc1, rbc2 = 1.0f / std::sqrt(bc2);
+  long i = lo;
+  for (int r = 0; r < nRanges && i < hi; r++) {
+    const long a = std::min<long>(hi, std::max<long>(i, ranges[2 * r])), b = std::min<long>(hi, ranges[2 * r + 1]);
+    if (b <= i) continue;
+    adamwRange(p, g, m, v, b1, b2, eps, 1, stepSize, rbc2, i, a);
+    adamwRange(p, g, m, v, b1, b2, eps, decay, stepSize, rbc2, a, b);
+    i = b;
+  }
+  adamwRange(p, g, m, v, b1, b2, eps, 1, stepSize, rbc2, i, hi);
+}
+
+const KernelEntry ENTRIES[] = {
+  {"gemmRows", gemmRows, Split::GemmRows},
+  {"gemmCols", gemmCols, Split::Hints},
+  {"transpose", transpose, Split::Hints},
+  {"embed", embed, Split::Hints},
+  {"embedBackward", embedBackward, Split::Hints},
+  {"layerNorm", layerNorm, Split::Hints},
+  {"layerNormBackward", layerNormBackward, Split::Hints},
+  {"layerNormParamsBackward", layerNormParamsBackward, Split::Hints},
+  {"gelu", gelu, Split::Hints},
+  {"mul", mul, Split::Hints},
+  {"softmaxRows", softmaxRows, Split::Hints},
+  {"softmaxRowsBackward", softmaxRowsBackward, Split::Hints},
+  {"attnForward", attnForward, Split::Hints},
+  {"attnBackward", attnBackward, Split::Hints},
+  {"decodeRows", decodeRows, Split::Hints},
+  {"scale", scale, Split::Hints},
+  {"adamw", adamw, Split::Hints},
+  {"gemmRowsTA", gemmRowsTA, Split::Hints},
+  {"gemmRowsGelu", gemmRowsGelu, Split::GemmRows},
+  {"gemmRowsMul", gemmRowsMul, Split::GemmRows},
+  {"gemmRowsRes", gemmRowsRes, Split::GemmRows},
+  {"packPanels", packPanels, Split::Hints},
+  {"packLayers", packLayers, Split::Hints},
+};
+
+void setBlas(bool on) { useBlas = on; }
+
+const KernelSet SET = {STR(KERNEL_ISA), ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0], sumSquares, packedLayer, setBlas};
+
+}  // namespace
+
+const KernelSet& kernels() { return SET; }
+
+}  // namespace KERNEL_ISA
+}  // namespace canvasgym

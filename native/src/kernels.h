@@ -1,0 +1,51 @@
+// The native kernels of the student GPT: the same operations, arguments and work ranges as the WebAssembly kernels in
+// assembly/kernels.ts (see src/model/kernels.ts), compiled once per instruction set (kernels.cc with KERNEL_ISA set)
+// and chosen at load time by the CPU's features, so that one build never runs an instruction the CPU lacks.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace canvasgym {
+
+/** What a kernel call sees: its arguments (pointers are byte offsets into the arena, as in the wasm kernels) and the
+ *  arena's base address. */
+struct Call {
+  const double* args;
+  char* base;
+  float* f(int i) const { return args[i] != 0 ? reinterpret_cast<float*>(base + static_cast<size_t>(args[i])) : nullptr; }
+  int32_t* i32(int i) const { return args[i] != 0 ? reinterpret_cast<int32_t*>(base + static_cast<size_t>(args[i])) : nullptr; }
+  int n(int i) const { return static_cast<int>(args[i]); }
+  float x(int i) const { return static_cast<float>(args[i]); }
+};
+
+/** Runs items [lo, hi) of one call: rows, columns, heads, ... as the wasm kernel of the same name does. */
+using KernelFn = void (*)(const Call& c, int lo, int hi);
+
+/** How the pool cuts a call into chunks, where a kernel wants other chunks than the caller's hints (see addon.cc). */
+enum class Split { Hints, GemmRows };
+
+struct KernelEntry {
+  const char* name;
+  KernelFn fn;
+  Split split;
+};
+
+struct KernelSet {
+  const char* isa;
+  const KernelEntry* entries;
+  int count;
+  double (*sumSquares)(const float* x, long n);
+  long (*packedLayerFloats)(int C);
+  /** GEMMs through BLAS (true) or the kernels' own GEMM (false, the default). */
+  void (*setBlas)(bool on);
+};
+
+/** Per-thread scratch of at least n floats (grown on demand, kept between calls), 64-byte aligned; slot 0 is the
+ *  GEMM's, slot 1 the other kernels'. */
+float* scratch(int slot, size_t n);
+
+namespace isa_generic { const KernelSet& kernels(); }
+namespace isa_avx2 { const KernelSet& kernels(); }
+namespace isa_avx512 { const KernelSet& kernels(); }
+
+}  // namespace canvasgym
