@@ -314,7 +314,9 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
+      // A crowd of slow clients dropped at one deadline reconnects at once: past the accept queue (511 by default)
+      // the kernel drops connection attempts, and a client's next try comes a second later.
+      server.listen({ port: config.port, host: config.host, backlog: config.maxConnections }, () => resolve());
     });
   } catch (err) {
     sessions.stop();
