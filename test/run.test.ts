@@ -16,12 +16,23 @@ describe('canvasgym run --preset quick', () => {
     const out = cli('run', '--preset', 'quick', '--runs-dir', runsDir, '--name', 't', '--no-progress');
     const dir = join(runsDir, 't');
     expect(out.trim().split('\n').at(-1)).toBe(`finished in ${out.match(/finished in ([\d.]+) min/)![1]} min; report: ${join(dir, 'report.html')}`);
-    for (const f of ['run.json', 'tasks/train.jsonl', 'tasks/heldout.jsonl', 'teacher/train.jsonl', 'teacher/summary.json', 'sft/final/model.safetensors', 'sft/log.jsonl', 'grpo/final/model.safetensors', 'grpo/log.jsonl', 'eval/teacher/metrics.json', 'eval/SFT/rollouts.jsonl', 'eval/GRPO/metrics.json', 'summary.json', 'report.html']) {
+    for (const f of ['run.json', 'tasks/train.jsonl', 'tasks/heldout.jsonl', 'tasks/ood.jsonl', 'teacher/train.jsonl', 'teacher/summary.json', 'sft/final/model.safetensors', 'sft/log.jsonl', 'grpo/final/model.safetensors', 'grpo/log.jsonl', 'eval/teacher/metrics.json', 'eval/SFT/rollouts.jsonl', 'eval/GRPO/metrics.json', 'eval/GRPO greedy/metrics.json', 'eval/GRPO OOD/metrics.json', 'eval/baseline: one box/metrics.json', 'summary.json', 'report.html']) {
       expect(existsSync(join(dir, f)), f).toBe(true);
     }
     expect(readdirSync(join(dir, 'eval/teacher/images')).length).toBeGreaterThan(0);
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-    expect(Object.keys(summary.policies)).toEqual(['teacher', 'SFT', 'GRPO', 'SFT-structured', 'GRPO-structured']);
+    expect(Object.keys(summary.policies)).toEqual([
+      'baseline: empty', 'baseline: one box', 'baseline: prompt in a box', 'baseline: names, no arrows',
+      'teacher', 'SFT', 'SFT greedy', 'GRPO', 'GRPO greedy', 'SFT-structured', 'GRPO-structured', 'teacher OOD', 'SFT OOD', 'GRPO OOD',
+    ]);
+    // IID first, then the out-of-distribution probe: different tasks, so never paired with the IID ones.
+    const ids = (label: string) => readFileSync(join(dir, 'eval', label, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).task_id as string);
+    expect(ids('GRPO').every((id) => id.startsWith('heldout-'))).toBe(true);
+    expect(ids('GRPO OOD').every((id) => id.startsWith('ood-'))).toBe(true);
+    // What a score is worth: one box scores little under task, however much strong gives it.
+    expect(summary.policies['baseline: one box'].task.mean).toBeLessThanOrEqual(0.1);
+    expect(summary.policies['baseline: one box'].strong.mean).toBeGreaterThan(0.7);
+    expect(summary.policies.teacher.task.mean).toBeGreaterThan(0.8);
     // Structured output: whatever a student finished saying is in the action language and applies without an error.
     for (const label of ['SFT-structured', 'GRPO-structured']) {
       const rollouts = readFileSync(join(dir, 'eval', label, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -35,7 +46,7 @@ describe('canvasgym run --preset quick', () => {
     const again = spawnSync('node', ['bin/canvasgym.js', 'run', '--preset', 'quick', '--runs-dir', runsDir, '--name', 't', '--no-progress'], { encoding: 'utf8' });
     expect(again.status).toBe(0);
     expect(again.stdout).toMatch(/report: /);
-    expect(again.stderr.match(/: already done/g) ?? []).toHaveLength(10);
+    expect(again.stderr.match(/: already done/g) ?? []).toHaveLength(STAGES.length);
   });
 
   it('refuses a rerun with other settings, and a bad preset, with a clear message', () => {

@@ -17,7 +17,7 @@ interface RunFlags {
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('the main job: tasks -> scripted teacher with quirks -> SFT -> GRPO -> eval of teacher, SFT and GRPO on held-out tasks -> report.html')
+    .description('the main job: tasks -> scripted teacher with quirks -> SFT -> GRPO -> eval of baselines, teacher, SFT and GRPO on IID held-out and out-of-distribution tasks -> report.html')
     .option('--name <name>', 'run directory name under --runs-dir (default: the preset name)')
     .option('--preset <preset>', `${RUN_PRESETS.join(' | ')}: quick takes under 3 minutes, default under 15, full longer and better`, 'default')
     .option('--fresh', 'start over instead of continuing the run directory')
@@ -35,7 +35,10 @@ export function registerRun(program: Command): void {
         progress.stop();
         const f = (v: number) => v.toFixed(3);
         const width = Math.max(...r.table.map((t) => t.label.length));
-        const lines = r.table.map(({ label, metrics: m }) => `  ${label.padEnd(width)}  strong ${f(m.reward.strong.mean)} [${f(m.reward.strong.lo)}, ${f(m.reward.strong.hi)}]  valid ${f(m.renderer_accept_rate.mean)}`);
+        const lines = r.table.map(
+          ({ label, metrics: m }) =>
+            `  ${label.padEnd(width)}  task ${f(m.reward.task.mean)} [${f(m.reward.task.lo)}, ${f(m.reward.task.hi)}]  strong ${f(m.reward.strong.mean)}  valid ${f(m.renderer_accept_rate.mean)}  entities ${f(m.components.entities_present.mean)}  edges ${f(m.components.edges_correct.mean)}`,
+        );
         process.stdout.write(`${lines.join('\n')}\nfinished in ${(r.seconds / 60).toFixed(1)} min; report: ${r.report}\n`);
       } catch (err) {
         progress.stop();

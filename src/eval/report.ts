@@ -32,6 +32,8 @@ export interface ReportInput {
   curves?: Curve[];
   /** Prompts shown side by side across policies. */
   galleryTasks?: number;
+  /** Labels of the evaluations the gallery and the worst rollouts show (evaluated on the same tasks); all by default. */
+  gallery?: string[];
   /** Worst rollouts shown per policy. */
   worst?: number;
   /** Extra rows (name -> value per policy) for the metrics table, e.g. quirk rates. */
@@ -176,7 +178,7 @@ pre{white-space:pre-wrap;word-break:break-all;font-size:11px;max-height:240px;ov
 
 /** The report as one HTML string. */
 export function renderReport(input: ReportInput): string {
-  const evals = input.evals;
+  const evals = input.gallery ? input.evals.filter((e) => input.gallery!.includes(e.label)) : input.evals;
   const galleryN = input.galleryTasks ?? 8;
   const worstN = input.worst ?? 6;
   const firstSamples = evals.map((e) => new Map(e.rollouts.filter((r) => r.sample === 0).map((r) => [r.task_id, r])));
@@ -201,9 +203,9 @@ export function renderReport(input: ReportInput): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(input.title)}</title><style>${CSS}</style></head>
 <body><main>
 <h1>${esc(input.title)}</h1>${input.subtitle ? `<div class="muted">${esc(input.subtitle)}</div>` : ''}
-<h2>Metrics</h2><p class="muted">Means with 95% bootstrap intervals over held-out completions.</p>${metricsTable(input)}
+<h2>Metrics</h2><p class="muted">Means with 95% bootstrap intervals over held-out completions.</p><div style="overflow-x:auto">${metricsTable(input)}</div>
 <h2>Reward distribution and training curves</h2><div class="charts"><div><div class="muted">share of completions per strong-reward bin</div>${histogramChart(evals)}</div>${curves}</div>
-<h2>By kind</h2>${byKindTable(evals)}
+<h2>By kind</h2><div style="overflow-x:auto">${byKindTable(input.evals)}</div>
 <h2>Gallery: the same held-out prompts</h2>${gallery || '<p class="muted">no prompt was evaluated by every policy</p>'}
 <h2>Worst-scoring rollouts</h2><p class="muted">Where reward hacking and failure modes show.</p>${worst}
 </main></body></html>

@@ -7,7 +7,9 @@ import { evaluatePolicy, type EvalMetrics, type Rollout } from '../eval/evaluate
 import { differences } from '../eval/compare.ts';
 import { renderReport, type Curve } from '../eval/report.ts';
 import { readEvalDir, writeEvalDir } from '../eval/write.ts';
+import { readLinesSync } from '../io/jsonl.ts';
 import type { StageProgress } from '../io/progress.ts';
+import type { BaselineName } from '../policy/baselines.ts';
 import { policyFromSpec } from '../policy/registry.ts';
 import { runTeacher, type TeacherSummary } from '../policy/teacher.ts';
 import type { QuirkRates } from '../policy/quirks.ts';
@@ -73,8 +75,47 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
   },
 };
 
-export const STAGES = ['tasks', 'teacher', 'sft', 'grpo', 'eval-teacher', 'eval-sft', 'eval-grpo', 'eval-sft-structured', 'eval-grpo-structured', 'report'] as const;
+/** What one evaluation stage samples: whose policy, on which split, at which temperature, guided or not. */
+interface EvalPlan {
+  label: string;
+  policy: 'teacher' | 'sft' | 'grpo';
+  split: 'heldout' | 'ood';
+  /** The run's eval temperature when absent; 0 is greedy. */
+  temperature?: number;
+  structured?: boolean;
+}
+
+/** The IID held-out split comes first: it asks whether the agent learned the task. The students are also sampled
+ *  greedily, with structured output (policy/structured.ts) as a user would serve them, and on the ood probe (phrasings
+ *  and names never seen in train, which a student trained from scratch cannot be expected to read). */
+const EVAL_PLANS = {
+  'eval-teacher': { label: 'teacher', policy: 'teacher', split: 'heldout' },
+  'eval-sft': { label: 'SFT', policy: 'sft', split: 'heldout' },
+  'eval-sft-greedy': { label: 'SFT greedy', policy: 'sft', split: 'heldout', temperature: 0 },
+  'eval-grpo': { label: 'GRPO', policy: 'grpo', split: 'heldout' },
+  'eval-grpo-greedy': { label: 'GRPO greedy', policy: 'grpo', split: 'heldout', temperature: 0 },
+  'eval-sft-structured': { label: 'SFT-structured', policy: 'sft', split: 'heldout', structured: true },
+  'eval-grpo-structured': { label: 'GRPO-structured', policy: 'grpo', split: 'heldout', structured: true },
+  'eval-teacher-ood': { label: 'teacher OOD', policy: 'teacher', split: 'ood' },
+  'eval-sft-ood': { label: 'SFT OOD', policy: 'sft', split: 'ood' },
+  'eval-grpo-ood': { label: 'GRPO OOD', policy: 'grpo', split: 'ood' },
+} as const satisfies Record<string, EvalPlan>;
+type EvalStage = keyof typeof EVAL_PLANS;
+const EVAL_STAGES = Object.keys(EVAL_PLANS) as EvalStage[];
+
+export const STAGES = ['tasks', 'teacher', 'sft', 'grpo', 'eval-baselines', ...EVAL_STAGES, 'report'] as const;
 export type Stage = (typeof STAGES)[number];
+
+/** Fixed policies scored on the IID held-out tasks beside the real ones: what a score is worth. */
+const BASELINES: { label: string; name: BaselineName }[] = [
+  { label: 'baseline: empty', name: 'empty' },
+  { label: 'baseline: one box', name: 'one-box' },
+  { label: 'baseline: prompt in a box', name: 'prompt-box' },
+  { label: 'baseline: names, no arrows', name: 'names' },
+];
+
+/** Every rubric is scored; `task` is the one to read first (docs/reward.md). */
+const RUBRICS = ['task', 'strong', 'seed'];
 
 interface RunState {
   config: RunConfig;
@@ -112,23 +153,11 @@ export interface RunResult {
   table: { label: string; metrics: EvalMetrics }[];
 }
 
-/** The students are evaluated twice: as they sample on their own (what training taught them), and with structured
- *  output (policy/structured.ts), as a user would serve them. */
-const EVAL_LABELS = {
-  'eval-teacher': 'teacher',
-  'eval-sft': 'SFT',
-  'eval-grpo': 'GRPO',
-  'eval-sft-structured': 'SFT-structured',
-  'eval-grpo-structured': 'GRPO-structured',
-} as const satisfies Partial<Record<Stage, string>>;
-type EvalStage = keyof typeof EVAL_LABELS;
 
+/** The run's own files, written by the stages above: every line is a row. */
 function readJsonl<T>(path: string): T[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as T);
+  return [...readLinesSync(path)].filter((l) => l.text.trim()).map((l) => JSON.parse(l.text) as T);
 }
 
 const writeJsonl = (path: string, rows: unknown[]) => writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
@@ -171,6 +200,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
   const paths = {
     train: join(dir, 'tasks', 'train.jsonl'),
     heldout: join(dir, 'tasks', 'heldout.jsonl'),
+    ood: join(dir, 'tasks', 'ood.jsonl'),
     teacher: join(dir, 'teacher'),
     sft: join(dir, 'sft'),
     grpo: join(dir, 'grpo'),
@@ -196,16 +226,19 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
     progress.finish(summary);
   };
 
-  await stage('tasks', 2, async () => {
+  await stage('tasks', 3, async () => {
     mkdirSync(join(dir, 'tasks'), { recursive: true });
     writeJsonl(paths.train, generateTasks({ split: 'train', n: config.trainTasks, seed: config.seed, syntheticNames: config.syntheticNames }));
     progress.update(1);
     writeJsonl(paths.heldout, generateTasks({ split: 'heldout', n: config.heldoutTasks, seed: config.seed }));
-    return `${config.trainTasks} train and ${config.heldoutTasks} held-out tasks`;
+    progress.update(2);
+    writeJsonl(paths.ood, generateTasks({ split: 'ood', n: config.heldoutTasks, seed: config.seed }));
+    return `${config.trainTasks} train, ${config.heldoutTasks} IID held-out and ${config.heldoutTasks} out-of-distribution tasks`;
   });
   const train = readJsonl<Task>(paths.train);
   const heldout = readJsonl<Task>(paths.heldout);
-  const specs = new Map([...train, ...heldout].map((t) => [t.prompt, t.spec]));
+  const ood = readJsonl<Task>(paths.ood);
+  const specs = new Map([...train, ...heldout, ...ood].map((t) => [t.prompt, t.spec]));
   const specFor = (prompt: string) => specs.get(prompt);
 
   await stage('teacher', train.length * config.teacher.attempts, async () => {
@@ -257,31 +290,42 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
     return `${r.steps} steps, last reward mean ${r.last ? f3(r.last.reward_mean) : 'n/a'}`;
   });
 
-  const policies: Record<EvalStage, () => Promise<Awaited<ReturnType<typeof policyFromSpec>>>> = {
-    'eval-teacher': () => policyFromSpec('scripted', { specFor, quirks: config.teacher.quirks }),
-    'eval-sft': () => policyFromSpec(sftFinal),
-    'eval-grpo': () => policyFromSpec(join(paths.grpo, 'final')),
-    'eval-sft-structured': () => policyFromSpec(sftFinal, { structuredOutput: true }),
-    'eval-grpo-structured': () => policyFromSpec(join(paths.grpo, 'final'), { structuredOutput: true }),
+  const policyFor = (plan: EvalPlan) => {
+    if (plan.policy === 'teacher') return policyFromSpec('scripted', { specFor, quirks: config.teacher.quirks });
+    return policyFromSpec(plan.policy === 'sft' ? sftFinal : join(paths.grpo, 'final'), { structuredOutput: plan.structured });
   };
-  for (const name of Object.keys(EVAL_LABELS) as EvalStage[]) {
-    await stage(name, heldout.length, async () => {
-      const policy = await policies[name]();
+  const summaryLine = (m: EvalMetrics) => `task ${f3(m.reward.task.mean)} [${f3(m.reward.task.lo)}, ${f3(m.reward.task.hi)}], strong ${f3(m.reward.strong.mean)}, valid ${f3(m.renderer_accept_rate.mean)}`;
+  await stage('eval-baselines', BASELINES.length, async () => {
+    const lines: string[] = [];
+    for (const [i, b] of BASELINES.entries()) {
+      const result = await evaluatePolicy(await policyFromSpec(`baseline:${b.name}`, { specFor }), heldout, { rubrics: RUBRICS });
+      writeEvalDir(paths.eval(b.label), result);
+      lines.push(`${b.name} ${f3(result.metrics.reward.task.mean)}`);
+      progress.update(i + 1);
+    }
+    return `task reward: ${lines.join(', ')}`;
+  });
+  for (const name of EVAL_STAGES) {
+    const plan: EvalPlan = EVAL_PLANS[name];
+    const tasks = plan.split === 'ood' ? ood : heldout;
+    await stage(name, tasks.length, async () => {
+      const policy = await policyFor(plan);
       try {
-        const result = await evaluatePolicy(policy, heldout, {
-          sampling: { temperature: config.eval.temperature, maxTokens: config.eval.maxTokens, seed: config.seed },
+        const result = await evaluatePolicy(policy, tasks, {
+          rubrics: RUBRICS,
+          sampling: { temperature: plan.temperature ?? config.eval.temperature, maxTokens: config.eval.maxTokens, seed: config.seed },
           onProgress: (done) => progress.update(done),
         });
-        writeEvalDir(paths.eval(EVAL_LABELS[name]), result);
-        const m = result.metrics;
-        return `strong ${f3(m.reward.strong.mean)} [${f3(m.reward.strong.lo)}, ${f3(m.reward.strong.hi)}], valid ${f3(m.renderer_accept_rate.mean)}`;
+        writeEvalDir(paths.eval(plan.label), result);
+        return summaryLine(result.metrics);
       } finally {
         await policy.close?.();
       }
     });
   }
 
-  const evals = Object.values(EVAL_LABELS).map((label) => ({ label, ...readEvalDir(paths.eval(label)) }));
+  const labels = [...BASELINES.map((b) => b.label), ...EVAL_STAGES.map((n) => EVAL_PLANS[n].label)];
+  const evals = labels.map((label) => ({ label, ...readEvalDir(paths.eval(label)) }));
   await stage('report', 1, async () => {
     writeFileSync(paths.report, buildReport(config, evals, paths));
     writeFileSync(join(dir, 'summary.json'), JSON.stringify(summaryOf(evals), null, 2) + '\n');
@@ -297,7 +341,7 @@ function summaryOf(evals: LabeledEval[]) {
   const named = (e: LabeledEval) => ({ name: e.label, metrics: e.metrics, rollouts: e.rollouts });
   return {
     policies: Object.fromEntries(
-      evals.map((e) => [e.label, { strong: e.metrics.reward.strong, seed: e.metrics.reward.seed, renderer_accept_rate: e.metrics.renderer_accept_rate, quirks: e.metrics.quirks }]),
+      evals.map((e) => [e.label, { task: e.metrics.reward.task, strong: e.metrics.reward.strong, seed: e.metrics.reward.seed, renderer_accept_rate: e.metrics.renderer_accept_rate, components: e.metrics.components, quirks: e.metrics.quirks }]),
     ),
     differences: (
       [
@@ -306,6 +350,7 @@ function summaryOf(evals: LabeledEval[]) {
         ['teacher', 'SFT'],
         ['SFT', 'SFT-structured'],
         ['GRPO', 'GRPO-structured'],
+        ['SFT OOD', 'GRPO OOD'],
       ] as const
     ).flatMap(([base, other]) => differences(named(by[base]), named(by[other])).map((d) => ({ base, ...d }))),
   };
@@ -330,14 +375,15 @@ function buildReport(config: RunConfig, evals: LabeledEval[], paths: { sft: stri
   const by = Object.fromEntries(evals.map((e) => [e.label, e]));
   const named = (e: LabeledEval) => ({ name: e.label, metrics: e.metrics, rollouts: e.rollouts });
   const diff = (a: string, b: string) => {
-    const d = differences(named(by[a]), named(by[b])).find((x) => x.metric === 'strong')!;
+    const d = differences(named(by[a]), named(by[b])).find((x) => x.metric === 'task')!;
     return `${f3(d.diff.mean)} [${f3(d.diff.lo)}, ${f3(d.diff.hi)}]`;
   };
   const quirkNames = Object.keys(evals[0].metrics.quirks);
   return renderReport({
     title: `canvasgym run (${config.preset} preset)`,
-    subtitle: `${config.heldoutTasks} held-out tasks, sampled at temperature ${config.eval.temperature}. Strong reward GRPO - SFT: ${diff('SFT', 'GRPO')}; GRPO - teacher: ${diff('teacher', 'GRPO')}; structured output - sampling on its own: SFT ${diff('SFT', 'SFT-structured')}, GRPO ${diff('GRPO', 'GRPO-structured')} (paired 95% bootstrap intervals).`,
+    subtitle: `${config.heldoutTasks} IID held-out tasks (training phrasings, names never seen in training) and ${config.heldoutTasks} out-of-distribution ones (OOD: phrasings and names never seen), sampled at temperature ${config.eval.temperature} unless marked greedy; baselines are fixed answers that read only the request. Task reward GRPO - SFT: ${diff('SFT', 'GRPO')}; GRPO - teacher: ${diff('teacher', 'GRPO')}; structured output - sampling on its own: SFT ${diff('SFT', 'SFT-structured')}, GRPO ${diff('GRPO', 'GRPO-structured')} (paired 95% bootstrap intervals).`,
     evals,
+    gallery: ['teacher', 'SFT', 'GRPO', 'GRPO-structured', 'baseline: names, no arrows'],
     curves: curvesOf(paths),
     extraRows: quirkNames.map((q) => ({ name: `quirk rate: ${q}`, values: evals.map((e) => e.metrics.quirks[q]) })),
   });

@@ -2,6 +2,7 @@
 // checkpoint directory of the student.
 import { existsSync, statSync } from 'node:fs';
 import { extractSpec } from '../reward/extract.ts';
+import { BaselinePolicy, BASELINE_NAMES, type BaselineName } from './baselines.ts';
 import { GeminiPolicy } from './gemini.ts';
 import { OpenAIPolicy } from './openai.ts';
 import type { Policy } from './policy.ts';
@@ -25,7 +26,7 @@ export interface PolicySettings extends RemoteOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export const POLICY_FORMS = 'scripted, openai:MODEL, gemini:MODEL, or a student checkpoint directory';
+export const POLICY_FORMS = `scripted, openai:MODEL, gemini:MODEL, baseline:${BASELINE_NAMES.join('|')}, or a student checkpoint directory`;
 
 /** Builds the policy a name stands for; throws an Error that names the accepted forms. */
 export async function policyFromSpec(spec: string, settings: PolicySettings = {}): Promise<Policy> {
@@ -42,6 +43,11 @@ export async function policyFromSpec(spec: string, settings: PolicySettings = {}
   }
   if (!isRemote && (settings.baseUrl || settings.apiKey)) throw new Error(`a base URL and an API key apply to openai: and gemini: policies, not ${JSON.stringify(spec)}`);
   if (settings.structuredOutput && spec === 'scripted') throw new Error('structured output applies to student checkpoints and remote models, not to the scripted teacher');
+  if (spec.startsWith('baseline:')) {
+    const name = spec.slice('baseline:'.length) as BaselineName;
+    if (!BASELINE_NAMES.includes(name)) throw new Error(`unknown baseline ${JSON.stringify(name)}: baselines are ${BASELINE_NAMES.join(', ')}`);
+    return new BaselinePolicy(name, (prompt) => settings.specFor?.(prompt) ?? extractSpec(prompt));
+  }
   if (spec === 'scripted') return new ScriptedPolicy({ specFor: settings.specFor, extract: extractSpec, quirks: settings.quirks });
   if (spec.startsWith('openai:')) {
     return new OpenAIPolicy({ model: spec.slice('openai:'.length), baseURL: settings.baseUrl, apiKey: settings.apiKey, singleChoice: settings.singleChoice, structuredOutput: settings.structuredOutput, env: settings.env, ...remote });
