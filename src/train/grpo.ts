@@ -86,7 +86,7 @@ export interface GRPOConfig {
 
 /** The defaults: sized so that GRPO on the default SFT student wins its held-out comparison in a few CPU minutes. */
 export const GRPO_DEFAULTS: Omit<GRPOConfig, 'output_dir' | 'init'> = {
-  reward: 'strong',
+  reward: 'task',
   num_generations: 8,
   generation_batch_size: 32,
   per_device_train_batch_size: 16,
