@@ -1,6 +1,6 @@
 // `canvasgym eval` through the real CLI: the scripted teacher on held-out tasks with each renderer, then --compare.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,13 @@ describe('canvasgym eval', () => {
     const m = JSON.parse(readFileSync(join(dir, 'canvas', 'metrics.json'), 'utf8'));
     expect(m.completions).toBe(12);
     expect(Object.keys(m.pass_at_k)).toEqual(['pass@1', 'pass@2']);
+    // Fixed baselines on the same tasks, beside the policy: one box scores little under task, 0.75 under strong.
+    const oneBox = JSON.parse(readFileSync(join(dir, 'canvas', 'baselines', 'one-box', 'metrics.json'), 'utf8'));
+    expect(oneBox.tasks).toBe(6);
+    expect(oneBox.reward.task.mean).toBeLessThanOrEqual(0.1);
+    expect(oneBox.reward.strong.mean).toBeGreaterThan(0.7);
+    expect(canvas.stdout).toMatch(/baseline:names +task 0\.\d+/);
+    expect(readFileSync(join(dir, 'canvas', 'report.html'), 'utf8')).toContain('baseline:prompt-box');
     const png = readFileSync(join(dir, 'tldraw', 'images', readdirSync(join(dir, 'tldraw', 'images'))[0]));
     expect(png.subarray(1, 4).toString()).toBe('PNG');
 
@@ -31,6 +38,35 @@ describe('canvasgym eval', () => {
     expect(cmp.status).toBe(0);
     expect(cmp.stdout).toMatch(/strong reward/);
     expect(cmp.stdout).toMatch(/Difference of means \(95% bootstrap interval\):/);
+  });
+
+  it('refuses a task file past the row limits at once, and records a task the scripted teacher cannot answer (issue 19: C5)', () => {
+    const names = (n: number) => Array.from({ length: n }, (_, i) => `Service ${i}`);
+    const chain = (n: number) => {
+      const entities = names(n);
+      return { entities, edges: entities.slice(1).map((e, i) => [entities[i], e]) };
+    };
+    const file = (name: string, tasks: object[]) => {
+      const path = join(dir, name);
+      writeFileSync(path, tasks.map((t) => JSON.stringify(t)).join('\n') + '\n');
+      return path;
+    };
+    // 100,000 entities once kept eval busy for over a minute; refused now with one line (the row's size or its entities).
+    for (const [tasks, message] of [
+      [file('over.jsonl', [{ id: 'big', prompt: 'Draw the chain', spec: chain(201) }]), /over\.jsonl line 1: not a task: spec\.entities: 201 entities; the limit is 200/],
+      [file('huge.jsonl', [{ id: 'huge', prompt: 'Draw the chain', spec: chain(100_000) }]), /huge\.jsonl line 1: /],
+    ] as const) {
+      const run = cli('eval', '--policy', 'scripted', '--tasks', tasks, '--out', join(dir, 'refused'), '--no-progress');
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    // 30 entities and 29 edges fit the limits but not one answer (40 actions): the teacher says so instead of laying them out.
+    const tasks = file('wide.jsonl', [{ id: 'wide', prompt: 'Draw the chain', spec: chain(30) }]);
+    const run = cli('eval', '--policy', 'scripted', '--tasks', tasks, '--out', join(dir, 'wide'), '--no-progress');
+    expect(run.status, run.stderr).toBe(0);
+    const rollout = JSON.parse(readFileSync(join(dir, 'wide', 'rollouts.jsonl'), 'utf8').split('\n')[0]);
+    expect(rollout.errors[0]).toBe('policy error: scripted teacher: the diagram takes 59 actions; the limit is 40 per answer');
   });
 
   it('names what is wrong with bad input', () => {

@@ -7,6 +7,7 @@ import { evaluatePolicy, type EvalRenderer } from '../eval/evaluate.ts';
 import { compareTable } from '../eval/compare.ts';
 import { renderReport } from '../eval/report.ts';
 import { readEvalDir, writeEvalDir } from '../eval/write.ts';
+import { BASELINE_NAMES } from '../policy/baselines.ts';
 import { policyFromSpec } from '../policy/registry.ts';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { generateTasks, maxDistinct } from '../tasks/generate.ts';
@@ -35,6 +36,7 @@ interface EvalFlags {
   progress: boolean;
   compare?: string[];
   structuredOutput?: boolean;
+  baselines: boolean;
 }
 
 const positiveInt = (flag: string, v: string) => numberFlag(flag, v, { integer: true, positive: true });
@@ -58,7 +60,7 @@ export function registerEval(program: Command): void {
   program
     .command('eval')
     .description('evaluate a policy on tasks: metrics with 95% intervals, rollouts, a PNG per diagram and report.html; or compare eval directories')
-    .option('--policy <policy>', 'scripted, openai:MODEL, gemini:MODEL, or a student checkpoint directory')
+    .option('--policy <policy>', `scripted, openai:MODEL, gemini:MODEL, baseline:${BASELINE_NAMES.join('|')}, or a student checkpoint directory`)
     .option('--tasks <file>', 'tasks JSONL (from `canvasgym tasks`)')
     .option('--split <split>', `tasks from the suite: ${SPLITS.join(' or ')} (default heldout)`)
     .option('--n <n>', 'number of tasks (default 200 from a split; all of a file)')
@@ -68,7 +70,8 @@ export function registerEval(program: Command): void {
     .option('--top-p <p>', 'nucleus sampling')
     .option('--max-tokens <n>', 'most tokens per completion', '768')
     .option('--structured-output', 'student checkpoints: guided decoding, only answers in the action language whose arrows join shapes the answer created (remote models get the schema as response_format anyway)')
-    .option('--rubrics <names>', `rubrics to score with (${RUBRIC_NAMES.join(', ')})`, 'strong,seed')
+    .option('--rubrics <names>', `rubrics to score with (${RUBRIC_NAMES.join(', ')})`, 'task,strong,seed')
+    .option('--no-baselines', `do not score the fixed baselines (${BASELINE_NAMES.join(', ')}) on the same tasks`)
     .option('--pass-threshold <r>', 'a completion passes when every action applies and its strong reward reaches this', '0.9')
     .option('--no-images', 'do not write a PNG per rollout')
     .option('--renderer <renderer>', `${RENDERERS.join(' | ')}: with tldraw, the real editor in Chromium executes and draws every completion (its verdicts and lints feed the strong reward; its PNGs are written)`, 'canvas')
@@ -131,7 +134,19 @@ export function registerEval(program: Command): void {
         });
         bar?.stop();
         writeEvalDir(flags.out, result, { images: flags.images });
-        writeFileSync(join(flags.out, 'report.html'), renderReport({ title: `canvasgym eval: ${policy.name}`, subtitle: `${tasks.length} tasks x ${samples} samples`, evals: [{ label: policy.name, ...result }] }));
+        // What a score is worth: fixed answers that read only the request, scored on the same tasks.
+        const baselines = [];
+        if (flags.baselines) {
+          for (const name of BASELINE_NAMES) {
+            const b = await evaluatePolicy(await policyFromSpec(`baseline:${name}`, { specFor: (prompt) => specs.get(prompt) }), tasks, { rubrics, passThreshold });
+            writeEvalDir(join(flags.out, 'baselines', name), b, { images: false });
+            baselines.push({ label: `baseline:${name}`, ...b });
+          }
+        }
+        writeFileSync(
+          join(flags.out, 'report.html'),
+          renderReport({ title: `canvasgym eval: ${policy.name}`, subtitle: `${tasks.length} tasks x ${samples} samples; baselines are fixed answers that read only the request`, evals: [{ label: policy.name, ...result }, ...baselines], gallery: [policy.name] }),
+        );
         const m = result.metrics;
         const f = (v: number) => v.toFixed(3);
         process.stdout.write(
@@ -140,7 +155,8 @@ export function registerEval(program: Command): void {
             ...rubrics.map((r) => `  ${r} reward ${f(m.reward[r].mean)} [${f(m.reward[r].lo)}, ${f(m.reward[r].hi)}]`),
             `  parse ${f(m.parse_rate.mean)}  schema-valid ${f(m.schema_valid_rate.mean)}  renderer-accept ${f(m.renderer_accept_rate.mean)}`,
             ...(m.pass_at_k ? [`  ${Object.entries(m.pass_at_k).map(([k, v]) => `${k} ${f(v)}`).join('  ')}`] : []),
-            `wrote ${join(flags.out, 'metrics.json')}, rollouts.jsonl, images/ and ${join(flags.out, 'report.html')}`,
+            ...baselines.map((b) => `  ${b.label.padEnd(20)} ${rubrics.map((r) => `${r} ${f(b.metrics.reward[r].mean)}`).join('  ')}`),
+            `wrote ${join(flags.out, 'metrics.json')}, rollouts.jsonl, images/${baselines.length ? ', baselines/' : ''} and ${join(flags.out, 'report.html')}`,
           ].join('\n') + '\n',
         );
       } finally {
