@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { seedRubric } from '../src/reward/seed.ts';
+import { LIMITS } from '../src/tasks/limits.ts';
 
 const BIN = fileURLToPath(new URL('../bin/canvasgym.js', import.meta.url));
 const cli = (args: string[], input = '') => spawnSync('node', [BIN, ...args], { input, encoding: 'utf8' });
@@ -49,6 +50,32 @@ describe('canvasgym score', () => {
     expect(lines.map((l) => JSON.parse(l).prompt ?? JSON.parse(l).line)).toEqual([
       'Draw a client and a database', 2, 'Draw a client', 'no completion here', 'bad spec', 'Draw it',
     ]);
+  });
+
+  it('refuses a row beyond the row limits with its own error and scores the others (issue 19: S3, C3)', () => {
+    const entities = Array.from({ length: 80_000 }, (_, i) => `Service ${i}`);
+    const lines = [
+      JSON.stringify({ prompt: 'Draw a client and a database', completion: good }),
+      // 2.5 MB: a chain that once held scoring for 18 s.
+      JSON.stringify({ prompt: 'Draw the chain', completion: good, spec: { entities, edges: entities.slice(1).map((e, i) => [entities[i], e]) } }),
+      // Writing this row back once crashed the command with a RangeError, and no row was written.
+      `{"prompt": "x", "completion": "y", "extra": ${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      JSON.stringify({ prompt: 'p'.repeat(LIMITS.promptChars + 1), completion: good }),
+      JSON.stringify({ prompt: 'Draw a client', completion: good, spec: { entities: ['Client', 'x'.repeat(LIMITS.nameChars + 1)], edges: [] } }),
+      JSON.stringify({ prompt: 'Draw a client', completion: good, spec: { entities: entities.slice(0, LIMITS.entities), edges: [] } }),
+    ];
+    // A refused row is written back with its fields, the chain's 2.5 MB included.
+    const run = spawnSync('node', [BIN, 'score', '--reward', 'strong'], { input: lines.join('\n') + '\n', encoding: 'utf8', maxBuffer: 1 << 26 });
+    expect(run.status).toBe(0);
+    const out = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(out).toHaveLength(lines.length);
+    expect(out[0].reward).toBeGreaterThan(0);
+    expect(out[1].error).toBe('line 2: invalid field "spec.entities": 80,000 entities; the limit is 200');
+    expect(out[2]).toEqual({ line: 3, error: 'line 3: nests arrays and objects more than 64 deep, the limit' });
+    expect(out[3].error).toBe('line 4: field "prompt": 20,001 characters; the limit is 20,000');
+    expect(out[4].error).toBe('line 5: invalid field "spec.entities.1": 101 characters; the limit is 100');
+    expect(typeof out[5].reward).toBe('number');
+    expect(run.stderr).toMatch(/6 rows scored with strong.*4 with errors/);
   });
 
   it('refuses an unknown preset or a missing input file with a one-line usage error', () => {

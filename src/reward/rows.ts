@@ -1,6 +1,9 @@
 // Scoring of data rows `{prompt, completion, spec?}` as the `score` command and the HTTP server both take them:
 // the input fields plus `reward`, `components` and `errors`, or an `error` that names the row and what is wrong.
+// A row beyond what one row may ask for (src/tasks/limits.ts) gets an `error` without being scored.
 import type { RendererReadback, Rubric, ScoreInput } from './rubric.ts';
+import { nestsDeeperThan } from '../server/http.ts';
+import { LIMITS, promptRefusal } from '../tasks/limits.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
 
 export type Row = Record<string, unknown>;
@@ -14,6 +17,8 @@ export function scoreRow(rubric: Rubric, value: unknown, lineNumber: number, rea
     if (!(field in row)) return fail(`missing field "${field}"`, row);
     if (typeof row[field] !== 'string') return fail(`field "${field}" must be a string`, row);
   }
+  const tooLong = promptRefusal(row.prompt as string);
+  if (tooLong !== null) return fail(`field "prompt": ${tooLong}`, row);
   const input: ScoreInput = { prompt: row.prompt as string, completion: row.completion as string, ...(readback ? { readback } : {}) };
   if (row.spec !== undefined) {
     const spec = DiagramSpec.safeParse(row.spec);
@@ -33,6 +38,10 @@ export function scoreRow(rubric: Rubric, value: unknown, lineNumber: number, rea
 
 /** The row to write for one JSONL line: its score, or an `error` naming the line. */
 export function scoreLine(rubric: Rubric, text: string, lineNumber: number, readback?: RendererReadback): { ok: boolean; row: Row } {
+  // Too deep a row is not echoed back: writing it would recurse past the stack.
+  if (nestsDeeperThan(Buffer.from(text), LIMITS.jsonDepth)) {
+    return { ok: false, row: { line: lineNumber, error: `line ${lineNumber}: nests arrays and objects more than ${LIMITS.jsonDepth} deep, the limit` } };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
