@@ -248,6 +248,11 @@ const BAD: { what: string; path: string; method?: string; raw?: string; body?: u
   { what: 'row field of the wrong type', path: '/reward', body: [{ prompt: 'a', completion: 7 }], status: 400, message: /^row 0: field "completion" must be a string$/ },
   { what: 'row not an object', path: '/reward', body: ['just text'], status: 400, message: /^row 0: expected a JSON object/ },
   { what: 'invalid spec', path: '/reward', body: [{ prompt: 'a', completion: '{}', spec: { entities: [], edges: [] } }], status: 400, message: /^row 0: invalid field "spec.entities": / },
+  // What one row may ask for (src/tasks/limits.ts).
+  { what: 'spec over the entity limit', path: '/reward', body: [{ prompt: 'a', completion: '{}' }, { prompt: 'b', completion: '{}', spec: { entities: Array.from({ length: 201 }, (_, i) => `E${i}`), edges: [] } }], status: 400, message: /^row 1: invalid field "spec.entities": 201 entities; the limit is 200$/ },
+  { what: 'prompt over the limit', path: '/reward', body: [{ prompt: 'p'.repeat(20_001), completion: '{}' }], status: 400, message: /^row 0: field "prompt": 20,001 characters; the limit is 20,000$/ },
+  { what: 'get_reward label over the edge limit', path: '/get_reward', body: { query: ['a'], labels: [JSON.stringify({ entities: ['a'], edges: Array.from({ length: 1001 }, () => ['a', 'a']) })] }, status: 400, message: /^labels\[0\]: invalid spec field "edges": 1,001 edges; the limit is 1,000$/ },
+  { what: 'get_reward request over the prompt limit', path: '/get_reward', body: { query: [`<|user|>${'p'.repeat(20_001)}<|end|>{}`], prompts: [`<|user|>${'p'.repeat(20_001)}<|end|>`] }, status: 400, message: /^prompts\[0\]: the user's request is 20,001 characters; the limit is 20,000$/ },
   { what: 'empty batch', path: '/reward', body: [], status: 400, message: /the rows array is empty/ },
   { what: 'batch too large', path: '/reward', body: Array.from({ length: 51 }, () => ({ prompt: 'a', completion: '{}' })), status: 413, message: /the rows array has 51 rows; the limit is 50 per request \(--max-batch\)/ },
   { what: 'body too large', path: '/reward', raw: JSON.stringify([{ prompt: 'x'.repeat(MAX_BODY), completion: '' }]), status: 413, message: /request body is \d+ bytes; the limit is 65536 bytes \(--max-body-bytes\)/ },

@@ -3,6 +3,7 @@
 import { scoreRow } from '../reward/rows.ts';
 import { getRubric } from '../reward/presets.ts';
 import type { Rubric } from '../reward/rubric.ts';
+import { promptRefusal } from '../tasks/limits.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
 import { checkBatch, HttpError, isObject, requireField } from './http.ts';
 
@@ -36,18 +37,30 @@ export function scoreRows(rubric: Rubric, body: unknown, maxBatch: number): { re
   return { results: scored };
 }
 
-// Chat templates whose last user turn is the request: canvasgym's own, ChatML (Qwen), Llama 3.
-const USER_TURNS = [
-  /<\|user\|>([\s\S]*?)<\|end\|>/g,
-  /<\|im_start\|>user\n([\s\S]*?)<\|im_end\|>/g,
-  /<\|start_header_id\|>user<\|end_header_id\|>\n\n([\s\S]*?)<\|eot_id\|>/g,
+// Chat templates whose last user turn is the request: canvasgym's own, ChatML (Qwen), Llama 3, as [opening, closing].
+const USER_TURNS: [string, string][] = [
+  ['<|user|>', '<|end|>'],
+  ['<|im_start|>user\n', '<|im_end|>'],
+  ['<|start_header_id|>user<|end_header_id|>\n\n', '<|eot_id|>'],
 ];
 
-/** The user's request inside a rendered chat prompt (its last user turn), or the prompt itself when no template matches. */
+/**
+ * The user's request inside a rendered chat prompt (its last user turn), or the prompt itself when no template matches.
+ * Turns are found as /open([\s\S]*?)close/g finds them, by indexOf: the regular expression scans to the end of the
+ * prompt from every opening that has no closing, which took 2.6 s for 16,000 openings.
+ */
 export function userRequest(prompt: string): string {
-  for (const re of USER_TURNS) {
-    const turns = [...prompt.matchAll(re)];
-    if (turns.length) return turns[turns.length - 1][1].trim();
+  for (const [open, close] of USER_TURNS) {
+    let turn: string | undefined;
+    for (let at = prompt.indexOf(open); at !== -1; ) {
+      const start = at + open.length;
+      const end = prompt.indexOf(close, start);
+      // No closing after this opening means none after a later one either.
+      if (end === -1) break;
+      turn = prompt.slice(start, end);
+      at = prompt.indexOf(open, end + close.length);
+    }
+    if (turn !== undefined) return turn.trim();
   }
   return prompt;
 }
@@ -93,7 +106,10 @@ export function openRlhfReward(rubric: Rubric, body: Record<string, unknown>, ma
     const text = q as string;
     const prompt = (prompts?.[i] as string | undefined) ?? '';
     const completion = prompt && text.startsWith(prompt) ? text.slice(prompt.length) : text;
-    const score = rubric.score({ prompt: userRequest(prompt), completion, spec: labelSpec(labels?.[i], i) });
+    const request = userRequest(prompt);
+    const tooLong = promptRefusal(request);
+    if (tooLong !== null) throw new HttpError(400, 'invalid_field', `prompts[${i}]: the user's request is ${tooLong}`);
+    const score = rubric.score({ prompt: request, completion, spec: labelSpec(labels?.[i], i) });
     rewards.push(score.reward);
     for (const [k, v] of Object.entries(score.components)) (extra[k] ??= []).push(v);
   });
