@@ -244,9 +244,13 @@ interface SpecPlan {
   compacts: string[];
   /** spec.shapes?.[entity] for each entity, as strong.ts reads it. */
   wanted: unknown[];
-  /** Requested arrow labels: the ends' names (null where the key has no "->") and the wanted label. */
+  /** Each edge's ends in canonical form, two an edge, worked out when edgesValue first needs them. */
+  edgeCompacts: string[] | null;
+  /** Requested arrow labels: the ends' names (null where the key has no "->"), their canonical forms and the wanted label. */
   labelFrom: (string | null)[];
   labelTo: (string | null)[];
+  labelFromCompact: string[];
+  labelToCompact: string[];
   labelWant: string[];
 }
 
@@ -260,7 +264,18 @@ let lastPlan: SpecPlan | null = null;
 function planOf(spec: DiagramSpec): SpecPlan {
   if (lastPlan !== null && lastPlan.spec === spec) return lastPlan;
   const names = spec.entities;
-  const plan: SpecPlan = { spec, entities: [], compacts: [], wanted: [], labelFrom: [], labelTo: [], labelWant: [] };
+  const plan: SpecPlan = {
+    spec,
+    entities: [],
+    compacts: [],
+    wanted: [],
+    edgeCompacts: null,
+    labelFrom: [],
+    labelTo: [],
+    labelFromCompact: [],
+    labelToCompact: [],
+    labelWant: [],
+  };
   for (let i = 0; i < names.length; i++) {
     const entity = normalizeLabel(names[i]);
     plan.entities.push(entity);
@@ -272,11 +287,23 @@ function planOf(spec: DiagramSpec): SpecPlan {
       const [from, to] = key.split('->');
       plan.labelFrom.push(from === undefined ? null : from.trim());
       plan.labelTo.push(to === undefined ? null : to.trim());
+      plan.labelFromCompact.push(from === undefined ? '' : normalizeLabel(from.trim()).compact);
+      plan.labelToCompact.push(to === undefined ? '' : normalizeLabel(to.trim()).compact);
       plan.labelWant.push(want);
     }
   }
   lastPlan = plan;
   return plan;
+}
+
+/** plan.edgeCompacts, worked out once per spec (normalizeLabel has met an end that names an entity already). */
+function edgeCompactsOf(plan: SpecPlan): string[] {
+  if (plan.edgeCompacts !== null) return plan.edgeCompacts;
+  const edges = plan.spec.edges;
+  const out: string[] = [];
+  for (let e = 0; e < edges.length; e++) out.push(normalizeLabel(edges[e][0]).compact, normalizeLabel(edges[e][1]).compact);
+  plan.edgeCompacts = out;
+  return out;
 }
 
 // Per-completion scratch, sized for the most shapes a completion can draw and grown for larger specs.
@@ -285,32 +312,37 @@ let quality = new Float64Array(64);
 let weights = new Float64Array(64 * 64);
 const useful = new Uint8Array(64);
 const parent = new Int32Array(64);
+/** The matched entities, the last first (fileMatched): no more than the shapes, so that a lookup costs the shapes, not the spec. */
+let filed = new Int32Array(64);
+let filedCount = 0;
+
+/** Files the entities `assignment` matches, for lastMatched; after every change to the assignment. */
+function fileMatched(n: number): void {
+  if (filed.length < n) filed = new Int32Array(n);
+  let c = 0;
+  for (let i = n - 1; i >= 0; i--) if (assignment[i] !== -1) filed[c++] = i;
+  filedCount = c;
+}
 
 /** The shape of the last matched entity named `key` or canonically `key`, or -1. */
 function lastMatched(plan: SpecPlan, key: string): number {
   const names = plan.spec.entities;
   const compacts = plan.compacts;
-  for (let i = names.length - 1; i >= 0; i--) {
-    const s = assignment[i];
-    if (s !== -1 && (names[i] === key || compacts[i] === key)) return s;
+  for (let k = 0; k < filedCount; k++) {
+    const i = filed[k];
+    if (names[i] === key || compacts[i] === key) return assignment[i];
   }
   return -1;
 }
 
 /**
- * The shape a spec name resolves to, or -1. strong.ts files each matched entity's shape under its name and its
- * canonical form, the last entity filed under a key winning, and looks a name up as written, then canonically.
+ * The shape a spec name (`compact` its canonical form) resolves to, or -1. strong.ts files each matched entity's
+ * shape under its name and its canonical form, the last entity filed under a key winning, and looks a name up as
+ * written, then canonically.
  */
-function shapeNamed(plan: SpecPlan, name: string): number {
+function shapeNamed(plan: SpecPlan, name: string, compact: string): number {
   const s = lastMatched(plan, name);
-  return s !== -1 ? s : lastMatched(plan, compactOf(plan, name));
-}
-
-/** normalizeLabel(name).compact: an entity's own, when the name is one (no cache lookup), else normalised. */
-function compactOf(plan: SpecPlan, name: string): string {
-  const names = plan.spec.entities;
-  for (let i = 0; i < names.length; i++) if (names[i] === name) return plan.compacts[i];
-  return normalizeLabel(name).compact;
+  return s !== -1 ? s : lastMatched(plan, compact);
 }
 
 /**
@@ -355,12 +387,14 @@ function matchShapes(plan: SpecPlan, c: StrongCanvas): void {
     for (let i = 0; i < n; i++) assignment[i] = best[i];
   }
   for (let i = 0; i < n; i++) quality[i] = assignment[i] === -1 ? 0 : weights[i * m + assignment[i]];
+  fileMatched(n);
 }
 
 /** entities_present (strong.ts entitiesPresent); leaves the entity-to-shape assignment for the edges. */
 function entitiesValue(plan: SpecPlan, c: StrongCanvas): number {
   const n = plan.entities.length;
   if (n === 0) {
+    fileMatched(0);
     let labeled = 0;
     for (let s = 0; s < c.count; s++) if (c.text[s].trim()) labeled++;
     return c.count ? (UNKNOWN_ENTITIES_CREDIT * labeled) / c.count : 0;
@@ -430,9 +464,10 @@ function edgesValue(plan: SpecPlan, specSource: 'input' | 'prompt', c: StrongCan
     useful.fill(0, 0, arrows);
     let correct = 0;
     let usefulCount = 0;
+    const compacts = edgeCompactsOf(plan);
     for (let e = 0; e < expected; e++) {
-      const a = shapeNamed(plan, edges[e][0]);
-      const b = shapeNamed(plan, edges[e][1]);
+      const a = shapeNamed(plan, edges[e][0], compacts[2 * e]);
+      const b = shapeNamed(plan, edges[e][1], compacts[2 * e + 1]);
       if (a === -1 || b === -1) continue;
       let fwd = -1;
       for (let k = 0; k < arrows; k++) {
@@ -469,8 +504,8 @@ function withArrowLabels(plan: SpecPlan, c: StrongCanvas, structure: number): nu
   for (let r = 0; r < requested; r++) {
     const fromName = plan.labelFrom[r];
     const toName = plan.labelTo[r];
-    const a = fromName === null ? -1 : shapeNamed(plan, fromName);
-    const b = toName === null ? -1 : shapeNamed(plan, toName);
+    const a = fromName === null ? -1 : shapeNamed(plan, fromName, plan.labelFromCompact[r]);
+    const b = toName === null ? -1 : shapeNamed(plan, toName, plan.labelToCompact[r]);
     if (a === -1 || b === -1) continue;
     let best = 0;
     for (let k = 0; k < arrows; k++) if (from[k] === a && to[k] === b) best = Math.max(best, labelMatch(plan.labelWant[r], c.arrowText[k]));
@@ -499,6 +534,7 @@ export function strongValues(spec: DiagramSpec, specSource: 'input' | 'prompt', 
       const n = matchEntities;
       if (assignment.length < n) assignment = new Int32Array(n);
       for (let i = 0; i < n; i++) assignment[i] = shapes[i];
+      fileMatched(n);
       out[1] = withArrowLabels(plan, c, r[1]);
     }
   } else {
