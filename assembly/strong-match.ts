@@ -110,6 +110,9 @@ function labelMatch(ew: usize, en: i32, eAbbr: i32, eMask: i32, eCompact: i32, l
   if (en == 0 || ln == 0) return 0;
   if (eCompact == lCompact) return lAbbr > eAbbr ? abbreviationCredit : 1;
   if ((eMask & lMask) == 0) return 0;
+  // extraAllowance: 1 for one word, else ceil(n / 2). A label longer than the entity by more than it has too many extras.
+  const allowance = en <= 1 ? 1 : (en + 1) >> 1;
+  if (ln - en > allowance) return 0;
   let common = 0;
   let abbreviated = false;
   let usedBits: u32 = 0;
@@ -137,8 +140,7 @@ function labelMatch(ew: usize, en: i32, eAbbr: i32, eMask: i32, eCompact: i32, l
   const abbreviation: f64 = abbreviated ? abbreviationCredit : 1;
   const recall = <f64>common / <f64>en;
   const extras = ln - common;
-  // extraAllowance: 1 for one word, else ceil(n / 2).
-  if (extras > (en <= 1 ? 1 : (en + 1) >> 1)) return 0;
+  if (extras > allowance) return 0;
   let base: f64;
   if (recall == 1) base = 1;
   else if (en >= 2 && recall >= 0.5 && extras == 0) base = 0.5 * recall;
@@ -146,15 +148,29 @@ function labelMatch(ew: usize, en: i32, eAbbr: i32, eMask: i32, eCompact: i32, l
   return base * (1 - extraWordCost * <f64>extras) * abbreviation;
 }
 
-/** labels.ts bestAssignment (the Hungarian method) on `weights` (n rows of m), into `assignment`. */
+/**
+ * labels.ts bestAssignment (the Hungarian method) on `weights` (n rows of m), into `assignment`: with more entities
+ * than shapes, as there, the shapes are the method's rows (it wants rows <= columns).
+ */
 function bestAssignment(n: i32, m: i32): void {
-  const cols = n > m ? n : m;
+  for (let i = 0; i < n; i++) store<i32>(assignment + (<usize>i << 2), -1);
+  if (n <= m) hungarian(n, m, false);
+  else hungarian(m, n, true);
+}
+
+/**
+ * labels.ts hungarian on `rows` rows of `cols` >= rows columns: the entities-by-shapes table `weights`, or its
+ * transpose (the shapes as rows); each assigned entity's shape into `assignment`.
+ */
+function hungarian(rows: i32, cols: i32, transposed: bool): void {
+  const rowStride = transposed ? 1 : cols;
+  const colStride = transposed ? rows : 1;
   const span = <usize>(cols + 1);
-  memory.fill(huU, 0, <usize>(n + 1) << 3);
+  memory.fill(huU, 0, <usize>(rows + 1) << 3);
   memory.fill(huV, 0, span << 3);
   memory.fill(huP, 0, span << 2);
   memory.fill(huWay, 0, span << 2);
-  for (let i = 1; i <= n; i++) {
+  for (let i = 1; i <= rows; i++) {
     store<i32>(huP, i);
     let j0 = 0;
     for (let j = 0; j <= cols; j++) store<f64>(huMinv + (<usize>j << 3), Infinity);
@@ -162,13 +178,13 @@ function bestAssignment(n: i32, m: i32): void {
     do {
       store<u8>(huUsed + <usize>j0, 1);
       const i0 = load<i32>(huP + (<usize>j0 << 2));
-      const row = weights + (<usize>((i0 - 1) * m) << 3);
+      const row = weights + (<usize>((i0 - 1) * rowStride) << 3);
       const ui0 = load<f64>(huU + (<usize>i0 << 3));
       let delta: f64 = Infinity;
       let j1 = 0;
       for (let j = 1; j <= cols; j++) {
         if (load<u8>(huUsed + <usize>j)) continue;
-        const cur = (j <= m ? -load<f64>(row + (<usize>(j - 1) << 3)) : 0.0) - ui0 - load<f64>(huV + (<usize>j << 3));
+        const cur = -load<f64>(row + (<usize>((j - 1) * colStride) << 3)) - ui0 - load<f64>(huV + (<usize>j << 3));
         const mj = huMinv + (<usize>j << 3);
         if (cur < load<f64>(mj)) {
           store<f64>(mj, cur);
@@ -198,10 +214,11 @@ function bestAssignment(n: i32, m: i32): void {
       j0 = j1;
     } while (j0 != 0);
   }
-  for (let i = 0; i < n; i++) store<i32>(assignment + (<usize>i << 2), -1);
   for (let j = 1; j <= cols; j++) {
-    const i = load<i32>(huP + (<usize>j << 2)) - 1;
-    if (i >= 0 && j - 1 < m && load<f64>(weights + (<usize>(i * m + j - 1) << 3)) > 0) store<i32>(assignment + (<usize>i << 2), j - 1);
+    const r = load<i32>(huP + (<usize>j << 2)) - 1;
+    if (r < 0 || !(load<f64>(weights + (<usize>(r * rowStride + (j - 1) * colStride) << 3)) > 0)) continue;
+    if (transposed) store<i32>(assignment + (<usize>(j - 1) << 2), r);
+    else store<i32>(assignment + (<usize>r << 2), j - 1);
   }
 }
 

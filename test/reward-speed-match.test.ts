@@ -120,4 +120,13 @@ describe('strong entity matching in WebAssembly: the tables and what does not fi
     };
     agree(answers(spec, 300, 33, ['caches', 'Web Caches', 'layer cache', 'web web', 'Cache Cache Layer']));
   });
+
+  it('agrees on contested matches with more entities than shapes, in the tables (60) and beyond them (150)', () => {
+    // The method then takes the shapes as its rows: the assignment either path finds must be the same one.
+    for (const count of [60, 150]) {
+      const entities = Array.from({ length: count }, (_, i) => ['Cache', 'Web Cache', 'Cache Layer', 'Web', 'Queue'][i % 5]);
+      const edges = entities.slice(1).map((e, i) => [entities[i], e] as [string, string]);
+      agree(answers({ entities, edges, shapes: { Queue: 'diamond' } }, 80, count, ['caches', 'Web Caches', 'layer cache']));
+    }
+  });
 });

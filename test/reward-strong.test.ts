@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeStrong, strongRubric } from '../src/reward/strong.ts';
 import { bestAssignment, labelMatch, matchEntities, spellOut } from '../src/reward/labels.ts';
+import { DEFAULT_MAX_ACTIONS } from '../src/env/actions.ts';
+import { DEFAULT_MAX_INPUT_CHARS } from '../src/env/parse.ts';
+import { mulberry32 } from '../src/random.ts';
+import { LIMITS } from '../src/tasks/limits.ts';
 import type { DiagramSpec } from '../src/tasks/spec.ts';
 
 const prompt = 'Draw a three step data pipeline: client, API, database.';
@@ -63,6 +67,33 @@ describe('matchEntities', () => {
     expect(bestAssignment([[1, 0.9], [0.8, 0]])).toEqual([1, 0]);
     expect(bestAssignment([[0.5], [0.9], [0]])).toEqual([-1, 0, -1]);
     expect(bestAssignment([])).toEqual([]);
+  });
+
+  it('finds the best total on random contested problems, more rows than columns or fewer', () => {
+    const rng = mulberry32(19);
+    /** The best total by trying every assignment of rows to distinct columns (or to none). */
+    const best = (w: number[][], i = 0, used = new Set<number>()): number => {
+      if (i === w.length) return 0;
+      let top = best(w, i + 1, used);
+      for (let j = 0; j < w[i].length; j++) {
+        if (used.has(j) || w[i][j] === 0) continue;
+        used.add(j);
+        top = Math.max(top, w[i][j] + best(w, i + 1, used));
+        used.delete(j);
+      }
+      return top;
+    };
+    for (let t = 0; t < 400; t++) {
+      const n = 1 + Math.floor(rng() * 7);
+      const m = 1 + Math.floor(rng() * 5);
+      // Few distinct weights, so that rows tie and contest the same columns.
+      const w = Array.from({ length: n }, () => Array.from({ length: m }, () => [0, 0, 0.5, 0.8, 1][Math.floor(rng() * 5)]));
+      const a = bestAssignment(w);
+      const columns = a.filter((j) => j !== -1);
+      expect(new Set(columns).size).toBe(columns.length);
+      expect(a.reduce((sum, j, i) => sum + (j === -1 ? 0 : w[i][j]), 0)).toBeCloseTo(best(w), 9);
+      for (const [i, j] of a.entries()) if (j !== -1) expect(w[i][j]).toBeGreaterThan(0);
+    }
   });
 });
 
@@ -190,5 +221,52 @@ describe('shape kinds the spec asks for', () => {
     const rect = strongRubric.score({ prompt: 'x', completion: build('rectangle'), spec: decisionSpec });
     expect(diamond.components.entities_present).toBe(1);
     expect(rect.components.entities_present).toBeCloseTo((3 + 0.75) / 4);
+  });
+});
+
+describe('cost at the row limits (src/tasks/limits.ts)', () => {
+  // The biggest spec a row may carry, against answers that make each part of the score work hardest. Before the
+  // matching went linear a 10,000-entity chain took 2.9 s and 800 tied entities 3.7 s; these take milliseconds.
+  const words = (n: number, tag: string) => Array.from({ length: n }, (_, k) => `w${tag}${k}`).join(' ');
+  const entities = Array.from({ length: LIMITS.entities }, (_, i) => `${words(25, '')} e${i}`.slice(-LIMITS.nameChars));
+  const edges = Array.from({ length: LIMITS.edges }, (_, k) => [entities[k % LIMITS.entities], entities[(k * 7 + 1) % LIMITS.entities]] as [string, string]);
+  const edgeLabels = Object.fromEntries(edges.map(([a, b], k) => [`${a}->${b}`, `${words(15, 'l')} ${k}`.slice(-LIMITS.nameChars)]));
+  const big: DiagramSpec = { entities, edges, edgeLabels };
+  const diagram = (label: (i: number) => string, arrow: string, shapes = 20) =>
+    answer([
+      ...Array.from({ length: shapes }, (_, i) => box(`s${i}`, 200 * i, label(i))),
+      ...Array.from({ length: DEFAULT_MAX_ACTIONS - shapes }, (_, i) => link(`s${i % shapes}`, `s${(i + 1) % shapes}`, arrow)),
+    ]);
+  const answers = {
+    'the entities, every arrow labelled': diagram((i) => entities[i], edgeLabels[`${edges[0][0]}->${edges[0][1]}`]),
+    'one name on every shape: 200 entities tied for 40 shapes': diagram(() => entities[0], 'x', DEFAULT_MAX_ACTIONS),
+    'labels of every word the entities share': diagram(() => words(25, ''), words(15, 'l')),
+    'one label of 190,000 characters': diagram((i) => (i === 0 ? words(30_000, 'h').slice(0, 190_000) : entities[i]), 'x'),
+  };
+
+  it.each(Object.entries(answers))('scores the biggest spec allowed in well under a second: %s', (_, completion) => {
+    expect(completion.length).toBeLessThanOrEqual(DEFAULT_MAX_INPUT_CHARS);
+    const input = { prompt, completion, spec: big };
+    strongRubric.score(input);
+    // A copy of the spec each time, so that nothing worked out for it before is reused.
+    let started = performance.now();
+    const fast = strongRubric.score({ ...input, spec: { ...big } });
+    const fastMs = performance.now() - started;
+    started = performance.now();
+    const exact = analyzeStrong({ ...input, spec: { ...big } });
+    const exactMs = performance.now() - started;
+    // Measured 20-50 ms each (130 at worst) on 2 cores shared under a load of 10.
+    expect(fastMs).toBeLessThan(1000);
+    expect(exactMs).toBeLessThan(1000);
+    expect(fast.components.entities_present).toBe(exact.values.entities_present);
+  });
+
+  it('scores a prompt of the longest allowed, and the spec read from it, in well under a second', () => {
+    const names = Array.from({ length: 2000 }, (_, i) => `Service ${i}`);
+    const long = `Draw a pipeline: ${names.join(' -> ')}`.slice(0, LIMITS.promptChars);
+    const started = performance.now();
+    strongRubric.score({ prompt: long, completion: diagram((i) => names[i], 'x') });
+    // Measured 60-200 ms, most of it reading the prompt.
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
