@@ -6,7 +6,7 @@ import { getRubric } from '../src/reward/presets.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 import type { DiagramSpec } from '../src/tasks/spec.ts';
 import { conversationFor } from '../src/policy/prompt.ts';
-import { GRID, ScriptedPolicy, scriptCompletion, idsFor, labelIds } from '../src/policy/scripted.ts';
+import { GRID, ScriptedPolicy, scriptCompletion, scriptRefusal, idsFor, labelIds } from '../src/policy/scripted.ts';
 import {
   abbreviateLabel,
   abbreviationRate,
@@ -157,6 +157,27 @@ describe('scripted teacher', () => {
     const [[c]] = await policy.generate([conversationFor('Draw a CI pipeline with commit, tests, build, deploy.')]);
     const labels = canvasOf(c.text).shapeList().map((s) => s.text.toLowerCase());
     expect(labels).toEqual(expect.arrayContaining(['commit', 'tests', 'build', 'deploy']));
+  });
+
+  it('refuses at once what one answer cannot hold: more actions than an answer may have, a prompt over the limit', async () => {
+    // A 100,000-entity task once held the teacher for over a minute, laying out an answer the parser then refused.
+    const entities = Array.from({ length: 100_000 }, (_, i) => `Service ${i}`);
+    const huge: DiagramSpec = { entities, edges: entities.slice(1).map((e, i) => [entities[i], e]) };
+    const started = performance.now();
+    const [answers] = await new ScriptedPolicy({ specFor: () => huge }).generate([conversationFor('Draw the chain')], { n: 2 });
+    expect(performance.now() - started).toBeLessThan(2000);
+    const refusal = 'scripted teacher: the diagram takes 199,999 actions; the limit is 40 per answer';
+    expect(answers).toEqual([1, 2].map(() => ({ text: '', finishReason: 'error', error: refusal })));
+    // An action per distinct entity and per distinct edge between two of them: 20 + 20 fit, one more does not.
+    const ring = (n: number): DiagramSpec => {
+      const names = Array.from({ length: n }, (_, i) => `Step ${i}`);
+      return { entities: [...names, names[0]], edges: [...names.map((e, i) => [e, names[(i + 1) % n]] as [string, string]), [names[0], names[1]], [names[0], names[0]], [names[0], 'Nobody']] };
+    };
+    expect(scriptRefusal(ring(20))).toBeNull();
+    expect(scriptRefusal({ ...ring(20), entities: [...ring(20).entities, 'Extra'] })).toBe('the diagram takes 41 actions; the limit is 40 per answer');
+    const extracted = new ScriptedPolicy({ extract: (await import('../src/reward/extract.ts')).extractSpec });
+    const [[long]] = await extracted.generate([conversationFor(`Draw ${'A -> B '.repeat(3000)}`)]);
+    expect(long).toEqual({ text: '', finishReason: 'error', error: 'scripted teacher: the prompt is 21,005 characters; the limit is 20,000' });
   });
 
   it('names the prompt when it has no spec and no extractor', async () => {

@@ -1,8 +1,9 @@
 // The scripted teacher: the offline default policy. It reads the task's spec (looked up by prompt, or extracted from
 // a free-form prompt), sizes each shape to its label, lays the graph out with ELK and writes compact JSON in the
 // seed's action language. Optional quirks make it behave like an imperfect teacher model.
-import type { CreateShape, Connect, ShapeKind } from '../env/actions.ts';
+import { DEFAULT_MAX_ACTIONS, type CreateShape, type Connect, type ShapeKind } from '../env/actions.ts';
 import { LINE_HEIGHT, textWidth } from '../render/text.ts';
+import { overLimit, promptRefusal } from '../tasks/limits.ts';
 import type { DiagramKind, DiagramSpec } from '../tasks/spec.ts';
 import { mentionRegExp } from '../tasks/mentions.ts';
 import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
@@ -294,7 +295,36 @@ function inMentionOrder(placed: PlacedNode[], entities: string[], ids: string[],
   return [...placed].sort((a, b) => at(a) - at(b));
 }
 
-/** One completion for a spec. `sample` 0 at temperature 0 is the canonical diagram; other samples vary the spacing. */
+/** What the answer to a spec draws: each entity once, and each edge between two different entities of it once. */
+function drawnGraph(spec: DiagramSpec): { entities: string[]; edges: [string, string][] } {
+  const entities = [...new Set(spec.entities)];
+  const known = new Set(entities);
+  const seen = new Set<string>();
+  const edges: [string, string][] = [];
+  for (const [from, to] of spec.edges) {
+    const key = JSON.stringify([from, to]);
+    if (!known.has(from) || !known.has(to) || from === to || seen.has(key)) continue;
+    seen.add(key);
+    edges.push([from, to]);
+  }
+  return { entities, edges };
+}
+
+/**
+ * Why the scripted teacher does not answer a spec, or null: an answer writes an action per entity and per edge, and
+ * one of more actions than an answer may hold is refused whole, so that laying it out (ELK, then nudging: 34 s for
+ * 200 entities) would buy nothing.
+ */
+export function scriptRefusal(spec: DiagramSpec): string | null {
+  const { entities, edges } = drawnGraph(spec);
+  const actions = entities.length + edges.length;
+  return actions > DEFAULT_MAX_ACTIONS ? `the diagram takes ${overLimit(actions, 'actions', DEFAULT_MAX_ACTIONS)} per answer` : null;
+}
+
+/**
+ * One completion for a spec that scriptRefusal accepts. `sample` 0 at temperature 0 is the canonical diagram; other
+ * samples vary the spacing.
+ */
 export async function scriptCompletion(
   spec: DiagramSpec,
   opts: { seed: number; sample: number; temperature: number; quirks?: QuirkRates; key?: string; prompt?: string },
@@ -304,7 +334,8 @@ export async function scriptCompletion(
   const jitter = opts.temperature > 0 ? Math.min(1, opts.temperature) : 0;
   const spread = 1 + 0.35 * jitter * random();
 
-  const entities = [...new Set(spec.entities)];
+  const graph = drawnGraph(spec);
+  const entities = graph.entities;
   const spelled = entities.map((e) => spelledAsIn(opts.prompt, e));
   const labels = fired.has('abbrev') ? spelled.map(abbreviateLabel) : spelled;
   if (fired.has('abbrev') && labels.every((l, i) => l === spelled[i])) fired.delete('abbrev');
@@ -318,12 +349,9 @@ export async function scriptCompletion(
     return { id: ids[i], label: labels[i], shape, w: gridUp(box.w), h: gridUp(box.h) };
   });
 
-  const seenEdges = new Set<string>();
   let edges: EdgeRef[] = [];
-  for (const [from, to] of spec.edges) {
-    const a = idOf.get(from), b = idOf.get(to);
-    if (!a || !b || a === b || seenEdges.has(`${a}->${b}`)) continue;
-    seenEdges.add(`${a}->${b}`);
+  for (const [from, to] of graph.edges) {
+    const a = idOf.get(from)!, b = idOf.get(to)!;
     const label = spec.edgeLabels?.[`${from}->${to}`];
     edges.push(
       label
@@ -385,7 +413,13 @@ export class ScriptedPolicy implements Policy {
     const out: Completion[][] = [];
     for (const conversation of conversations) {
       const prompt = userPrompt(conversation);
-      const spec = this.specOf(prompt);
+      const tooLong = promptRefusal(prompt);
+      const spec = tooLong === null ? this.specOf(prompt) : undefined;
+      const refusal = spec === undefined ? `the prompt is ${tooLong}` : scriptRefusal(spec);
+      if (spec === undefined || refusal !== null) {
+        out.push(Array.from({ length: n }, (): Completion => ({ text: '', finishReason: 'error', error: `scripted teacher: ${refusal}` })));
+        continue;
+      }
       const samples: Completion[] = [];
       for (let sample = 0; sample < n; sample++) {
         const s = await scriptCompletion(spec, {
