@@ -2,7 +2,7 @@
 // the input fields plus `reward`, `components` and `errors`, or an `error` that names the row and what is wrong.
 // A row beyond what one row may ask for (src/tasks/limits.ts) gets an `error` without being scored.
 import type { RendererReadback, Rubric, ScoreInput } from './rubric.ts';
-import { nestsDeeperThan } from '../server/http.ts';
+import { nestsDeeperThan } from '../io/json-depth.ts';
 import { LIMITS, promptRefusal } from '../tasks/limits.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
 

@@ -19,6 +19,7 @@ import {
 import { SYSTEM_PROMPT } from '../policy/prompt.ts';
 import type { Policy } from '../policy/policy.ts';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
+import { LIMITS } from '../tasks/limits.ts';
 import { Access, requireJsonBody } from './access.ts';
 import { ConnectionGuard } from './connections.ts';
 import { BodyBudget, bodyObject, HttpError, isObject, readBody, readJson, requireField, sendError, sendJson, sendJsonBytes } from './http.ts';
@@ -68,7 +69,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   reward: 'strong',
   maxBodyBytes: 8 * 1024 * 1024,
   maxHeldBodyBytes: 512 * 1024 * 1024,
-  maxJsonDepth: 64,
+  maxJsonDepth: LIMITS.jsonDepth,
   maxConnections: 4096,
   headersTimeoutS: 10,
   requestTimeoutS: 30,
