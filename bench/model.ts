@@ -15,11 +15,13 @@ import { BACKENDS, type Backend } from '../src/model/kernels.ts';
 import { loadNative } from '../src/model/kernels-native.ts';
 import { generate } from '../src/model/sampler.ts';
 
-const CONFIGS: Record<string, GPTConfig> = {
+const CONFIGS: Record<string, GPTConfig & { batch?: number; seq?: number }> = {
   small: { vocabSize: 512, nCtx: 256, nEmbd: 128, nLayer: 4, nHead: 4 },
   big: { vocabSize: 512, nCtx: 512, nEmbd: 256, nLayer: 6, nHead: 8 },
+  // the default SFT stage's shape: the default preset with its 2,048-token vocabulary, 2,048 padded tokens a step
+  sft: { vocabSize: 2048, nCtx: 512, nEmbd: 128, nLayer: 4, nHead: 4, batch: 4, seq: 512 },
 };
-const BATCH = 16, SEQ = 256, PROMPT = 16, NEW_TOKENS = 200, SAMPLE_SEQS = [8, 64];
+const PROMPT = 16, NEW_TOKENS = 200, SAMPLE_SEQS = [8, 64];
 const PYTHON = '/usr/bin/python3';
 /** intra-op threads x OpenBLAS threads. For 2 threads the engine notes found 1 x 2 best: 2 intra-op threads with a
  *  multi-threaded OpenBLAS oversubscribe the 2 cores (3-10x slower). */
@@ -43,7 +45,11 @@ function randomTokens(n: number, V: number, seed: number): Int32Array {
   });
 }
 
-async function benchCanvasgym(cfg: GPTConfig, steps: number, threads: number, backend: Backend): Promise<Figures> {
+/** Batch of a config: 16 x 256 unless it says otherwise. */
+const shape = (cfg: { batch?: number; seq?: number }): [number, number] => [cfg.batch ?? 16, cfg.seq ?? 256];
+
+async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number }, steps: number, threads: number, backend: Backend): Promise<Figures> {
+  const [BATCH, SEQ] = shape(cfg);
   const model = await GPT.create(cfg, { seed: 0, threads, backend });
   try {
     const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
@@ -80,7 +86,8 @@ async function benchCanvasgym(cfg: GPTConfig, steps: number, threads: number, ba
 }
 
 /** Per label: the median over steps of its time in a step; 'other' is the step's time outside kernel calls. */
-async function profileCanvasgym(cfg: GPTConfig, steps: number, threads: number, backend: Backend): Promise<void> {
+async function profileCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number }, steps: number, threads: number, backend: Backend): Promise<void> {
+  const [BATCH, SEQ] = shape(cfg);
   const model = await GPT.create(cfg, { seed: 0, threads, backend });
   try {
     const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
@@ -118,8 +125,9 @@ async function profileCanvasgym(cfg: GPTConfig, steps: number, threads: number, 
   }
 }
 
-function benchTorch(cfg: GPTConfig, steps: number): Figures | string {
+function benchTorch(cfg: GPTConfig & { batch?: number; seq?: number }, steps: number): Figures | string {
   if (!existsSync(PYTHON)) return `${PYTHON} not found`;
+  const [BATCH, SEQ] = shape(cfg);
   const script = fileURLToPath(new URL('../python/bench_model.py', import.meta.url));
   const runs: Figures[] = [];
   for (const s of TORCH_SETTINGS) {
@@ -172,7 +180,7 @@ async function main(): Promise<void> {
     const cfg = CONFIGS[name];
     if (!cfg) throw new Error(`unknown config '${name}' (expected ${Object.keys(CONFIGS).join(', ')})`);
     // The cores are shared: a load average above the core count means every figure below is depressed.
-    console.log(`${name}: ${JSON.stringify(cfg)}, batch ${BATCH}x${SEQ} (load average ${loadavg()[0].toFixed(1)})`);
+    console.log(`${name}: ${JSON.stringify(cfg)}, batch ${shape(cfg).join('x')} (load average ${loadavg()[0].toFixed(1)})`);
     if (values.profile) {
       await profileCanvasgym(cfg, steps, threadList[0], backends[0]);
       continue;

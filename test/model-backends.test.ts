@@ -299,7 +299,12 @@ describe.skipIf(!available)('the model on the native backend against the wasm ba
     expect(worst).toBeLessThan(3e-3);
   });
 
-  it('runs the portable kernel set (no AVX) to the same numbers, chosen by CANVASGYM_NATIVE_ISA', async () => {
+  // The portable kernel set (no AVX), and the GEMMs all through gemm.h or all through OpenBLAS (the default splits them)
+  it.each([
+    [{ CANVASGYM_NATIVE_ISA: 'generic' }, 'generic kernels'],
+    [{ CANVASGYM_NATIVE_GEMM: 'own' }, 'kernels'],
+    [{ CANVASGYM_NATIVE_GEMM: 'blas' }, 'kernels'],
+  ])('computes the same numbers with %o', async (env, announced) => {
     const cfg: GPTConfig = { vocabSize: 37, nCtx: 40, nEmbd: 24, nLayer: 2, nHead: 2 };
     const B = 3, T = 33;
     const { tokens, targets } = batch(cfg.vocabSize, B, T, 2);
@@ -315,8 +320,8 @@ describe.skipIf(!available)('the model on the native backend against the wasm ba
       `await m.dispose();`,
     ].join('\n'));
     const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
-    const res = spawnSync(tsx, [script], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, CANVASGYM_NATIVE_ISA: 'generic' } });
-    expect(res.stderr).toContain('generic kernels');
+    const res = spawnSync(tsx, [script], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+    expect(res.stderr).toContain(announced);
     const got = JSON.parse(res.stdout) as { logprobs: number[]; grad: number[] };
     const [, w] = await pair(cfg, { seed: 1 });
     const { logprobs } = w.forward(tokens, targets, B, T);

@@ -6,11 +6,23 @@
 //   C (M x N) = start + op(A) (M x K) @ op(B) (K x N)
 // op(A) = A (M x K, row-major, lda) or A^T for A stored K x M; op(B) = B (K x N) or B^T for B stored N x K.
 
-constexpr int NV = 2;                 // vectors per tile row
+#ifndef GEMM_NV
+#define GEMM_NV 2
+#endif
+#ifndef GEMM_MR
+#define GEMM_MR (VW >= 16 ? 12 : 6)
+#endif
+#ifndef GEMM_KC
+#define GEMM_KC 256
+#endif
+#ifndef GEMM_MCT
+#define GEMM_MCT 16
+#endif
+constexpr int NV = GEMM_NV;           // vectors per tile row
 constexpr int NR = NV * VW;           // tile columns: 16 (AVX2), 32 (AVX-512), 8 (SSE)
-constexpr int MR = VW >= 16 ? 12 : 6; // tile rows: 12 x 2 zmm or 6 x 2 ymm accumulators
-constexpr int KC = 256;               // k per packed block (an A micro-panel and a B micro-panel stay in L1)
-constexpr int MC = MR * 16;           // rows per packed A block (in L2)
+constexpr int MR = GEMM_MR;           // tile rows: 12 x 2 zmm or 6 x 2 ymm accumulators
+constexpr int KC = GEMM_KC;           // k per packed block (an A micro-panel and a B micro-panel stay in L1)
+constexpr int MC = MR * GEMM_MCT;     // rows per packed A block (in L2)
 
 /** Where C starts and what happens to it once the product is complete. Row-major, all with C's leading dimension. */
 struct Epi {
@@ -91,10 +103,15 @@ inline vf geluVec(vf v, vf* grad) {
 
 /** One MR x NR tile (mr x nr of it valid) of C at (i, j): the product over kc from packed panels, started as `first`
  *  says (else from C) and finished as `last` says. */
-inline void tile(int kc, const float* __restrict Ap, const float* __restrict Bp, float* C, long ldc, int i, int j, int mr, int nr,
-                 bool first, bool last, const Epi& e) {
+template <bool DIRECT>
+inline void tile(int kc, const float* __restrict Ap, long ars, long aks, const float* __restrict Bp, float* C, long ldc, int i, int j,
+                 int mr, int nr, bool first, bool last, const Epi& e) {
   vf c[MR][NV];
   const bool full = mr == MR && nr == NR;
+  // The tile's rows of C are a row of C apart (4 KiB for N = 1024): fetch them while the k loop runs, or every store
+  // waits for its line (N = 1024: 52 -> 74-80 GFLOP/s per core); the next tile down too: its C rows are loaded before its k loop when K spans several blocks.
+  for (int r = 0; r < mr; r++) __builtin_prefetch(C + (long)(i + r) * ldc + j, 1, 3);
+  for (int r = 0; r < MR; r++) __builtin_prefetch(C + (long)(i + MR + r) * ldc + j, 1, 3);
   float tmp[MR * NR] __attribute__((aligned(64)));
   if (full) {
     for (int r = 0; r < MR; r++) {
@@ -121,13 +138,28 @@ inline void tile(int kc, const float* __restrict Ap, const float* __restrict Bp,
     }
     for (int r = 0; r < MR; r++) for (int v = 0; v < NV; v++) c[r][v] = vload(tmp + r * NR + v * VW);
   }
-  for (int k = 0; k < kc; k++) {
-    vf b[NV];
-    for (int v = 0; v < NV; v++) b[v] = vload(Bp + k * NR + v * VW);
+  if (DIRECT) {
+    // A(r, k) at Ap[r ars + k aks]: rows past mr repeat the last one (never stored)
+    const float* a[MR];
+    for (int r = 0; r < MR; r++) a[r] = Ap + std::min(r, mr - 1) * ars;
+    for (int k = 0; k < kc; k++) {
+      vf b[NV];
+      for (int v = 0; v < NV; v++) b[v] = vload(Bp + k * NR + v * VW);
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; r++) {
-      const vf a = vsplat(Ap[k * MR + r]);
-      for (int v = 0; v < NV; v++) c[r][v] += a * b[v];
+      for (int r = 0; r < MR; r++) {
+        const vf x = vsplat(a[r][k * aks]);
+        for (int v = 0; v < NV; v++) c[r][v] += x * b[v];
+      }
+    }
+  } else {
+    for (int k = 0; k < kc; k++) {
+      vf b[NV];
+      for (int v = 0; v < NV; v++) b[v] = vload(Bp + k * NR + v * VW);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++) {
+        const vf x = vsplat(Ap[k * MR + r]);
+        for (int v = 0; v < NV; v++) c[r][v] += x * b[v];
+      }
     }
   }
   if (full) {
@@ -191,12 +223,76 @@ inline void gemm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A,
     packB(tb, B, ldb, k0, kc, N, Bp, colSums);
     for (int i0 = m0; i0 < m1; i0 += MC) {
       const int mc = std::min(MC, m1 - i0);
-      packA(ta, A, lda, i0, mc, k0, kc, Ap);
+      // A^T is packed (its MR columns of a k lie in one line, k a row apart: 50-61 GFLOP/s read in place, 64-74
+      // packed); A is read where it lies, its rows streaming in order (K = 512-1024: 46-57 packed, 61-65 in place)
+      if (ta) packA(true, A, lda, i0, mc, k0, kc, Ap);
       for (int j = 0; j < N; j += NR) {
         const int nr = std::min(NR, N - j);
         for (int ir = 0; ir < mc; ir += MR) {
-          tile(kc, Ap + (long)ir * kc, Bp + (long)j * kc, C, ldc, i0 + ir, j, std::min(MR, mc - ir), nr, first, last, e);
+          const int mr = std::min(MR, mc - ir);
+          if (ta) tile<false>(kc, Ap + (long)ir * kc, 0, 0, Bp + (long)j * kc, C, ldc, i0 + ir, j, mr, nr, first, last, e);
+          else tile<true>(kc, A + (long)(i0 + ir) * lda + k0, lda, 1, Bp + (long)j * kc, C, ldc, i0 + ir, j, mr, nr, first, last, e);
         }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- small products without packing
+// Attention's products have one small dimension (hs = 32 deep, or 32 wide): packing would cost as much as the product.
+// These tiles read A and B where they lie; the same MR x NR register tile, the same order of sums over k.
+
+/** C tile (mr rows, NVV vectors) = (accumulate ? C : 0) + sum_k A(r, k) B(k, :), A(r, k) at A[r lda + k], or at
+ *  A[k lda + r] (TA); B(k, :) at B + k ldb. Rows past mr repeat the last valid one (never stored). */
+template <bool TA, int NVV>
+inline void tileDirect(int K, const float* A, long lda, const float* B, long ldb, float* C, long ldc, int mr, bool acc) {
+  vf c[MR][NVV];
+  for (int r = 0; r < MR; r++) for (int v = 0; v < NVV; v++) c[r][v] = acc && r < mr ? vload(C + (long)r * ldc + v * VW) : vf{};
+  if (TA) {
+    int off[MR];
+    for (int r = 0; r < MR; r++) off[r] = std::min(r, mr - 1);
+    for (int k = 0; k < K; k++) {
+      vf b[NVV];
+      for (int v = 0; v < NVV; v++) b[v] = vload(B + (long)k * ldb + v * VW);
+      const float* ak = A + (long)k * lda;
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++) {
+        const vf a = vsplat(ak[off[r]]);
+        for (int v = 0; v < NVV; v++) c[r][v] += a * b[v];
+      }
+    }
+  } else {
+    const float* a[MR];
+    for (int r = 0; r < MR; r++) a[r] = A + (long)std::min(r, mr - 1) * lda;
+    for (int k = 0; k < K; k++) {
+      vf b[NVV];
+      for (int v = 0; v < NVV; v++) b[v] = vload(B + (long)k * ldb + v * VW);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++) {
+        const vf x = vsplat(a[r][k]);
+        for (int v = 0; v < NVV; v++) c[r][v] += x * b[v];
+      }
+    }
+  }
+  for (int r = 0; r < mr; r++) for (int v = 0; v < NVV; v++) vstore(C + (long)r * ldc + v * VW, c[r][v]);
+}
+
+/** C (M x N) = (accumulate ? C : 0) + op(A) @ B with op(A) = A (M x K, lda) or A^T (A stored K x M), B (K x N, ldb),
+ *  without packing. */
+template <bool TA>
+inline void gemmDirect(int M, int N, int K, const float* A, long lda, const float* B, long ldb, float* C, long ldc, bool acc) {
+  for (int i = 0; i < M; i += MR) {
+    const int mr = std::min(MR, M - i);
+    const float* Ai = TA ? A + i : A + (long)i * lda;
+    float* Ci = C + (long)i * ldc;
+    int j = 0;
+    for (; j + NR <= N; j += NR) tileDirect<TA, NV>(K, Ai, lda, B + j, ldb, Ci + j, ldc, mr, acc);
+    for (; j + VW <= N; j += VW) tileDirect<TA, 1>(K, Ai, lda, B + j, ldb, Ci + j, ldc, mr, acc);
+    for (; j < N; j++) {
+      for (int r = 0; r < mr; r++) {
+        float x = acc ? Ci[(long)r * ldc + j] : 0.0f;
+        for (int k = 0; k < K; k++) x += (TA ? Ai[(long)k * lda + r] : Ai[(long)r * lda + k]) * B[(long)k * ldb + j];
+        Ci[(long)r * ldc + j] = x;
       }
     }
   }

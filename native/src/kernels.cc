@@ -94,13 +94,14 @@ inline void geluSpan(float* x, float* y, long n, bool keepGrad) {
 
 #include "gemm.h"
 
-/** GEMMs through BLAS instead of gemm.h (CANVASGYM_NATIVE_GEMM=blas, for comparisons): the epilogues become passes. */
-bool useBlas = false;
+/** Which GEMMs go through BLAS instead of gemm.h (CANVASGYM_NATIVE_GEMM, for comparisons): 0 none, 1 all, 2 the
+ *  transposed-A ones (weight gradients). Through BLAS, the epilogues become passes over C. */
+int useBlas = 0;
 
 /** Rows [m0, m1) of C = start + op(A) op(B), then the epilogue, as gemm() computes it. */
 void mm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A, long lda, const float* B, long ldb, float* C, long ldc,
         const Epi& e, float* colSums = nullptr) {
-  if (!useBlas || K <= 0) return gemm(ta, tb, m0, m1, N, K, A, lda, B, ldb, C, ldc, e, colSums);
+  if (useBlas == 0 || (useBlas == 2 && !ta) || K <= 0) return gemm(ta, tb, m0, m1, N, K, A, lda, B, ldb, C, ldc, e, colSums);
   if (m1 <= m0 || N <= 0) return;
   for (int i = m0; i < m1; i++) {
     float* c = C + (long)i * ldc;
@@ -224,6 +225,26 @@ inline float rowSum(const float* x, int n) {
   return t;
 }
 
+/** sum_j (x_j - m)^2 */
+inline float rowSquares(const float* x, float m, int n) {
+  vf s = vf{};
+  int j = 0;
+  for (; j + VW <= n; j += VW) { const vf d = vload(x + j) - m; s += d * d; }
+  float t = hsum(s);
+  for (; j < n; j++) { const float d = x[j] - m; t += d * d; }
+  return t;
+}
+
+/** sum_j x_j y_j */
+inline float rowDot(const float* x, const float* y, int n) {
+  vf s = vf{};
+  int j = 0;
+  for (; j + VW <= n; j += VW) s += vload(x + j) * vload(y + j);
+  float t = hsum(s);
+  for (; j < n; j++) t += x[j] * y[j];
+  return t;
+}
+
 // layerNorm(x, w, b, y, mean, rstd, C): y = (x - mean) / sqrt(var + 1e-5) * w + b per row; mean, rstd kept if set.
 void layerNorm(const Call& c, int lo, int hi) {
   const float *x = c.f(0), *w = c.f(1), *b = c.f(2);
@@ -234,9 +255,7 @@ void layerNorm(const Call& c, int lo, int hi) {
     const float* xr = x + (long)r * C;
     float* yr = y + (long)r * C;
     const float m = rowSum(xr, C) * invC;
-    float q = 0;
-    for (int j = 0; j < C; j++) { const float d = xr[j] - m; q += d * d; }
-    const float rs = 1.0f / std::sqrt(q * invC + 1e-5f);
+    const float rs = 1.0f / std::sqrt(rowSquares(xr, m, C) * invC + 1e-5f);
     for (int j = 0; j < C; j++) yr[j] = (xr[j] - m) * rs * w[j] + b[j];
     if (mean) mean[r] = m;
     if (rstd) rstd[r] = rs;
@@ -253,8 +272,15 @@ void layerNormBackward(const Call& c, int lo, int hi) {
     const float *xr = x + (long)r * C, *gr = dy + (long)r * C;
     float* dr = dx + (long)r * C;
     const float m = mean[r], rs = rstd[r];
-    float s1 = 0, s2 = 0;
-    for (int j = 0; j < C; j++) {
+    vf v1 = vf{}, v2 = vf{};
+    int j = 0;
+    for (; j + VW <= C; j += VW) {
+      const vf n = (vload(xr + j) - m) * rs, g = vload(gr + j) * vload(w + j);
+      v1 += g;
+      v2 += g * n;
+    }
+    float s1 = hsum(v1), s2 = hsum(v2);
+    for (; j < C; j++) {
       const float n = (xr[j] - m) * rs, g = gr[j] * w[j];
       s1 += g;
       s2 += g * n;
@@ -352,7 +378,16 @@ void softmaxRowsBackward(const Call& c, int lo, int hi) {
 // Items are (b, h) pairs; queries in row blocks of RB, each against the keys up to its last row (the masked upper
 // triangle skipped block by block), as in the wasm kernels.
 
-constexpr int RB = 64;
+/** Query rows per block: a multiple of every tile height (6, 12), so that only the last block has a partial tile. */
+constexpr int RB = 48;
+
+/** dst (hs x T, ld T) = src (T x hs, ld lds) transposed. */
+inline void transposeTo(const float* src, long lds, int T, int hs, float* dst) {
+  for (int t0 = 0; t0 < T; t0 += 8) {
+    const int t1 = std::min(T, t0 + 8);
+    for (int d = 0; d < hs; d++) for (int t = t0; t < t1; t++) dst[(long)d * T + t] = src[(long)t * lds + d];
+  }
+}
 
 /** Rows [r0, r1) of P (ld T): the causal softmax of the scaled scores in S's rows (P may be S); zeros from t + 1 to r1. */
 inline void causalSoftmax(float* S, int T, float scale, int r0, int r1, float* lse, bool saveLse) {
@@ -396,7 +431,8 @@ void attnForward(const Call& c, int lo, int hi) {
   const int T = c.n(4), C = c.n(5), nh = c.n(6);
   const int hs = C / nh, ld = 3 * C;
   const float sc = 1.0f / std::sqrt((float)hs);
-  float* own = probs ? nullptr : scratch(1, (size_t)T * T);
+  float* KT = scratch(1, (size_t)hs * T + (size_t)T * T);
+  float* own = KT + (size_t)hs * T;
   for (int bh = lo; bh < hi; bh++) {
     float* S = probs ? probs + (long)bh * T * T : own;
     const int b = bh / nh, h = bh % nh;
@@ -404,11 +440,13 @@ void attnForward(const Call& c, int lo, int hi) {
     const float *K = Q + C, *V = Q + 2 * C;
     float* O = out + (long)b * T * C + h * hs;
     float* L = lse + (long)bh * T;
+    transposeTo(K, ld, T, hs, KT);
     for (int r0 = 0; r0 < T; r0 += RB) {
       const int r1 = std::min(T, r0 + RB);
-      mm(false, true, 0, r1 - r0, r1, hs, Q + (long)r0 * ld, ld, K, ld, S + (long)r0 * T, T, Epi());
+      // S[r0:r1, 0:r1] = Q[r0:r1] K[0:r1]^T; softmax; O[r0:r1] = P[r0:r1, 0:r1] V[0:r1]
+      gemmDirect<false>(r1 - r0, r1, hs, Q + (long)r0 * ld, ld, KT, T, S + (long)r0 * T, T, false);
       causalSoftmax(S, T, sc, r0, r1, L, true);
-      mm(false, false, 0, r1 - r0, hs, r1, S + (long)r0 * T, T, V, ld, O + (long)r0 * C, C, Epi());
+      gemmDirect<false>(r1 - r0, hs, r1, S + (long)r0 * T, T, V, ld, O + (long)r0 * C, C, false);
     }
   }
 }
@@ -420,10 +458,10 @@ void attnBackward(const Call& c, int lo, int hi) {
   const int T = c.n(6), C = c.n(7), nh = c.n(8);
   const int hs = C / nh, ld = 3 * C;
   const float sc = 1.0f / std::sqrt((float)hs);
-  float* buf = scratch(1, (size_t)2 * T * T);
-  float* dS = buf;
+  float* KT = scratch(1, 2 * (size_t)hs * T + 2 * (size_t)T * T);
+  float *VT = KT + (size_t)hs * T, *dS = VT + (size_t)hs * T, *own = dS + (size_t)T * T;
   for (int bh = lo; bh < hi; bh++) {
-    float* P = probs ? probs + (long)bh * T * T : buf + (long)T * T;
+    float* P = probs ? probs + (long)bh * T * T : own;
     const int b = bh / nh, h = bh % nh;
     const float* Q = qkv + (long)b * T * ld + h * hs;
     const float *K = Q + C, *V = Q + 2 * C;
@@ -431,31 +469,31 @@ void attnBackward(const Call& c, int lo, int hi) {
     float *dK = dQ + C, *dV = dQ + 2 * C;
     const float* O = out + (long)b * T * C + h * hs;
     const float* dO = dout + (long)b * T * C + h * hs;
-    const float* L = lse + (long)bh * T;
+    float* L = const_cast<float*>(lse) + (long)bh * T;
+    if (!probs) transposeTo(K, ld, T, hs, KT);
+    transposeTo(V, ld, T, hs, VT);
     for (int r0 = 0; r0 < T; r0 += RB) {
       const int r1 = std::min(T, r0 + RB);
       if (!probs) {
-        mm(false, true, 0, r1 - r0, r1, hs, Q + (long)r0 * ld, ld, K, ld, P + (long)r0 * T, T, Epi());
-        causalSoftmax(P, T, sc, r0, r1, const_cast<float*>(L), false);
+        gemmDirect<false>(r1 - r0, r1, hs, Q + (long)r0 * ld, ld, KT, T, P + (long)r0 * T, T, false);
+        causalSoftmax(P, T, sc, r0, r1, L, false);
       }
-      // dP = dO V^T; dS = P (dP - sum_j P dP) scale, where sum_j P dP = dO . O
-      mm(false, true, 0, r1 - r0, r1, hs, dO + (long)r0 * C, C, V, ld, dS + (long)r0 * T, T, Epi());
+      // dP = dO V^T; dS = P (dP - sum_j P dP) scale, where sum_j P dP = dO . O; dQ = dS K
+      gemmDirect<false>(r1 - r0, r1, hs, dO + (long)r0 * C, C, VT, T, dS + (long)r0 * T, T, false);
       for (int t = r0; t < r1; t++) {
-        const float *o = O + (long)t * C, *g = dO + (long)t * C;
-        float D = 0;
-        for (int d = 0; d < hs; d++) D += o[d] * g[d];
+        const float D = rowDot(O + (long)t * C, dO + (long)t * C, hs);
         const float* pr = P + (long)t * T;
         float* sr = dS + (long)t * T;
         for (int j = 0; j < r1; j++) sr[j] = pr[j] * (sr[j] - D) * sc;
       }
-      mm(false, false, 0, r1 - r0, hs, r1, dS + (long)r0 * T, T, K, ld, dQ + (long)r0 * ld, ld, Epi());
+      gemmDirect<false>(r1 - r0, hs, r1, dS + (long)r0 * T, T, K, ld, dQ + (long)r0 * ld, ld, false);
     }
     // dV = P^T dO and dK = dS^T Q by key blocks j0..j1, over queries t >= j0 (blocks aligned with the query blocks, so
     // every entry read was written)
     for (int j0 = 0; j0 < T; j0 += RB) {
       const int j1 = std::min(T, j0 + RB);
-      mm(true, false, 0, j1 - j0, hs, T - j0, P + (long)j0 * T + j0, T, dO + (long)j0 * C, C, dV + (long)j0 * ld, ld, Epi());
-      mm(true, false, 0, j1 - j0, hs, T - j0, dS + (long)j0 * T + j0, T, Q + (long)j0 * ld, ld, dK + (long)j0 * ld, ld, Epi());
+      gemmDirect<true>(j1 - j0, hs, T - j0, P + (long)j0 * T + j0, T, dO + (long)j0 * C, C, dV + (long)j0 * ld, ld, false);
+      gemmDirect<true>(j1 - j0, hs, T - j0, dS + (long)j0 * T + j0, T, Q + (long)j0 * ld, ld, dK + (long)j0 * ld, ld, false);
     }
   }
 }
@@ -594,16 +632,23 @@ void kvAttend(const float* qkv, float* out, const float* kc, const float* vc, co
     const float* kb = kc + (long)(slot * nh + h) * ctx * hs;
     const float* vb = vc + (long)(slot * nh + h) * ctx * hs;
     float m = -INFINITY;
-    for (int j = 0; j < n; j++) {
-      const float* k = kb + (long)j * hs;
-      vf a = vf{};
-      int d = 0;
-      for (; d + VW <= hs; d += VW) a += vload(q + d) * vload(k + d);
-      float t = hsum(a);
-      for (; d < hs; d++) t += q[d] * k[d];
-      s[j] = t;
-      m = std::max(m, t);
+    if (hs % VW == 0) {
+      // 4 positions at a time: four vectors of partial sums over d, reduced to four scores after the loop over d
+      int j = 0;
+      for (; j + 4 <= n; j += 4) {
+        const float* k = kb + (long)j * hs;
+        vf a0 = vf{}, a1 = vf{}, a2 = vf{}, a3 = vf{};
+        for (int d = 0; d < hs; d += VW) {
+          const vf qd = vload(q + d);
+          a0 += qd * vload(k + d); a1 += qd * vload(k + hs + d); a2 += qd * vload(k + 2 * hs + d); a3 += qd * vload(k + 3 * hs + d);
+        }
+        s[j] = hsum(a0); s[j + 1] = hsum(a1); s[j + 2] = hsum(a2); s[j + 3] = hsum(a3);
+      }
+      for (; j < n; j++) s[j] = rowDot(q, kb + (long)j * hs, hs);
+    } else {
+      for (int j = 0; j < n; j++) s[j] = rowDot(q, kb + (long)j * hs, hs);
     }
+    for (int j = 0; j < n; j++) m = std::max(m, s[j]);
     m *= sc;
     vf sum = vf{};
     int j = 0;
@@ -646,9 +691,7 @@ void layerNormRows(const float* x, const float* w, const float* b, float* y, int
     const float* xr = x + (long)r * C;
     float* yr = y + (long)r * C;
     const float m = rowSum(xr, C) * invC;
-    float q = 0;
-    for (int j = 0; j < C; j++) { const float d = xr[j] - m; q += d * d; }
-    const float rs = 1.0f / std::sqrt(q * invC + 1e-5f);
+    const float rs = 1.0f / std::sqrt(rowSquares(xr, m, C) * invC + 1e-5f);
     for (int j = 0; j < C; j++) yr[j] = (xr[j] - m) * rs * w[j] + b[j];
   }
 }
@@ -774,7 +817,7 @@ const KernelEntry ENTRIES[] = {
   {"packLayers", packLayers, Split::Hints},
 };
 
-void setBlas(bool on) { useBlas = on; }
+void setBlas(int which) { useBlas = which; }
 
 const KernelSet SET = {STR(KERNEL_ISA), ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0], sumSquares, packedLayer, setBlas};
 

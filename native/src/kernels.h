@@ -36,8 +36,8 @@ struct KernelSet {
   int count;
   double (*sumSquares)(const float* x, long n);
   long (*packedLayerFloats)(int C);
-  /** GEMMs through BLAS (true) or the kernels' own GEMM (false, the default). */
-  void (*setBlas)(bool on);
+  /** GEMMs through BLAS: 0 none (the kernels' own GEMM, the default), 1 all, 2 weight gradients only. */
+  void (*setBlas)(int which);
 };
 
 /** Per-thread scratch of at least n floats (grown on demand, kept between calls), 64-byte aligned; slot 0 is the
