@@ -8,20 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ROW_BYTES } from '../src/io/jsonl.ts';
+import { mulberry32 } from '../src/random.ts';
 import { readSftData } from '../src/train/sft.ts';
 import { inProcessCli, ONE_LINE, type CliResult } from './helpers/cli.ts';
 
-/** Mulberry32: the same cases every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same cases every run. */
+const rng = mulberry32;
 type Rng = () => number;
 const below = (r: Rng, n: number) => Math.floor(r() * n);
 const oneOf = <T>(r: Rng, xs: readonly T[]): T => xs[below(r, xs.length)];
