@@ -567,17 +567,16 @@ inline void panelRows(const float* A, int lda, const float* Bp, int K, float* C,
   }
 }
 
-/** Rows [lo, hi) of C = (accumulate ? C : 0) + bias + A @ B for B packed whole in panels: each pair of panels is
- *  streamed once per block of 16 rows and read from cache for the rest of the block. */
+/** Rows [lo, hi) of C = (accumulate ? C : 0) + bias + A @ B for B packed whole in panels. Each pair of panels is read
+ *  once per call and then from cache for every row: with rows in blocks of 16 outermost (as the wasm kernels do), 64
+ *  rows streamed every weight matrix 4 times a step from L3 (a `big` decoding step of 64 rows 33 -> 12 ms, 1 thread). */
 void gemmPanels(const float* A, int lda, const float* Bp, int K, int N, float* C, int ldc, const float* bias, bool acc, int lo, int hi) {
-  for (int i0 = lo; i0 < hi; i0 += 16) {
-    const int rows = std::min(hi, i0 + 16) - i0;
-    const float* Ai = A + (long)i0 * lda;
-    float* Ci = C + (long)i0 * ldc;
-    int j = 0;
-    for (; j + 16 <= N; j += 16) panelRows<2>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, 16, acc, bias ? bias + j : nullptr, rows);
-    for (; j < N; j += 8) panelRows<1>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, std::min(8, N - j), acc, bias ? bias + j : nullptr, rows);
-  }
+  const int rows = hi - lo;
+  const float* Ai = A + (long)lo * lda;
+  float* Ci = C + (long)lo * ldc;
+  int j = 0;
+  for (; j + 16 <= N; j += 16) panelRows<2>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, 16, acc, bias ? bias + j : nullptr, rows);
+  for (; j < N; j += 8) panelRows<1>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, std::min(8, N - j), acc, bias ? bias + j : nullptr, rows);
 }
 
 // The descriptor's int32 fields (DESC_* in assembly/kernels.ts) and the parameter layout of gpt.ts's paramSpecs.
@@ -619,6 +618,10 @@ void packLayers(const Call& c, int lo, int hi) {
   }
 }
 
+/** Positions ahead that kvAttend fetches: a sequence's cache is read once a step, and at 64 sequences it is beyond the
+ *  caches (a `big` step of 64 rows reads about 90 MB of it at the bench's average position). */
+constexpr int KV_AHEAD = 16;
+
 /** Softmax-weighted sum of the cached values for items r*nh + h in [lo, hi) (a row's head), over positions 0..pos. */
 void kvAttend(const float* qkv, float* out, const float* kc, const float* vc, const int32_t* slots, const int32_t* positions,
               int C, int nh, int ctx, int lo, int hi) {
@@ -637,6 +640,7 @@ void kvAttend(const float* qkv, float* out, const float* kc, const float* vc, co
       int j = 0;
       for (; j + 4 <= n; j += 4) {
         const float* k = kb + (long)j * hs;
+        for (int l = 0; l < 4 * hs; l += 16) __builtin_prefetch(k + KV_AHEAD * hs + l, 0, 0);
         vf a0 = vf{}, a1 = vf{}, a2 = vf{}, a3 = vf{};
         for (int d = 0; d < hs; d += VW) {
           const vf qd = vload(q + d);
@@ -667,6 +671,7 @@ void kvAttend(const float* qkv, float* out, const float* kc, const float* vc, co
       const float* v = vb + d;
       for (int jj = 0; jj < n; jj++, v += hs) {
         const float p = s[jj];
+        if (d == 0) for (int l = 0; l < hs; l += 16) __builtin_prefetch(v + KV_AHEAD * hs + l, 0, 0);
         a0 += p * vload(v); a1 += p * vload(v + VW); a2 += p * vload(v + 2 * VW); a3 += p * vload(v + 3 * VW);
       }
       vstore(o + d, a0 * inv); vstore(o + d + VW, a1 * inv); vstore(o + d + 2 * VW, a2 * inv); vstore(o + d + 3 * VW, a3 * inv);

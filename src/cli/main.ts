@@ -11,6 +11,8 @@ import { registerTasks } from './tasks.ts';
 import { registerGrpo } from './grpo.ts';
 import { registerEval } from './eval.ts';
 import { registerRun } from './run.ts';
+import { choiceFlag } from './flags.ts';
+import { BACKENDS, loadNative, setDefaultBackend } from '../model/kernels-native.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -31,6 +33,18 @@ export function buildProgram(): Command {
   registerGrpo(program);
   registerEval(program);
   registerRun(program);
+  // The student's compute backend (src/model/kernels.ts) on every command that runs it, set before the command runs.
+  for (const cmd of program.commands) {
+    if (!['sft', 'grpo', 'eval', 'run', 'serve'].includes(cmd.name())) continue;
+    cmd.option('--backend <backend>', `model compute backend: ${BACKENDS.join(' | ')} (default: native where it is built, else wasm; $CANVASGYM_BACKEND)`);
+  }
+  program.hook('preAction', (_program, command) => {
+    const flag = command.opts().backend as string | undefined;
+    const backend = flag === undefined ? undefined : choiceFlag('--backend', flag, BACKENDS);
+    const native = backend === 'native' ? loadNative() : undefined;
+    if (native && 'error' in native) throw new UsageError(`--backend native is not available here: ${native.error}`);
+    setDefaultBackend(backend);
+  });
   // A mistyped command line gets one line, as every other usage error does: commander's message (with its "did you
   // mean" suggestion) and where the full help is, not the help itself.
   for (const cmd of [program, ...program.commands]) {
