@@ -41,7 +41,6 @@ const VARIANTS: Record<string, Variant> = {
   nostutter: { about: 'no stutter noise', sft: { stutter_rate: 0 } },
   gpt2init: { about: 'GPT-2 init, no planted copying circuit', sft: { model_init: 'gpt2' } },
   bigbatch: { about: '4,096 tokens per step (half the steps)', sft: { tokens_per_batch: 4096 } },
-  numw03: { about: 'digit tokens weigh 0.3 in the loss', sft: { number_loss_weight: 0.3 } },
 };
 
 const { values: args } = parseArgs({

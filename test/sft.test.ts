@@ -3,9 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { epochBatches, makeBatch, withStutters, readSftData, runSft, sftConfig, splitRows, tokenLossWeights, trainStep, type Example, type SFTConfig } from '../src/train/sft.ts';
-import { trainTokenizer } from '../src/model/tokenizer.ts';
-import { GPT } from '../src/model/gpt.ts';
+import { epochBatches, makeBatch, withStutters, readSftData, runSft, sftConfig, splitRows, type Example, type SFTConfig } from '../src/train/sft.ts';
 import { learningRateAt } from '../src/train/schedule.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
 import { interruptAfter } from './helpers/interrupt.ts';
@@ -227,35 +225,5 @@ describe('sft training', () => {
     const warmup = run('--warmup-ratio', '1.5');
     expect(warmup.status).toBe(2);
     expect(warmup.stderr).toMatch(/--warmup-ratio must be a number in \[0, 1\), got "1.5"/);
-  });
-});
-
-describe('number_loss_weight', () => {
-  const tok = trainTokenizer(['{"x":120,"y":40,"w":180,"h":60,"text":"Auth Service"}', 'draw Auth Service and 2048 things'], { vocabSize: 300 });
-
-  it('weighs tokens made of digits only', () => {
-    expect(tokenLossWeights(tok, 1)).toBeUndefined();
-    const w = tokenLossWeights(tok, 0.25)!;
-    for (let id = 0; id < tok.vocabSize; id++) expect(w[id], tok.decode([id])).toBe(/^[0-9]+$/.test(tok.decode([id])) ? 0.25 : 1);
-    expect(tok.encode('120').every((id) => w[id] === 0.25)).toBe(true);
-  });
-
-  it('a weight of 0 leaves number targets out of the gradient', async () => {
-    const model = await GPT.create({ vocabSize: tok.vocabSize, nCtx: 32, nEmbd: 16, nLayer: 1, nHead: 2 }, { seed: 1, threads: 1 });
-    try {
-      const ids = tok.encode('{"x":120,"y":40}');
-      const digits = new Set(ids.filter((id) => /^[0-9]+$/.test(tok.decode([id]))));
-      const onlyNumbers = Int32Array.from({ length: 16 }, (_, t) => (t + 1 < ids.length && digits.has(ids[t + 1]) ? ids[t + 1] : -1));
-      const tokens = Int32Array.from({ length: 16 }, (_, t) => ids[t] ?? 0);
-      const batch = { B: 1, T: 16, tokens, targets: onlyNumbers, numTargets: onlyNumbers.filter((x) => x >= 0).length, numTokens: ids.length };
-      const cfg = sftConfig('tiny', '/tmp/unused', { max_grad_norm: 1e9 });
-      const zero = new Float32Array(tok.vocabSize).fill(1);
-      for (const id of digits) zero[id] = 0;
-      expect(batch.numTargets).toBeGreaterThan(0);
-      expect(trainStep(model, batch, cfg, 0, zero).gradNorm).toBe(0);
-      expect(trainStep(model, batch, cfg, 0).gradNorm).toBeGreaterThan(0);
-    } finally {
-      await model.dispose();
-    }
   });
 });

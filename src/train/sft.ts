@@ -72,10 +72,6 @@ export interface SFTConfig {
   model_init: ModelInit;
   /** Share of assistant tokens repeated once in the input, untrained, to teach recovery from a stutter (withStutters). */
   stutter_rate: number;
-  /** Loss weight of the answer's digit tokens (coordinates and sizes), the rest weighing 1. The teacher's numbers come from
-   *  a graph-layout library and are the least predictable part of an answer (docs/sft.md); a weight below 1 leaves
-   *  more of each update to names and structure. */
-  number_loss_weight: number;
   /** Worker threads of the model's kernels. */
   threads?: number;
 }
@@ -109,7 +105,6 @@ const COMMON: PresetDefaults = {
   seed: 42,
   model_init: 'induction',
   stutter_rate: 0.03,
-  number_loss_weight: 1,
 };
 
 export const PRESET_DEFAULTS: Record<Preset, PresetDefaults> = {
@@ -433,7 +428,7 @@ export function latestCheckpoint(outDir: string): string | undefined {
 const RUN_DEFINING: (keyof SFTConfig)[] = [
   'preset', 'vocab_size', 'learning_rate', 'num_train_epochs', 'max_steps', 'warmup_ratio', 'min_lr_rate', 'weight_decay',
   'adam_beta1', 'adam_beta2', 'adam_epsilon', 'max_grad_norm', 'max_length', 'tokens_per_batch', 'eval_fraction', 'seed',
-  'stutter_rate', 'number_loss_weight',
+  'stutter_rate',
 ];
 
 export async function runSft(o: SftRunOptions): Promise<SftResult> {
@@ -566,7 +561,6 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       return row;
     };
 
-    const targetWeights = tokenLossWeights(tok, cfg.number_loss_weight);
     let interrupted = false;
     while (state.globalStep < maxSteps) {
       let batches = batchesFor(state.epoch);
@@ -579,7 +573,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       const noise = seededRandom(hashSeed(cfg.seed, 'stutter', state.globalStep));
       const rows = batches[state.batchInEpoch].map((i) => withStutters(examples[i], cfg.stutter_rate, noise, maxLength));
       const batch = makeBatch(rows, tok.endId, model.config.nCtx);
-      const loss = trainStep(model, batch, cfg, learningRateAt(state.globalStep, schedule), targetWeights);
+      const loss = trainStep(model, batch, cfg, learningRateAt(state.globalStep, schedule));
       state.globalStep++;
       state.batchInEpoch++;
       const diverged = divergence(model, loss);
@@ -634,28 +628,16 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
   }
 }
 
-/** Loss weight per token id: `number_loss_weight` for tokens made of digits only, 1 for the rest; undefined when all are 1. */
-export function tokenLossWeights(tok: Tokenizer, numberWeight: number): Float32Array | undefined {
-  if (numberWeight === 1) return undefined;
-  const w = new Float32Array(tok.vocabSize).fill(1);
-  for (let id = 0; id < tok.vocabSize; id++) if (/^[0-9]+$/.test(tok.decode([id]))) w[id] = numberWeight;
-  return w;
-}
-
-/** One update: the weighted mean NLL over the batch's assistant tokens (`weights` by target id; all 1 when absent),
- *  backward, clip, AdamW. The loss reported is the plain mean NLL, comparable across weightings. */
-export function trainStep(model: GPT, b: Batch, cfg: SFTConfig, lr: number, weights?: Float32Array): { loss: number; gradNorm: number; lr: number } {
+/** One update: mean NLL over the batch's assistant tokens, backward, clip, AdamW. */
+export function trainStep(model: GPT, b: Batch, cfg: SFTConfig, lr: number): { loss: number; gradNorm: number; lr: number } {
   model.zeroGrad();
   const { logprobs } = model.forward(b.tokens, b.targets, b.B, b.T);
   const d = new Float32Array(b.B * b.T);
   let nll = 0;
-  let total = 0;
-  for (let p = 0; p < d.length; p++) if (b.targets[p] >= 0) total += weights ? weights[b.targets[p]] : 1;
   for (let p = 0; p < d.length; p++) {
     if (b.targets[p] >= 0) {
       nll -= logprobs[p];
-      // A batch whose every target weighs 0 contributes no gradient (0/0 would poison the weights).
-      d[p] = total > 0 ? -(weights ? weights[b.targets[p]] : 1) / total : 0;
+      d[p] = -1 / b.numTargets;
     }
   }
   model.backward(d);
