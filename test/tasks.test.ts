@@ -198,5 +198,6 @@ describe('IID held-out split', () => {
     const perKind = DIAGRAM_KINDS.map((k) => heldout.filter((t) => t.spec.kind === k).length);
     expect(Math.min(...perKind)).toBeGreaterThan(600 / DIAGRAM_KINDS.length / 2);
     expect(generateTasks({ split: 'heldout', n: 50, seed: 1 }).map((t) => t.id)).not.toEqual(heldout.slice(0, 50).map((t) => t.id));
+    expect(generateTasks({ split: 'heldout', n: 0, seed: 1 })).toEqual([]);
   });
 });

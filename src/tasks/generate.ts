@@ -172,6 +172,7 @@ function drawStrata(split: Split, opts: TaskFilter & { n: number; seed: number }
 function heldoutTasks(opts: GenerateOptions & { n: number; seed: number }, max: number): Task[] {
   const { n, seed } = opts;
   const picked: Task[] = [];
+  if (n === 0) return picked;
   for (let want = Math.min(max, Math.ceil(n * 1.25) + 8); ; want = Math.min(max, want * 2)) {
     const drawn = drawStrata('heldout', { ...opts, n: want, seed: hash32(`heldout|${seed}`) });
     picked.length = 0;
