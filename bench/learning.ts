@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { evaluatePolicy, type Rollout } from '../src/eval/evaluate.ts';
 import type { QuirkRates } from '../src/policy/quirks.ts';
+import { TEACHER_QUIRKS as QUIRKS } from '../src/pipeline/run.ts';
 import { ScriptedPolicy } from '../src/policy/scripted.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
 import { runTeacher } from '../src/policy/teacher.ts';
@@ -28,8 +29,6 @@ interface Variant {
   sft?: Partial<SFTConfig>;
 }
 
-/** The default run's teacher quirks (src/pipeline/run.ts). */
-const QUIRKS: QuirkRates = { abbrev: 0.35, cramped: 0.2, overlap: 0.15, missing_edge: 0.1, prose: 0.1 };
 const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, missing_edge: 0.02, prose: 0.05 };
 
 const VARIANTS: Record<string, Variant> = {

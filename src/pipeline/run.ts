@@ -36,7 +36,7 @@ export interface RunConfig {
 }
 
 /** The quirks the default teacher shows: what SFT copies and GRPO should make recede. */
-const TEACHER_QUIRKS: QuirkRates = { abbrev: 0.35, cramped: 0.2, overlap: 0.15, missing_edge: 0.1, prose: 0.1 };
+export const TEACHER_QUIRKS: QuirkRates = { abbrev: 0.35, cramped: 0.2, overlap: 0.15, missing_edge: 0.1, prose: 0.1 };
 
 export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
   quick: {
