@@ -364,8 +364,8 @@ napi_value Init(napi_env env, napi_value exports) {
     K = chooseKernels();
     if (openblas_set_num_threads) openblas_set_num_threads(1);
     const char* gemm = std::getenv("CANVASGYM_NATIVE_GEMM");
-    // Weight gradients (x^T dy) through OpenBLAS, which ran them 10% faster than gemm.h here; the rest through gemm.h,
-    // whose fused epilogues BLAS cannot do. CANVASGYM_NATIVE_GEMM=own|blas sends them all one way (comparisons).
+    // GEMMs split between gemm.h and OpenBLAS by shape (kernels.cc, useBlas); CANVASGYM_NATIVE_GEMM=own|blas sends
+    // them all one way (comparisons).
     K->setBlas(!gemm ? 2 : std::strcmp(gemm, "blas") == 0 ? 1 : std::strcmp(gemm, "own") == 0 ? 0 : 2);
   }
   const napi_property_descriptor props[] = {

@@ -94,14 +94,16 @@ inline void geluSpan(float* x, float* y, long n, bool keepGrad) {
 
 #include "gemm.h"
 
-/** Which GEMMs go through BLAS instead of gemm.h (CANVASGYM_NATIVE_GEMM, for comparisons): 0 none, 1 all, 2 the
- *  transposed-A ones (weight gradients). Through BLAS, the epilogues become passes over C. */
+/** Which GEMMs go through BLAS instead of gemm.h: 0 none, 1 all, 2 (the default) those where OpenBLAS was faster here
+ *  with cold caches: the weight gradients (transposed A: 69-74 against 75-79 GFLOP/s per core) and K over one block
+ *  (K = 1024: 67 against 70-72); gemm.h kept the rest (K <= 256: 69-80 against 61-77, and its epilogues in
+ *  registers). Through BLAS, the epilogues become passes over C. CANVASGYM_NATIVE_GEMM=own|blas picks 0 or 1. */
 int useBlas = 0;
 
 /** Rows [m0, m1) of C = start + op(A) op(B), then the epilogue, as gemm() computes it. */
 void mm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A, long lda, const float* B, long ldb, float* C, long ldc,
         const Epi& e, float* colSums = nullptr) {
-  if (useBlas == 0 || (useBlas == 2 && !ta) || K <= 0) return gemm(ta, tb, m0, m1, N, K, A, lda, B, ldb, C, ldc, e, colSums);
+  if (useBlas == 0 || (useBlas == 2 && !ta && K <= KC) || K <= 0) return gemm(ta, tb, m0, m1, N, K, A, lda, B, ldb, C, ldc, e, colSums);
   if (m1 <= m0 || N <= 0) return;
   for (int i = m0; i < m1; i++) {
     float* c = C + (long)i * ldc;
