@@ -43,7 +43,7 @@ char* openblas_get_corename(void) __attribute__((weak));
 namespace canvasgym {
 
 float* scratch(int slot, size_t n) {
-  thread_local std::vector<float> buf[2];
+  thread_local std::vector<float> buf[3];
   std::vector<float>& b = buf[slot];
   if (b.size() < n + 16) b.resize(n + n / 4 + 16);
   const uintptr_t p = reinterpret_cast<uintptr_t>(b.data());
@@ -102,6 +102,7 @@ struct Pool {
   std::atomic<const double*> args{nullptr};
   std::atomic<char*> base{nullptr};
   std::atomic<int> total{0}, chunks{0}, align{1}, participants{1};
+  std::atomic<bool> team{false};
   std::atomic<int> workers{0};
   std::mutex lock;  // one call at a time (the addon may be loaded by several JS threads)
 };
@@ -113,12 +114,47 @@ inline int chunkStart(int total, int n, int align, int c) {
   return static_cast<int>(std::floor(static_cast<double>(total) * c / n / align + 0.5)) * align;
 }
 
-void runChunks(uint32_t g) {
+// ---------------------------------------------------------------- a barrier for Split::Team calls
+
+struct Barrier {
+  std::atomic<int> arrived{0};
+  std::atomic<uint32_t> phase{0};
+  int count = 1;
+};
+Barrier barrier;
+
+/** Spins (the phases between meetings are tens of microseconds), yielding the core after a while: the cores are shared,
+ *  and a thread the OS has descheduled is the one everybody waits for. */
+void teamSync() {
+  if (barrier.count <= 1) return;
+  const uint32_t ph = barrier.phase.load(std::memory_order_acquire);
+  if (barrier.arrived.fetch_add(1, std::memory_order_acq_rel) == barrier.count - 1) {
+    barrier.arrived.store(0, std::memory_order_relaxed);
+    barrier.phase.store(ph + 1, std::memory_order_release);
+    return;
+  }
+  for (int i = 0; barrier.phase.load(std::memory_order_acquire) == ph; i++) {
+    if (i < SPIN) CPU_RELAX();
+    else std::this_thread::yield();
+  }
+}
+
+void runChunks(uint32_t g, int index) {
   const KernelFn fn = pool->fn.load(std::memory_order_relaxed);
-  const Call call{pool->args.load(std::memory_order_relaxed), pool->base.load(std::memory_order_relaxed)};
+  const Call call{pool->args.load(std::memory_order_relaxed), pool->base.load(std::memory_order_relaxed), teamSync,
+                  pool->total.load(std::memory_order_relaxed)};
   const int n = pool->chunks.load(std::memory_order_relaxed), total = pool->total.load(std::memory_order_relaxed);
   const int align = pool->align.load(std::memory_order_relaxed);
   const uint32_t tag = (g & 0xffff) << 16;
+  if (pool->team.load(std::memory_order_relaxed)) {
+    // one "chunk" per thread, taken by thread `index` itself: the threads must all run at once, for the barrier
+    uint32_t v = pool->next.load(std::memory_order_acquire);
+    if ((v & 0xffff0000u) != tag || index >= n) return;
+    fn(call, index, n);
+    pool->done.word.fetch_add(1, std::memory_order_acq_rel);
+    pool->done.wake();
+    return;
+  }
   for (;;) {
     uint32_t v = pool->next.load(std::memory_order_acquire);
     if ((v & 0xffff0000u) != tag || static_cast<int>(v & 0xffff) >= n) return;
@@ -130,20 +166,21 @@ void runChunks(uint32_t g) {
   }
 }
 
-void workerLoop(int index) {
+void workerLoop(int index, uint32_t seen) {
   if (openblas_set_num_threads) openblas_set_num_threads(1);
-  uint32_t seen = pool->gen.word.load(std::memory_order_acquire);
   for (;;) {
     pool->gen.waitWhile(seen);
     seen = pool->gen.word.load(std::memory_order_acquire);
-    if (index < pool->participants.load(std::memory_order_relaxed)) runChunks(seen);
+    if (index < pool->participants.load(std::memory_order_relaxed)) runChunks(seen, index);
   }
 }
 
 void ensureWorkers(int n) {
   while (pool->workers.load() < n) {
     const int index = pool->workers.load() + 1;
-    std::thread(workerLoop, index).detach();
+    // The generation before the call that starts it, so that the new thread takes part in that call (a team call
+    // needs every thread).
+    std::thread(workerLoop, index, pool->gen.word.load(std::memory_order_relaxed)).detach();
     pool->workers.store(index);
   }
 }
@@ -151,14 +188,20 @@ void ensureWorkers(int n) {
 /** Calls fn over [0, total) on `threads` threads (this one included), cut as the wasm pool cuts it. */
 void dispatch(const KernelEntry& k, const Call& call, int total, int grain, int align, int chunksPerThread, int threads) {
   if (total <= 0) return;
+  const bool team = k.split == Split::Team;
+  if (team && threads == 1) {
+    barrier.count = 1;
+    k.fn(call, 0, 1);
+    return;
+  }
   align = std::max(1, align);
   grain = std::max(grain, align);
-  const int parts = std::max(1, std::min(threads, total / grain));
+  const int parts = team ? threads : std::max(1, std::min(threads, total / grain));
   if (parts == 1) {
     k.fn(call, 0, total);
     return;
   }
-  int chunks = std::min({parts * chunksPerThread, total / std::max(align, (grain + 1) / 2), 0xffff});
+  int chunks = team ? threads : std::min({parts * chunksPerThread, total / std::max(align, (grain + 1) / 2), 0xffff});
   // BLAS packs the shared operand once per call: GEMM chunks of at least 256 rows (2 per thread at most).
   if (k.split == Split::GemmRows) chunks = std::max(parts, std::min({chunks, total / 256, 2 * parts}));
   std::lock_guard<std::mutex> guard(pool->lock);
@@ -175,11 +218,13 @@ void dispatch(const KernelEntry& k, const Call& call, int total, int grain, int 
   pool->chunks.store(chunks, std::memory_order_relaxed);
   pool->align.store(align, std::memory_order_relaxed);
   pool->participants.store(threads, std::memory_order_relaxed);
+  pool->team.store(team, std::memory_order_relaxed);
+  barrier.count = team ? threads : 1;
   pool->done.word.store(0, std::memory_order_relaxed);
   pool->next.store(tag, std::memory_order_seq_cst);
   pool->gen.word.store(g, std::memory_order_seq_cst);
   pool->gen.wake();
-  runChunks(g);
+  runChunks(g, 0);
   uint32_t d;
   while ((d = pool->done.word.load(std::memory_order_acquire)) < static_cast<uint32_t>(chunks)) pool->done.waitWhile(d);
 }
@@ -312,7 +357,7 @@ napi_value Run(napi_env env, napi_callback_info info) {
   int32_t n[6];
   for (int i = 0; i < 6; i++) CHECK(napi_get_value_int32(env, argv[i + 1], &n[i]));
   if (n[0] < 0 || n[0] >= K->count) return throwError(env, "run: unknown kernel");
-  dispatch(K->entries[n[0]], Call{b->args, b->base}, n[1], n[2], n[3], std::max(1, n[4]), std::max(1, n[5]));
+  dispatch(K->entries[n[0]], Call{b->args, b->base, teamSync, n[1]}, n[1], n[2], n[3], std::max(1, n[4]), std::max(1, n[5]));
   return nullptr;
 }
 

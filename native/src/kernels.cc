@@ -569,16 +569,18 @@ inline void panelRows(const float* A, int lda, const float* Bp, int K, float* C,
   }
 }
 
-/** Rows [lo, hi) of C = (accumulate ? C : 0) + bias + A @ B for B packed whole in panels. Each pair of panels is read
- *  once per call and then from cache for every row: with rows in blocks of 16 outermost (as the wasm kernels do), 64
- *  rows streamed every weight matrix 4 times a step from L3 (a `big` decoding step of 64 rows 33 -> 12 ms, 1 thread). */
-void gemmPanels(const float* A, int lda, const float* Bp, int K, int N, float* C, int ldc, const float* bias, bool acc, int lo, int hi) {
+/** Rows [lo, hi) and columns [j0, j1) (j0 a multiple of 8) of C = (accumulate ? C : 0) + bias + A @ B for B packed whole
+ *  in panels. Each pair of panels is read once per call and then from cache for every row: with rows in blocks of 16
+ *  outermost (as the wasm kernels do), 64 rows streamed every weight matrix 4 times a step. */
+void gemmPanels(const float* A, int lda, const float* Bp, int K, int N, float* C, int ldc, const float* bias, bool acc, int lo, int hi,
+                int j0 = 0, int j1 = -1) {
+  if (j1 < 0) j1 = N;
   const int rows = hi - lo;
   const float* Ai = A + (long)lo * lda;
   float* Ci = C + (long)lo * ldc;
-  int j = 0;
-  for (; j + 16 <= N; j += 16) panelRows<2>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, 16, acc, bias ? bias + j : nullptr, rows);
-  for (; j < N; j += 8) panelRows<1>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, std::min(8, N - j), acc, bias ? bias + j : nullptr, rows);
+  int j = j0;
+  for (; j + 16 <= j1; j += 16) panelRows<2>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, 16, acc, bias ? bias + j : nullptr, rows);
+  for (; j < j1; j += 8) panelRows<1>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, std::min(8, j1 - j), acc, bias ? bias + j : nullptr, rows);
 }
 
 // The descriptor's int32 fields (DESC_* in assembly/kernels.ts) and the parameter layout of gpt.ts's paramSpecs.
@@ -703,45 +705,86 @@ void layerNormRows(const float* x, const float* w, const float* b, float* y, int
   }
 }
 
-// decodeRows(desc): one whole forward step of the network for rows [lo, hi) with the KV cache (see assembly/kernels.ts).
-void decodeRows(const Call& c, int lo, int hi) {
+/** Start of part t of [0, total) cut into n parts at multiples of align. */
+inline int partStart(int total, int n, int align, int t) {
+  if (t >= n) return total;
+  return std::min(total, (int)((long)total * t / n / align) * align);
+}
+
+/** Copies the keys and values among qkv's columns [a, b) of every row into the cache at (slots[r], positions[r]). */
+void kvWriteCols(const float* qkv, float* kc, float* vc, const int32_t* slots, const int32_t* pos, int M, int C, int nh, int ctx, int a, int b) {
+  const int hs = C / nh;
+  for (int part = 1; part <= 2; part++) {
+    float* cache = part == 1 ? kc : vc;
+    for (int h = 0; h < nh; h++) {
+      const int c0 = std::max(a, part * C + h * hs), c1 = std::min(b, part * C + (h + 1) * hs);
+      if (c0 >= c1) continue;
+      for (int r = 0; r < M; r++) {
+        float* dst = cache + ((long)(slots[r] * nh + h) * ctx + pos[r]) * hs + (c0 - part * C - h * hs);
+        std::memcpy(dst, qkv + (long)r * 3 * C + c0, (size_t)(c1 - c0) * 4);
+      }
+    }
+  }
+}
+
+// decodeRows(desc): one whole forward step of the network with the KV cache for the call's rows [0, M) (see
+// assembly/kernels.ts), as a team (Split::Team): thread t of n computes its share of the columns of every GEMM (so that
+// each weight is read from memory by one thread, not by all: a decoding step of few rows is bound by reading the
+// weights) and its share of the rows' attention heads, and the threads meet at c.sync between the phases. Each thread
+// normalizes every row itself (a LayerNorm of M rows costs less than a meeting). Rows of one slot (a prompt) need each
+// other's keys: they are all written before any row attends. Every output element is computed by one thread, in the
+// same order whatever the split.
+void decodeRows(const Call& c, int t, int n) {
   const Desc d{c.i32(0), c.base};
+  const int M = c.total;
   const int V = d[D_V], nCtx = d[D_NCTX], C = d[D_C], L = d[D_L], nh = d[D_NH], ctx = d[D_CTX], slotCount = d[D_SLOTS];
   const float *P = d.f(D_PARAMS), *wteP = d.f(D_WTET), *packed = d.f(D_PACKED);
-  float *kc = d.f(D_K), *vc = d.f(D_VC), *x = d.f(D_X), *ln = d.f(D_LN), *qkv = d.f(D_QKV), *atty = d.f(D_ATTY);
+  float *kc = d.f(D_K), *vc = d.f(D_VC), *x = d.f(D_X), *qkv = d.f(D_QKV), *atty = d.f(D_ATTY);
   float *fc = d.f(D_FC), *logits = d.f(D_LOGITS);
   const int32_t *tok = d.i32(D_TOK), *slots = d.i32(D_SLOT), *pos = d.i32(D_POS);
   const long layerSize = 12L * C * C + 13L * C, cacheSize = (long)slotCount * C * ctx;
   const float *wte = P, *wpe = P + (long)V * C, *layers = wpe + (long)nCtx * C, *lnf = layers + L * layerSize;
-  const int hs = C / nh;
-  for (int r = lo; r < hi; r++) {
+  float* ln = scratch(2, (size_t)M * C);
+  // this thread's columns of an N-wide product (in pairs of 8-column panels) and its rows and (row, head) items
+  auto cols = [&](int N, int& a, int& b) { a = partStart(N, n, 16, t); b = partStart(N, n, 16, t + 1); };
+  const int r0 = partStart(M, n, 1, t), r1 = partStart(M, n, 1, t + 1);
+  const int i0 = partStart(M * nh, n, 1, t), i1 = partStart(M * nh, n, 1, t + 1);
+  for (int r = r0; r < r1; r++) {
     const float *te = wte + (long)tok[r] * C, *pe = wpe + (long)pos[r] * C;
     for (int j = 0; j < C; j++) x[(long)r * C + j] = te[j] + pe[j];
   }
+  c.sync();
+  int a, b;
   for (int l = 0; l < L; l++) {
     const float* ln1w = layers + l * layerSize;
     const float *ln1b = ln1w + C, *attnB = ln1b + C + 3L * C * C, *projB = attnB + 3 * C + (long)C * C;
     const float *ln2w = projB + C, *ln2b = ln2w + C, *fcB = ln2b + C + 4L * C * C, *fc2B = fcB + 4 * C + 4L * C * C;
     float *kl = kc + l * cacheSize, *vl = vc + l * cacheSize;
-    layerNormRows(x, ln1w, ln1b, ln, C, lo, hi);
-    gemmPanels(ln, C, packed + packedWeightAt(l, C, 0), C, 3 * C, qkv, 3 * C, attnB, false, lo, hi);
-    for (int r = lo; r < hi; r++) {
-      const int s = slots[r], p = pos[r];
-      const float* row = qkv + (long)r * 3 * C;
-      for (int h = 0; h < nh; h++) {
-        std::memcpy(kl + ((long)(s * nh + h) * ctx + p) * hs, row + C + h * hs, hs * 4);
-        std::memcpy(vl + ((long)(s * nh + h) * ctx + p) * hs, row + 2 * C + h * hs, hs * 4);
-      }
-    }
-    kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, lo * nh, hi * nh);
-    gemmPanels(atty, C, packed + packedWeightAt(l, C, 1), C, C, x, C, projB, true, lo, hi);
-    layerNormRows(x, ln2w, ln2b, ln, C, lo, hi);
-    gemmPanels(ln, C, packed + packedWeightAt(l, C, 2), C, 4 * C, fc, 4 * C, fcB, false, lo, hi);
-    geluSpan(fc + (long)lo * 4 * C, fc + (long)lo * 4 * C, (long)(hi - lo) * 4 * C, false);
-    gemmPanels(fc, 4 * C, packed + packedWeightAt(l, C, 3), 4 * C, C, x, C, fc2B, true, lo, hi);
+    // qkv = ln_1(x) @ c_attn, its keys and values into the cache; atty = attention; x += atty @ c_proj
+    layerNormRows(x, ln1w, ln1b, ln, C, 0, M);
+    cols(3 * C, a, b);
+    gemmPanels(ln, C, packed + packedWeightAt(l, C, 0), C, 3 * C, qkv, 3 * C, attnB, false, 0, M, a, b);
+    kvWriteCols(qkv, kl, vl, slots, pos, M, C, nh, ctx, a, b);
+    c.sync();
+    kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, i0, i1);
+    c.sync();
+    cols(C, a, b);
+    gemmPanels(atty, C, packed + packedWeightAt(l, C, 1), C, C, x, C, projB, true, 0, M, a, b);
+    c.sync();
+    // x += gelu(ln_2(x) @ c_fc) @ c_proj
+    layerNormRows(x, ln2w, ln2b, ln, C, 0, M);
+    cols(4 * C, a, b);
+    gemmPanels(ln, C, packed + packedWeightAt(l, C, 2), C, 4 * C, fc, 4 * C, fcB, false, 0, M, a, b);
+    for (int r = 0; r < M; r++) geluSpan(fc + (long)r * 4 * C + a, fc + (long)r * 4 * C + a, b - a, false);
+    c.sync();
+    cols(C, a, b);
+    gemmPanels(fc, 4 * C, packed + packedWeightAt(l, C, 3), 4 * C, C, x, C, fc2B, true, 0, M, a, b);
+    c.sync();
   }
-  layerNormRows(x, lnf, lnf + C, ln, C, lo, hi);
-  gemmPanels(ln, C, wteP, C, V, logits, V, nullptr, false, lo, hi);
+  // logits = ln_f(x) @ wte^T
+  layerNormRows(x, lnf, lnf + C, ln, C, 0, M);
+  cols(V, a, b);
+  gemmPanels(ln, C, wteP, C, V, logits, V, nullptr, false, 0, M, a, b);
 }
 
 // ---------------------------------------------------------------- optimizer
@@ -813,7 +856,7 @@ const KernelEntry ENTRIES[] = {
   {"softmaxRowsBackward", softmaxRowsBackward, Split::Hints},
   {"attnForward", attnForward, Split::Hints},
   {"attnBackward", attnBackward, Split::Hints},
-  {"decodeRows", decodeRows, Split::Hints},
+  {"decodeRows", decodeRows, Split::Team},
   {"scale", scale, Split::Hints},
   {"adamw", adamw, Split::Hints},
   {"gemmRowsTA", gemmRowsTA, Split::Hints},

@@ -12,6 +12,10 @@ namespace canvasgym {
 struct Call {
   const double* args;
   char* base;
+  /** Split::Team kernels: waits until every thread of the call has arrived (see addon.cc). */
+  void (*sync)() = nullptr;
+  /** Split::Team kernels: the call's work range is [0, total). */
+  int total = 0;
   float* f(int i) const { return args[i] != 0 ? reinterpret_cast<float*>(base + static_cast<size_t>(args[i])) : nullptr; }
   int32_t* i32(int i) const { return args[i] != 0 ? reinterpret_cast<int32_t*>(base + static_cast<size_t>(args[i])) : nullptr; }
   int n(int i) const { return static_cast<int>(args[i]); }
@@ -21,8 +25,10 @@ struct Call {
 /** Runs items [lo, hi) of one call: rows, columns, heads, ... as the wasm kernel of the same name does. */
 using KernelFn = void (*)(const Call& c, int lo, int hi);
 
-/** How the pool cuts a call into chunks, where a kernel wants other chunks than the caller's hints (see addon.cc). */
-enum class Split { Hints, GemmRows };
+/** How the pool cuts a call into chunks, where a kernel wants other chunks than the caller's hints (see addon.cc).
+ *  Team: every thread of the call runs the kernel once, as (thread index, thread count), whatever the work range, and
+ *  the threads meet at Call::sync between phases. */
+enum class Split { Hints, GemmRows, Team };
 
 struct KernelEntry {
   const char* name;
@@ -41,7 +47,7 @@ struct KernelSet {
 };
 
 /** Per-thread scratch of at least n floats (grown on demand, kept between calls), 64-byte aligned; slot 0 is the
- *  GEMM's, slot 1 the other kernels'. */
+ *  GEMM's, slot 1 the other kernels', slot 2 decodeRows' own copy of a LayerNorm's output. */
 float* scratch(int slot, size_t n);
 
 namespace isa_generic { const KernelSet& kernels(); }
