@@ -72,6 +72,36 @@ describe('editing tasks', () => {
     expect(spammed.components.entities_present).toBeLessThan(full.components.entities_present);
   });
 
+  it('score doing nothing near 0 on every kind of edit, and each part of the edit in proportion', () => {
+    const many = generateEditingTasks({ split: 'heldout', n: 200, seed: 3 });
+    const idle = many.map((t) => scoreEdit(t, Canvas.fromJSON(t.start), { sent: 0, applied: 0 }).reward);
+    const done = (t: (typeof many)[number], actions: Record<string, unknown>[]) => {
+      const { canvas } = applyActions(actions, Canvas.fromJSON(t.start));
+      return scoreEdit(t, canvas, { sent: Math.max(1, actions.length), applied: Math.max(1, actions.length) });
+    };
+    // An empty batch sent and applied: action_validity has nothing refused, and still no credit for the untouched canvas.
+    const emptyBatch = many.map((t) => scoreEdit(t, Canvas.fromJSON(t.start), { sent: 1, applied: 1 }).reward);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(mean(idle)).toBeLessThanOrEqual(0.1);
+    expect(mean(emptyBatch)).toBeLessThanOrEqual(0.1);
+    for (const kind of EDIT_KINDS) {
+      const ofKind = many.filter((t) => t.edit === kind);
+      expect(ofKind.length, kind).toBeGreaterThan(0);
+      for (const t of ofKind) {
+        const full = done(t, solve(t));
+        expect(full.components.edit_done, t.id).toBe(1);
+        expect(scoreEdit(t, Canvas.fromJSON(t.start), { sent: 1, applied: 1 }).components.edit_done, t.id).toBe(0);
+      }
+    }
+    // insert_between asks for four changes (the new box, its two arrows, the old arrow gone): each one counts.
+    const t = many.find((x) => x.edit === 'insert_between')!;
+    const actions = solve(t);
+    const steps = [1, 2, actions.length].map((k) => done(t, actions.slice(0, k)));
+    expect(steps[0].components.edit_done).toBeGreaterThan(0);
+    expect(steps[0].components.edit_done).toBeLessThan(steps[2].components.edit_done);
+    expect(steps[0].reward).toBeLessThan(steps[2].reward);
+  });
+
   it('count a re-layout only when arrows point the asked way', () => {
     const task = tasks.find((t) => t.edit === 'relayout')!;
     const start = Canvas.fromJSON(task.start);

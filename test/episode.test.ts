@@ -151,8 +151,13 @@ describe('editing episode', () => {
     expect(stop.info.stopped).toBe(true);
     expect(stop.info.components).toMatchObject({ action_validity: 0 });
     env.reset({ task: tasks[1] });
+    // A last batch that makes part of the edit is applied and paid; nudging a shape is no edit and earns nothing.
     const first = tasks[1].start.shapes[0];
-    const r = env.step({ actions: [{ type: 'update_shape', id: first.id, x: first.x + 1 }], done: true });
+    const nudge = env.step({ actions: [{ type: 'update_shape', id: first.id, x: first.x + 1 }], done: true });
+    expect(nudge.terminated).toBe(true);
+    expect(nudge.reward).toBe(0);
+    env.reset({ task: tasks[1] });
+    const r = env.step({ actions: solve(tasks[1]).slice(0, 1), done: true });
     expect(r.terminated).toBe(true);
     expect(r.reward).toBeGreaterThan(0);
   });

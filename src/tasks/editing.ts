@@ -320,7 +320,7 @@ export function editingTaskForSeed(split: Split, seed: number, edits?: readonly 
 // ---------------------------------------------------------------------------------------------------------------------
 // The goal check: how far an edited canvas is from the goal spec. Pure.
 
-export const EDIT_WEIGHTS = { action_validity: 0.2, entities_present: 0.3, edges_correct: 0.3, layout_quality: 0.2 } as const;
+export const EDIT_WEIGHTS = { action_validity: 0.2, entities_present: 0.3, edges_correct: 0.3, layout_quality: 0.2, edit_done: 0 } as const;
 export type EditComponent = keyof typeof EDIT_WEIGHTS;
 /** Share of edges_correct that requested arrow labels carry, when the goal has any (as in the strong reward). */
 const LABEL_SHARE = 0.15;
@@ -351,7 +351,70 @@ export interface EditScore {
 
 const centre = (s: { x: number; y: number; w: number; h: number }) => ({ x: s.x + s.w / 2, y: s.y + s.h / 2 });
 
-export function scoreEdit(task: Pick<EditingTask, 'goal' | 'direction'>, canvas: Canvas, counts: ActionCounts): EditScore {
+/**
+ * Share of the changes the instruction asks for that the canvas shows, in [0, 1]: each goal entity the start lacks is
+ * named, each start label the goal drops is gone, each goal arrow the start lacks is drawn, each start arrow the goal
+ * drops is gone while both its ends stay, and for a re-layout the gain in arrows along the direction over the start.
+ * The start canvas already scores most of the goal (an edit changes one or two things), so without this gate doing
+ * nothing averaged 0.60.
+ */
+function editDone(
+  task: Pick<EditingTask, 'goal' | 'direction' | 'start'>,
+  canvas: Canvas,
+  shapeOf: ReadonlyMap<string, string>,
+  drawn: (from: string, to: string) => boolean,
+  directionShare: number | null,
+): number {
+  const goal = task.goal;
+  const start = Canvas.fromJSON(task.start);
+  const startText = new Map(start.shapeList().map((s) => [s.id, s.text]));
+  const startLabels = new Set(startText.values());
+  const goalNames = new Set(goal.entities);
+  const startEdges = start.arrows.map((a) => [startText.get(a.from) ?? '', startText.get(a.to) ?? ''] as const);
+  const startKeys = new Set(startEdges.map(([a, b]) => edgeKey(a, b)));
+  const goalKeys = new Set(goal.edges.map(([a, b]) => edgeKey(a, b)));
+  const labels = canvas.shapeList().map((s) => s.text);
+  const parts: number[] = [];
+  for (const e of goal.entities) if (!startLabels.has(e)) parts.push(labels.some((l) => labelMatch(e, l) >= EXACT) ? 1 : 0);
+  for (const label of startLabels) if (!goalNames.has(label)) parts.push(labels.some((l) => labelMatch(label, l) >= EXACT) ? 0 : 1);
+  for (const [a, b] of goal.edges) if (!startKeys.has(edgeKey(a, b))) parts.push(drawn(a, b) ? 1 : 0);
+  for (const [a, b] of startEdges) {
+    if (goalKeys.has(edgeKey(a, b)) || !goalNames.has(a) || !goalNames.has(b)) continue;
+    const from = shapeOf.get(a);
+    const to = shapeOf.get(b);
+    parts.push(from && to && !canvas.arrows.some((x) => x.from === from && x.to === to) ? 1 : 0);
+  }
+  if (task.direction && directionShare !== null) {
+    // The start's own shapes, named by their labels: what share of arrows already pointed the asked way.
+    const startShapeOf = new Map([...startText].map(([id, text]) => [text, id]));
+    const before = alongShare(goal, task.direction, start, startShapeOf);
+    parts.push(before >= 1 ? directionShare : Math.max(0, (directionShare - before) / (1 - before)));
+  }
+  return parts.length ? parts.reduce((x, y) => x + y, 0) / parts.length : 1;
+}
+
+/** Share of the goal's forward arrows whose target lies clearly further along `direction` than their source. */
+function alongShare(goal: DiagramSpec, direction: Direction, canvas: Canvas, shapeOf: ReadonlyMap<string, string>): number {
+  const back = backEdges(goal);
+  const forward = goal.edges.filter(([a, b]) => !back.has(edgeKey(a, b)));
+  let along = 0;
+  for (const [from, to] of forward) {
+    const a = canvas.shapes.get(shapeOf.get(from) ?? '');
+    const b = canvas.shapes.get(shapeOf.get(to) ?? '');
+    if (!a || !b) continue;
+    const [ca, cb] = [centre(a), centre(b)];
+    // Clearly along the axis: shapes side by side across it do not count.
+    const d = direction === 'RIGHT' ? cb.x - ca.x : cb.y - ca.y;
+    if (d >= MIN_ADVANCE) along++;
+  }
+  return forward.length ? along / forward.length : 0;
+}
+
+/**
+ * The edited canvas against the goal. Every weighted component is multiplied by `edit_done` (the share of the asked
+ * changes made, logged with weight 0), so that leaving the canvas as it was scores 0 however close the start is.
+ */
+export function scoreEdit(task: Pick<EditingTask, 'goal' | 'direction' | 'start'>, canvas: Canvas, counts: ActionCounts): EditScore {
   const goal = task.goal;
   const shapes = canvas.shapeList();
   const { assignment, quality } = matchEntities(goal.entities, shapes.map((s) => s.text));
@@ -393,28 +456,20 @@ export function scoreEdit(task: Pick<EditingTask, 'goal' | 'direction'>, canvas:
   }
 
   const layout = scoreCanvasLayout(canvas);
-  let directionShare: number | null = null;
-  if (task.direction) {
-    const back = backEdges(goal);
-    const forward = goal.edges.filter(([a, b]) => !back.has(edgeKey(a, b)));
-    let along = 0;
-    for (const [from, to] of forward) {
-      const a = canvas.shapes.get(shapeOf.get(from) ?? '');
-      const b = canvas.shapes.get(shapeOf.get(to) ?? '');
-      if (!a || !b) continue;
-      const [ca, cb] = [centre(a), centre(b)];
-      // Clearly along the axis: shapes side by side across it do not count.
-      const d = task.direction === 'RIGHT' ? cb.x - ca.x : cb.y - ca.y;
-      if (d >= MIN_ADVANCE) along++;
-    }
-    directionShare = forward.length ? along / forward.length : 0;
-  }
+  const directionShare = task.direction ? alongShare(goal, task.direction, canvas, shapeOf) : null;
 
+  const drawn = (a: string, b: string) => {
+    const from = shapeOf.get(a);
+    const to = shapeOf.get(b);
+    return from !== undefined && to !== undefined && firstArrow.has(`${from}\u0000${to}`);
+  };
+  const done = editDone(task, canvas, shapeOf, drawn, directionShare);
   const components: Record<EditComponent, number> = {
-    action_validity: counts.sent ? counts.applied / counts.sent : 0,
-    entities_present: entityValue,
-    edges_correct: shapes.length ? structure : 0,
-    layout_quality: shapes.length ? layout.score * (directionShare ?? 1) : 0,
+    action_validity: (counts.sent ? counts.applied / counts.sent : 0) * done,
+    entities_present: entityValue * done,
+    edges_correct: (shapes.length ? structure : 0) * done,
+    layout_quality: (shapes.length ? layout.score * (directionShare ?? 1) : 0) * done,
+    edit_done: done,
   };
   let reward = 0;
   for (const k of Object.keys(EDIT_WEIGHTS) as EditComponent[]) reward += EDIT_WEIGHTS[k] * components[k];
