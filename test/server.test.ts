@@ -113,6 +113,21 @@ describe('reward', () => {
     }
   });
 
+  it('strips the end tokens that close a completion, on /reward and /get_reward', async () => {
+    const ends = ['<|im_end|>', '</s>', '<|endoftext|>', '<|eot_id|>', '<|end|>', '<|im_end|>\n<|endoftext|>'];
+    const base = rows[0];
+    const { json } = await call('/reward', { body: [base, ...ends.map((e) => ({ ...base, completion: base.completion + e }))] });
+    const rewards = json.results.map((r: { reward: number }) => r.reward);
+    expect(rewards).toEqual(ends.map(() => rewards[0]).concat(rewards[0]));
+    // Only at the end: an end token inside the answer is the answer's.
+    const inside = await call('/reward', { body: [{ ...base, completion: `</s>${base.completion}` }] });
+    expect(inside.json.results[0].reward).toBe(getRubric('strong').score({ ...base, completion: `</s>${base.completion}` }).reward);
+    const prompt = `<|im_start|>user\n${base.prompt}<|im_end|>\n<|im_start|>assistant\n`;
+    const got = await call('/get_reward', { body: { query: [prompt + base.completion + '<|im_end|>', prompt + base.completion], prompts: [prompt, prompt], labels: ['', ''] } });
+    expect(got.json.rewards[0]).toBe(got.json.rewards[1]);
+    expect(got.json.rewards[0]).toBe(getRubric('strong').score({ prompt: base.prompt, completion: base.completion }).reward);
+  });
+
   it('takes another preset with ?reward=', async () => {
     const { json } = await call('/reward?reward=seed', { body: rows.slice(0, 3) });
     expect(json.results.map((r: { reward: number }) => r.reward)).toEqual(rows.slice(0, 3).map((r) => getRubric('seed').score(r).reward));
@@ -251,7 +266,7 @@ const BAD: { what: string; path: string; method?: string; raw?: string; body?: u
   // What one row may ask for (src/tasks/limits.ts).
   { what: 'spec over the entity limit', path: '/reward', body: [{ prompt: 'a', completion: '{}' }, { prompt: 'b', completion: '{}', spec: { entities: Array.from({ length: 201 }, (_, i) => `E${i}`), edges: [] } }], status: 400, message: /^row 1: invalid field "spec.entities": 201 entities; the limit is 200$/ },
   { what: 'prompt over the limit', path: '/reward', body: [{ prompt: 'p'.repeat(20_001), completion: '{}' }], status: 400, message: /^row 0: field "prompt": 20,001 characters; the limit is 20,000$/ },
-  { what: 'get_reward label over the edge limit', path: '/get_reward', body: { query: ['a'], labels: [JSON.stringify({ entities: ['a'], edges: Array.from({ length: 1001 }, () => ['a', 'a']) })] }, status: 400, message: /^labels\[0\]: invalid spec field "edges": 1,001 edges; the limit is 1,000$/ },
+  { what: 'get_reward label over the edge limit', path: '/get_reward', body: { query: ['a'], prompts: ['a'], labels: [JSON.stringify({ entities: ['a'], edges: Array.from({ length: 1001 }, () => ['a', 'a']) })] }, status: 400, message: /^labels\[0\]: invalid spec field "edges": 1,001 edges; the limit is 1,000$/ },
   { what: 'get_reward request over the prompt limit', path: '/get_reward', body: { query: [`<|user|>${'p'.repeat(20_001)}<|end|>{}`], prompts: [`<|user|>${'p'.repeat(20_001)}<|end|>`] }, status: 400, message: /^prompts\[0\]: the user's request is 20,001 characters; the limit is 20,000$/ },
   { what: 'empty batch', path: '/reward', body: [], status: 400, message: /the rows array is empty/ },
   { what: 'batch too large', path: '/reward', body: Array.from({ length: 51 }, () => ({ prompt: 'a', completion: '{}' })), status: 413, message: /the rows array has 51 rows; the limit is 50 per request \(--max-batch\)/ },
@@ -259,7 +274,9 @@ const BAD: { what: string; path: string; method?: string; raw?: string; body?: u
   { what: 'unknown reward preset', path: '/reward?reward=best', body: [{ prompt: 'a', completion: '{}' }], status: 400, message: /unknown reward preset "best": valid names are seed, strong/ },
   { what: 'get_reward without query', path: '/get_reward', body: { prompts: ['a'] }, status: 400, message: /missing field "query"/ },
   { what: 'get_reward lengths differ', path: '/get_reward', body: { query: ['a', 'b'], prompts: ['a'] }, status: 400, message: /prompts has 1 items but query has 2/ },
-  { what: 'get_reward label not a spec', path: '/get_reward', body: { query: ['a'], labels: ['{"entities": 3}'] }, status: 400, message: /labels\[0\]: invalid spec field "entities"/ },
+  { what: 'get_reward label not a spec', path: '/get_reward', body: { query: ['a'], prompts: ['a'], labels: ['{"entities": 3}'] }, status: 400, message: /labels\[0\]: invalid spec field "entities"/ },
+  { what: 'get_reward without prompts', path: '/get_reward', body: { query: ['Draw A.{}'] }, status: 400, message: /^missing field "prompts": the prompt of each query/ },
+  { what: 'get_reward with an empty request', path: '/get_reward', body: { query: ['a', '<|user|> <|end|>{}'], prompts: ['a', '<|user|> <|end|>'] }, status: 400, message: /^prompts\[1\] holds no request: the prompt \(or its last user turn\) is empty/ },
   { what: 'unknown environment', path: '/reset', body: { env: 'chess' }, status: 400, message: /env must be one of diagram, editing, got "chess"/ },
   { what: 'bad seed', path: '/reset', body: { seed: 'one' }, status: 400, message: /field "seed" must be an integer, got "one"/ },
   { what: 'unknown option', path: '/reset', body: { seed: 1, options: { turns: 3 } }, status: 400, message: /unknown option "turns": known are split, max_turns, edits/ },

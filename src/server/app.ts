@@ -25,7 +25,7 @@ import { ConnectionGuard } from './connections.ts';
 import { BodyBudget, bodyObject, HttpError, isObject, readBody, readJson, requireField, sendError, sendJson, sendJsonBytes } from './http.ts';
 import { ChatService } from './openai.ts';
 import { ScoringPool } from './pool.ts';
-import { rubricByName } from './reward.ts';
+import { rubricByName, stripEndTokens } from './reward.ts';
 import type { ScoreRoute } from './score-job.ts';
 import { SessionStore } from './sessions.ts';
 
@@ -223,7 +223,8 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
         const s = sessions.get(sessionIdOf(b));
         if (b.action === undefined) throw new HttpError(400, 'missing_field', 'missing field "action": the model\'s text, or {"actions": [...], "done"?: bool}');
         if (typeof b.action !== 'string' && !isObject(b.action)) throw new HttpError(400, 'invalid_field', 'field "action" must be a string (the model\'s text) or an object {"actions": [...]}');
-        return { session_id: s.id, ...episodeCall(() => s.env.step(b.action as StepAction)) };
+        const action = typeof b.action === 'string' ? stripEndTokens(b.action) : (b.action as StepAction);
+        return { session_id: s.id, ...episodeCall(() => s.env.step(action)) };
       },
     },
     '/state': {

@@ -21,6 +21,26 @@ export function rubricByName(name: string): Rubric {
   }
 }
 
+/** End-of-turn tokens of the chat templates trainers use (canvasgym's, ChatML, Llama 2, GPT-2, Llama 3): a trainer that
+ *  decodes with special tokens (OpenRLHF does) leaves one at the end of the completion, and it is no part of the answer. */
+export const END_TOKENS = ['<|end|>', '<|im_end|>', '</s>', '<|endoftext|>', '<|eot_id|>'];
+
+/** The completion without the end tokens (and the whitespace between them) that close it. */
+export function stripEndTokens(completion: string): string {
+  let text = completion;
+  for (let cut = true; cut; ) {
+    cut = false;
+    const trimmed = text.trimEnd();
+    for (const t of END_TOKENS) {
+      if (trimmed.endsWith(t)) {
+        text = trimmed.slice(0, -t.length);
+        cut = true;
+      }
+    }
+  }
+  return text;
+}
+
 /** Scores `{prompt, completion, spec?}` rows in order; a bad row fails the request with its index, before any scoring. */
 export function scoreRows(rubric: Rubric, body: unknown, maxBatch: number): { results: RowResult[] } {
   if (!Array.isArray(body)) {
@@ -30,7 +50,8 @@ export function scoreRows(rubric: Rubric, body: unknown, maxBatch: number): { re
   checkBatch(body.length, maxBatch, 'the rows array');
   const scored = body.map((row, i) => {
     // The `score` command's own row function: same validation, same reward, components and errors.
-    const { ok, row: out } = scoreRow(rubric, row, i);
+    const input = isObject(row) && typeof row.completion === 'string' ? { ...row, completion: stripEndTokens(row.completion) } : row;
+    const { ok, row: out } = scoreRow(rubric, input, i);
     if (!ok) throw new HttpError(400, 'invalid_row', `row ${i}: ${String(out.error).replace(/^line \d+: /, '')}`);
     return { reward: out.reward as number, components: out.components as Record<string, number>, errors: out.errors as string[] };
   });
@@ -91,21 +112,23 @@ function labelSpec(label: unknown, i: number): DiagramSpec | undefined {
 export function openRlhfReward(rubric: Rubric, body: Record<string, unknown>, maxBatch: number) {
   const query = requireField(body, 'query', 'array') as unknown[];
   checkBatch(query.length, maxBatch, 'query');
-  const prompts = body.prompts === undefined ? undefined : (requireField(body, 'prompts', 'array') as unknown[]);
+  if (body.prompts === undefined) throw new HttpError(400, 'missing_field', 'missing field "prompts": the prompt of each query (OpenRLHF sends them), which holds the request the diagram is scored against');
+  const prompts = requireField(body, 'prompts', 'array') as unknown[];
   const labels = body.labels === undefined ? undefined : (requireField(body, 'labels', 'array') as unknown[]);
   for (const [name, list] of [['prompts', prompts], ['labels', labels]] as const) {
     if (list && list.length !== query.length) throw new HttpError(400, 'length_mismatch', `${name} has ${list.length} items but query has ${query.length}: they go together one to one`);
   }
   query.forEach((q, i) => {
     if (typeof q !== 'string') throw new HttpError(400, 'invalid_field', `query[${i}] must be a string`);
-    if (prompts && typeof prompts[i] !== 'string') throw new HttpError(400, 'invalid_field', `prompts[${i}] must be a string`);
+    if (typeof prompts[i] !== 'string') throw new HttpError(400, 'invalid_field', `prompts[${i}] must be a string`);
+    if (userRequest(prompts[i] as string) === '') throw new HttpError(400, 'invalid_field', `prompts[${i}] holds no request: the prompt (or its last user turn) is empty, and a diagram cannot be scored against nothing`);
   });
   const rewards: number[] = [];
   const extra: Record<string, number[]> = {};
   query.forEach((q, i) => {
     const text = q as string;
-    const prompt = (prompts?.[i] as string | undefined) ?? '';
-    const completion = prompt && text.startsWith(prompt) ? text.slice(prompt.length) : text;
+    const prompt = prompts[i] as string;
+    const completion = stripEndTokens(text.startsWith(prompt) ? text.slice(prompt.length) : text);
     const request = userRequest(prompt);
     const tooLong = promptRefusal(request);
     if (tooLong !== null) throw new HttpError(400, 'invalid_field', `prompts[${i}]: the user's request is ${tooLong}`);
