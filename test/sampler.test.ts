@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPT, type GPTConfig } from '../src/model/gpt.ts';
-import { generate, type SampleOptions } from '../src/model/sampler.ts';
+import { decode, generate, type SampleOptions, type TokenStep } from '../src/model/sampler.ts';
 
 const cfg: GPTConfig = { vocabSize: 29, nCtx: 40, nEmbd: 32, nLayer: 2, nHead: 4 };
 let model: GPT;
@@ -113,5 +113,51 @@ describe('generate', () => {
     await expect(generate(model, prompts, { ...base, topP: 0 })).rejects.toThrow(/topP/);
     await expect(generate(model, prompts, { ...base, maxNewTokens: 0 })).rejects.toThrow(/maxNewTokens/);
     await expect(generate(model, [new Int32Array(0)], base)).rejects.toThrow(/empty/);
+  });
+});
+
+describe('decode: requests with their own settings in one batch', () => {
+  it("gives each request the samples it gets alone, whatever the others' settings", async () => {
+    const reqs = [
+      { ...base, prompt: prompts[0], n: 2, seed: 5 },
+      { ...base, prompt: prompts[2], n: 3, temperature: 0, maxNewTokens: 5 },
+      { ...base, prompt: prompts[1], n: 1, temperature: 0.7, topK: 4, seed: 9, stopTokens: [3] },
+    ];
+    const together = await decode(model, reqs);
+    expect(together.map((s) => s.promptIndex)).toEqual([0, 0, 1, 1, 1, 2]);
+    let at = 0;
+    for (const r of reqs) {
+      const alone = await decode(model, [r]);
+      expect(together.slice(at, at + r.n).map((s) => [...s.tokens])).toEqual(alone.map((s) => [...s.tokens]));
+      at += r.n;
+    }
+    // generate's prompts are requests whose samples take consecutive streams
+    const g = await generate(model, prompts, base);
+    const d = await decode(model, prompts.map((prompt, i) => ({ ...base, prompt, n: 3, firstStream: 3 * i })));
+    expect(d.map((s) => [...s.tokens])).toEqual(g.map((s) => [...s.tokens]));
+  });
+
+  it('reports the most likely tokens under the model\'s own distribution, and ends a sample where onToken says', async () => {
+    const steps: TokenStep[][] = [[], []];
+    const [a, b] = await decode(model, [
+      { ...base, prompt: prompts[2], n: 2, temperature: 1.3, topLogprobs: 5, onToken: (k, step) => void steps[k].push(step) || (k === 1 && steps[1].length === 4) },
+    ]);
+    expect(a.tokens.length).toBe(12);
+    expect(b.tokens.length).toBe(4);
+    expect(b.finishReason).toBe('stop');
+    const ref = fullLogprobs(prompts[2], a.tokens);
+    steps[0].forEach((step, t) => {
+      expect(step.token).toBe(a.tokens[t]);
+      expect(Math.fround(step.logprob)).toBe(a.logprobs[t]);
+      expect(step.top!.map((x) => x.logprob)).toEqual([...step.top!.map((x) => x.logprob)].sort((x, y) => y - x));
+      // the chosen token is among the top ones exactly when its log-prob reaches the fifth
+      const inTop = step.top!.some((x) => x.token === step.token);
+      if (Math.abs(step.logprob - step.top![4].logprob) > 1e-6) expect(inTop).toBe(step.logprob > step.top![4].logprob);
+      expect(Math.abs(step.logprob - ref[t])).toBeLessThan(1e-4);
+    });
+    // the top log-probs are the full forward's at the first position
+    const seq = Int32Array.from([...prompts[2], steps[0][0].top![0].token]);
+    const full = model.forward(seq.subarray(0, seq.length - 1), seq.subarray(1), 1, seq.length - 1).logprobs;
+    expect(Math.abs(full[prompts[2].length - 1] - steps[0][0].top![0].logprob)).toBeLessThan(1e-4);
   });
 });

@@ -40,32 +40,78 @@ export interface Sample {
 /** Rows per prefill forward: long enough to batch prompts, bounded so the buffers stay small. */
 const PREFILL_ROWS = 1024;
 
+/** One prompt of a batch with its own sampling settings (requests of a server decode together this way). */
+export interface DecodeRequest extends Omit<SampleOptions, 'n'> {
+  prompt: Int32Array;
+  n: number;
+  /** The random stream of this request's first sample; its later samples take the streams after it (default 0). */
+  firstStream?: number;
+  /** How many of the most likely tokens to report beside each chosen one (0 or unset: none). */
+  topLogprobs?: number;
+  /** Sees each chosen token (the stop token too); returning true ends that sample there, finishReason 'stop'. */
+  onToken?: (sample: number, step: TokenStep) => boolean | void;
+}
+
+export interface TokenStep {
+  token: number;
+  /** As Sample.logprobs: the model's unmodified distribution. */
+  logprob: number;
+  /** The `topLogprobs` most likely tokens under the same distribution, most likely first. */
+  top?: { token: number; logprob: number }[];
+}
+
 /** Batched over all prompts x n with a KV cache; reproducible for a seed. Order: prompt 0's n samples, then prompt 1's, ... */
 export async function generate(model: GPT, prompts: Int32Array[], o: SampleOptions): Promise<Sample[]> {
   const n = o.n ?? 1;
   checkOptions(o, n);
+  return decode(model, prompts.map((prompt, i) => ({ ...o, prompt, n, firstStream: i * n })));
+}
+
+/**
+ * Every request's samples advance together, one token per step, each request with its own settings and each sample
+ * with its own random stream (seed, stream), so a request's samples are the same whatever else is in the batch.
+ * `between` is awaited after each step (a server lets its other work in there). Order: request 0's n samples, then
+ * request 1's, ...; promptIndex is the request's index.
+ */
+export async function decode(model: GPT, requests: DecodeRequest[], opts: { between?: () => Promise<void> } = {}): Promise<Sample[]> {
   const { nCtx, vocabSize: V } = model.config;
-  prompts.forEach((p, i) => {
-    if (p.length < 1) throw new Error(`prompt ${i} is empty: sampling needs at least one token to condition on`);
-    if (p.length >= nCtx) throw new Error(`prompt ${i} has ${p.length} tokens: no room left in the context of ${nCtx}`);
+  requests.forEach((r, i) => {
+    checkOptions(r, r.n);
+    if (r.topLogprobs !== undefined && !(Number.isInteger(r.topLogprobs) && r.topLogprobs >= 0 && r.topLogprobs <= V)) throw new Error(`topLogprobs must be an integer from 0 to ${V}, got ${r.topLogprobs}`);
+    if (r.prompt.length < 1) throw new Error(`prompt ${i} is empty: sampling needs at least one token to condition on`);
+    if (r.prompt.length >= nCtx) throw new Error(`prompt ${i} has ${r.prompt.length} tokens: no room left in the context of ${nCtx}`);
   });
-  const S = prompts.length * n;
+  const first: number[] = [];
+  let S = 0;
+  for (const r of requests) {
+    first.push(S);
+    S += r.n;
+  }
   if (S === 0) return [];
-  const totalPrompt = prompts.reduce((s, p) => s + p.length, 0);
+  const totalPrompt = requests.reduce((s, r) => s + r.prompt.length, 0);
   const cache = model.createKVCache(S, Math.max(S, Math.min(totalPrompt, PREFILL_ROWS)));
   try {
-    const next = prefill(model, cache, prompts, n);
-    const seqs = Array.from({ length: S }, (_, i) => ({
-      promptIndex: Math.floor(i / n),
-      length: prompts[Math.floor(i / n)].length,
-      tokens: [] as number[],
-      logprobs: [] as number[],
-      finish: undefined as Sample['finishReason'] | undefined,
-      rng: seededUniform(o.seed, i),
-      guide: o.guide?.(),
-    }));
-    const stop = new Set(o.stopTokens);
-    const picker = new Picker(V, o);
+    const next = prefill(model, cache, requests, first, S);
+    // Requests with the same settings share a picker (and its two vocabulary-sized buffers).
+    const byKey = new Map<string, Picker>();
+    const pickers = requests.map((r) => {
+      const key = `${r.temperature} ${r.topP} ${r.topK}`;
+      if (!byKey.has(key)) byKey.set(key, new Picker(V, r));
+      return byKey.get(key)!;
+    });
+    const seqs = requests.flatMap((r, ri) =>
+      Array.from({ length: r.n }, (_, k) => ({
+        promptIndex: ri,
+        sample: k,
+        length: r.prompt.length,
+        tokens: [] as number[],
+        logprobs: [] as number[],
+        finish: undefined as Sample['finishReason'] | undefined,
+        rng: seededUniform(r.seed, (r.firstStream ?? 0) + k),
+        guide: r.guide?.(),
+        stop: new Set(r.stopTokens),
+      })),
+    );
     let active = seqs.map((_, i) => i);
     let logits = next;
     let rowOf = active.map((_, i) => i);
@@ -73,19 +119,22 @@ export async function generate(model: GPT, prompts: Int32Array[], o: SampleOptio
       const feed: number[] = [];
       for (let a = 0; a < active.length; a++) {
         const s = seqs[active[a]];
+        const r = requests[s.promptIndex];
         const row = logits.subarray(rowOf[a] * V, (rowOf[a] + 1) * V);
-        // A guide's mask changes the row, so the model's own normaliser is taken first.
-        const rawLse = s.guide ? logSumExp(row) : undefined;
+        // A guide's mask changes the row, so the model's own normaliser (and its most likely tokens) come first.
+        const rawLse = s.guide || r.topLogprobs ? logSumExp(row) : undefined;
+        const top = r.topLogprobs ? topTokens(row, r.topLogprobs, rawLse!) : undefined;
         s.guide?.mask(row);
-        const picked = picker.pick(row, s.rng());
+        const picked = pickers[s.promptIndex].pick(row, s.rng());
         const token = picked.token;
-        const logprob = rawLse === undefined ? picked.logprob : row[token] - rawLse;
+        const logprob = s.guide ? row[token] - rawLse! : picked.logprob;
         s.guide?.accept(token);
         s.tokens.push(token);
         s.logprobs.push(logprob);
         s.length++;
-        if (stop.has(token)) s.finish = 'stop';
-        else if (s.tokens.length >= o.maxNewTokens || s.length >= nCtx) s.finish = 'length';
+        const ended = r.onToken?.(s.sample, { token, logprob, ...(top ? { top } : {}) }) === true;
+        if (ended || s.stop.has(token)) s.finish = 'stop';
+        else if (s.tokens.length >= r.maxNewTokens || s.length >= nCtx) s.finish = 'length';
         else feed.push(active[a]);
       }
       active = feed;
@@ -94,6 +143,7 @@ export async function generate(model: GPT, prompts: Int32Array[], o: SampleOptio
       const positions = Int32Array.from(active, (i) => seqs[i].length - 1);
       logits = model.kvForward(cache, tokens, Int32Array.from(active), positions);
       rowOf = active.map((_, a) => a);
+      if (opts.between) await opts.between();
     }
     return seqs.map((s) => ({
       promptIndex: s.promptIndex,
@@ -106,7 +156,7 @@ export async function generate(model: GPT, prompts: Int32Array[], o: SampleOptio
   }
 }
 
-function checkOptions(o: SampleOptions, n: number): void {
+function checkOptions(o: Omit<SampleOptions, 'n'>, n: number): void {
   if (!Number.isInteger(n) || n < 1) throw new Error(`n must be a positive integer, got ${n}`);
   if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 1) throw new Error(`maxNewTokens must be a positive integer, got ${o.maxNewTokens}`);
   if (!(o.temperature >= 0)) throw new Error(`temperature must be >= 0, got ${o.temperature}`);
@@ -115,33 +165,33 @@ function checkOptions(o: SampleOptions, n: number): void {
   if (!Number.isFinite(o.seed)) throw new Error(`seed must be a number, got ${o.seed}`);
 }
 
-/** Feeds every prompt once (into the slot of its first sample), copies the cache to its other samples, and returns the
- *  next-token logits (S, V) of every sample. */
-function prefill(model: GPT, cache: KVCache, prompts: Int32Array[], n: number): Float32Array {
+/** Feeds every prompt once (into the slot of its request's first sample), copies the cache to its other samples, and
+ *  returns the next-token logits (S, V) of every sample. */
+function prefill(model: GPT, cache: KVCache, requests: DecodeRequest[], first: number[], S: number): Float32Array {
   const V = model.config.vocabSize;
-  const out = new Float32Array(prompts.length * n * V);
+  const out = new Float32Array(S * V);
   const tokens: number[] = [], slots: number[] = [], positions: number[] = [];
-  const lastRow: { prompt: number; row: number }[] = [];
+  const lastRow: { request: number; row: number }[] = [];
   const flush = (): void => {
     if (tokens.length === 0) return;
     const logits = model.kvForward(cache, Int32Array.from(tokens), Int32Array.from(slots), Int32Array.from(positions));
-    for (const { prompt, row } of lastRow) {
-      for (let k = 0; k < n; k++) out.set(logits.subarray(row * V, (row + 1) * V), (prompt * n + k) * V);
+    for (const { request, row } of lastRow) {
+      for (let k = 0; k < requests[request].n; k++) out.set(logits.subarray(row * V, (row + 1) * V), (first[request] + k) * V);
     }
     tokens.length = slots.length = positions.length = lastRow.length = 0;
   };
-  prompts.forEach((p, i) => {
+  requests.forEach(({ prompt: p }, i) => {
     for (let t = 0; t < p.length; t++) {
       if (tokens.length === cache.rows) flush();
       tokens.push(p[t]);
-      slots.push(i * n);
+      slots.push(first[i]);
       positions.push(t);
-      if (t === p.length - 1) lastRow.push({ prompt: i, row: tokens.length - 1 });
+      if (t === p.length - 1) lastRow.push({ request: i, row: tokens.length - 1 });
     }
   });
   flush();
-  prompts.forEach((p, i) => {
-    for (let k = 1; k < n; k++) model.copyKVSlot(cache, i * n, i * n + k, p.length);
+  requests.forEach(({ prompt: p, n }, i) => {
+    for (let k = 1; k < n; k++) model.copyKVSlot(cache, first[i], first[i] + k, p.length);
   });
   return out;
 }
@@ -151,7 +201,7 @@ class Picker {
   private readonly probs: Float64Array;
   private readonly order: Int32Array;
 
-  constructor(private readonly V: number, private readonly o: SampleOptions) {
+  constructor(private readonly V: number, private readonly o: Omit<SampleOptions, 'n'>) {
     this.probs = new Float64Array(V);
     this.order = new Int32Array(V);
   }
@@ -217,6 +267,19 @@ class Picker {
       if (threshold < 1e-300) threshold = 0;
     }
   }
+}
+
+/** The k largest entries of a logits row as log-probs (lse: the row's log-sum-exp), largest first, ties by token id. */
+function topTokens(row: Float32Array, k: number, lse: number): { token: number; logprob: number }[] {
+  const best: number[] = [];
+  for (let i = 0; i < row.length; i++) {
+    if (best.length === k && row[i] <= row[best[k - 1]]) continue;
+    let at = best.length;
+    while (at > 0 && row[best[at - 1]] < row[i]) at--;
+    best.splice(at, 0, i);
+    if (best.length > k) best.pop();
+  }
+  return best.map((token) => ({ token, logprob: row[token] - lse }));
 }
 
 function logSumExp(row: Float32Array): number {
