@@ -75,8 +75,27 @@ export function splitSentences(text: string): string[] {
     .filter(Boolean);
 }
 
+/** "steps: 1. A 2. B 3. C" and "Step 1: A. Step 2: B.": an enumeration written on one line. */
+const INLINE_NUMBERED = /(?:^|[\s:])\(?1[.):]\s+\S[^\n]*?\s\(?2[.):]\s+\S/;
+const INLINE_NUMBER = /(?:^|(?<=[\s:,;]))\s*\(?(\d{1,2})[.):]\s+(?=\S)/g;
+const STEP_NUMBERED = /\bstep\s+1\s*[:.)-]\s*\S[^\n]*\bstep\s+2\s*[:.)-]/i;
+const STEP_NUMBER = /(?:^|\s+)step\s+(\d{1,2})\s*[:.)-]\s*/gi;
+
+/** Each line holding an inline enumeration becomes its lead line and one numbered bullet per step. */
+function unfoldEnumerations(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      if (STEP_NUMBERED.test(line)) return line.replace(STEP_NUMBER, (_m, n: string) => `\n${n}. `);
+      if (!INLINE_NUMBERED.test(line) || BULLET.test(line)) return line;
+      return line.replace(INLINE_NUMBER, (_m, n: string) => `\n${n}. `).replace(/[,;]\s*(?=\n)/g, '');
+    })
+    .join('\n');
+}
+
 /** Prose sentences and bullet blocks in text order; a sentence written on a bullet's line after the item is prose. */
-export function segment(text: string): Part[] {
+export function segment(raw: string): Part[] {
+  const text = unfoldEnumerations(raw);
   const parts: Part[] = [];
   let prose: string[] = [];
   let block: BulletBlock | undefined;
@@ -110,9 +129,11 @@ export function segment(text: string): Part[] {
 }
 
 const LEAD_WORDS =
-  /^(?:(?:and|or|then|finally|next|also|to|into|onto|with|from|at|via|through|(?:draw|show|make|create|sketch|render|illustrate|depict|visualize)(?=\s+(?:[a-z]|A\s|An\s|The\s))|please|pls|hey|hi|ok|okay|so|a|an|the|some|one|our|my|their|its|your|(?:back|around|on|goes|go)\s+to|goes\s+(?:through|via))\s+)+/i;
+  /^(?:(?:and|or|then|finally|next|also|to|into|onto|with|from|at|via|through|(?:draw|show|make|create|sketch|render|illustrate|depict|visualize)(?=\s+(?:[a-z]|A\s|An\s|The\s))|please|pls|hey|hi|ok|okay|so|basically|just|well|um|(?:can|could|would|will)\s+(?:you|u)|a|an|the|some|one|our|my|their|its|your|(?:back|around|on|goes|go)\s+to|goes\s+(?:through|via))\s+)+/i;
+/** The same lead words without the drawing verbs: a step may itself be an imperative ("Make coffee", "Show results"). */
+const ITEM_LEAD_WORDS = new RegExp(LEAD_WORDS.source.replace(String.raw`(?:draw|show|make|create|sketch|render|illustrate|depict|visualize)(?=\s+(?:[a-z]|A\s|An\s|The\s))|`, ''), 'i');
 const TRAIL_WORDS =
-  /(?:\s+(?:too|also|again|as well|as needed|each|both|all|respectively|arrows?|is|are|should|will|in the middle|in the centre|in the center|at the top|at the root|at the bottom|at the centre|at the center))+$/i;
+  /(?:\s+(?:too|also|again|as well|as needed|each|both|all|respectively|arrows?|is|are|should|will|looks? like|in the middle|in the centre|in the center|at the top|at the root|at the bottom|at the centre|at the center))+$/i;
 /** "the store step": a generic noun after a name, lower case only ("G1 Phase" is a name). */
 const TRAIL_NOUN = /\s+(?:step|stage|phase|box|node)$/;
 const TRAIL_PUNCT = /[\s.,;:!?"'`*_)\]]+$/;
@@ -125,16 +146,19 @@ const EACH_OF = /^(?:(?:each|every|all|any|both|one)\s+of\s+(?:the\s+)?(?:follow
 const ANSWER = /^(?:yes|no|true|false|yes\/no)$/i;
 const MAX_ENTITY_WORDS = 6;
 
-/** Trims a phrase to the entity it names, or '' when it is not a plausible name. */
-export function cleanEntity(phrase: string): string {
+/**
+ * Trims a phrase to the entity it names, or '' when it is not a plausible name. A list item (`item`) is a name as
+ * written: a step may start with a verb ("Make coffee") and end in a noun ("Pack box").
+ */
+export function cleanEntity(phrase: string, item = false): string {
   const quoted = TOKEN.exec(phrase);
   if (quoted) return quoted[0];
   let s = phrase.replace(PARENS, '');
   const colon = s.lastIndexOf(':');
   if (colon !== -1) s = s.slice(colon + 1);
   s = s.replace(LEAD_PUNCT, '').replace(TRAIL_PUNCT, '');
-  s = s.replace(LEAD_WORDS, '').replace(EACH_OF, '').replace(TRAIL_PUNCT, '').replace(TRAIL_WORDS, '').replace(TRAIL_PUNCT, '');
-  s = s.replace(TRAIL_NOUN, '');
+  s = s.replace(item ? ITEM_LEAD_WORDS : LEAD_WORDS, '').replace(EACH_OF, '').replace(TRAIL_PUNCT, '').replace(TRAIL_WORDS, '').replace(TRAIL_PUNCT, '');
+  if (!item) s = s.replace(TRAIL_NOUN, '');
   if (QUANTIFIED.test(s) || ANSWER.test(s)) return '';
   const words = s.split(' ').filter(Boolean);
   if (words.length === 0 || words.length > MAX_ENTITY_WORDS) return '';
@@ -144,7 +168,35 @@ export function cleanEntity(phrase: string): string {
 const LIST_SPLIT = /\s*,\s*(?:and\s+|or\s+|then\s+)?|\s+(?:and|or|&)\s+/i;
 
 export function splitList(text: string): string[] {
-  return text.split(LIST_SPLIT).map(cleanEntity).filter(Boolean);
+  return text.split(LIST_SPLIT).map((p) => cleanEntity(p)).filter(Boolean);
 }
 
 export const removeParens = (s: string) => s.replace(PARENS, '');
+
+// Misspelt structure words (not names: those stay as the user wrote them), so that the rules still see "then", "from",
+// "pipeline". Only a swap of two neighbouring letters, or one letter left out of a word of five or more, and never
+// where the slip is itself a word ("them" is not "then", "fist" is not "first"); a few short slips are listed.
+const STRUCTURE_WORDS = ['then', 'first', 'show', 'draw', 'sketch', 'arrow', 'arrows', 'pipeline', 'workflow', 'process', 'sequence', 'connects', 'finally', 'through', 'diagram', 'followed', 'flowchart'];
+const REAL_WORDS = ['fist', 'though', 'trough', 'firs', 'connect', 'ketch'];
+const SLIPS: Record<string, string> = { teh: 'the', hte: 'the', thn: 'then', fro: 'from', frmo: 'from', fomr: 'from' };
+const SLIP_OF = new Map<string, string>(Object.entries(SLIPS));
+for (const w of STRUCTURE_WORDS) {
+  for (let i = 0; i + 1 < w.length; i++) SLIP_OF.set(w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2), w);
+  if (w.length >= 5) for (let i = 0; i < w.length; i++) SLIP_OF.set(w.slice(0, i) + w.slice(i + 1), w);
+}
+for (const w of [...STRUCTURE_WORDS, ...REAL_WORDS]) SLIP_OF.delete(w);
+/** "form the app to the gateway": "form" is a word of its own, read as "from" only before a "to" in the same sentence. */
+const FORM_FROM = /\bform(?=\s+[^.!?\n]*?\s(?:to|into)\s)/g;
+/** "writes too the cache": "too" before an article is "to". */
+const TOO_TO = /\btoo(?=\s+(?:the|a|an)\s)/gi;
+
+export function fixStructureTypos(text: string): string {
+  return text
+    .replace(/\p{L}+/gu, (word) => {
+      const fixed = SLIP_OF.get(word.toLowerCase());
+      if (fixed === undefined) return word;
+      return word[0] === word[0].toUpperCase() ? fixed[0].toUpperCase() + fixed.slice(1) : fixed;
+    })
+    .replace(FORM_FROM, 'from')
+    .replace(TOO_TO, 'to');
+}

@@ -9,6 +9,7 @@ import { normalizeLabel } from './labels.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
 import {
   cleanEntity,
+  fixStructureTypos,
   isLabelOnly,
   protectQuotes,
   removeParens,
@@ -22,10 +23,11 @@ import {
 
 export { cleanEntity } from './extract-text.ts';
 
-const ARROW = /\s*(?:-+>|→|=+>|⟶|➔)\s*|\s+>\s+/;
-const HAS_ARROW = /-+>|→|=+>|⟶|➔|\s>\s/;
+// "a>b>c" too: a bare > between two words is an arrow in a diagram request.
+const ARROW = /\s*(?:-+>|→|=+>|⟶|➔)\s*|\s+>\s+|(?<=[\p{L}\p{N}])>(?=[\p{L}\p{N}])/u;
+const HAS_ARROW = /-+>|→|=+>|⟶|➔|\s>\s|[\p{L}\p{N}]>[\p{L}\p{N}]/u;
 const THEN_SPLIT = /\s*,?\s*(?:and\s+)?(?:then|finally|next|afterwards|after that)\s+|\s*,?\s*(?:(?:which|that|and)\s+)?(?:(?:is|are)\s+)?followed\s+by\s+|\s*,\s*/i;
-const CHAIN_SPLIT = new RegExp(`${ARROW.source}|${THEN_SPLIT.source}`, 'i');
+const CHAIN_SPLIT = new RegExp(`${ARROW.source}|${THEN_SPLIT.source}`, 'iu');
 const WHICH_FOLLOWED = /,?\s*(?:which|that)\s+(?:is|are)\s+followed\s+by/gi;
 const HAS_THEN = /\bthen\b|\bfollowed\s+by\b/i;
 const FIRST_LEAD = /^(?:.*?[:,]\s*)?(?:first(?:ly)?,?|(?:it\s+)?start(?:s|ing)?\s+(?:with|at)|(?:it\s+)?begin(?:s|ning)?\s+(?:with|at))\s+/i;
@@ -34,7 +36,13 @@ const SEQUENCE_LEAD = /^(?:it|this|they|which)\s+(?:goes|go|runs|run|moves|flows
 const LIST_LEAD = /^.*\b(?:with|including|includes|containing|contains|showing|featuring|of|between|among|for)\s+/i;
 /** A class noun before the members it introduces: "with states A, B and C". */
 const CLASS_NOUN = /^(?:the\s+)?(?:following\s+)?(?:states|steps|stages|nodes|components|parts|items|boxes|phases|elements|services)\s+(?=\S)/i;
-const LIST_TAIL = /\s+(?:where|which|that|so that|connected|linked|wired|arranged|laid out)\b.*$/i;
+const LIST_TAIL = /\s+(?:where|which|that|so that|connected|linked|wired|arranged|laid out|in\s+(?:a|one)\s+(?:chain|row|line|sequence|circle|loop))\b.*$/i;
+/** "Draw nodes X, Y and Z": a drawing verb and a class noun before the members. */
+const DRAW_MEMBERS = /^(?:please\s+)?(?:draw|show|make|create|add|sketch)\s+(?:the\s+)?(?:following\s+)?(?:nodes|boxes|states|steps|stages|components|items|shapes|elements)\s+(?!(?:of|for|in|on|at|to|from)\b)(?=\S)/i;
+/** "box: laptop": one member after a class noun and a colon. */
+const ONE_MEMBER = /^(?:box|node|shape|entity|item|state|component)\s*:\s*(.+)$/i;
+/** "S3 to Lambda to DynamoDB": hops joined by "to" alone, each a short name. */
+const TO_HOPS = /\s+(?:to|into)\s+/i;
 const FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/gi;
 const THROUGH_TO = /^(.+?)\s+(?:to|into)\s+(.+)$/i;
 const CHAIN_MORE = /^\s*,?\s*(?:and\s+)?(?:then\s+)?(?:on\s+)?(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/i;
@@ -65,6 +73,7 @@ const LINK_STEMS = [
   'converge', 'converg', 'loop', 'stream', 'move', 'deliver', 'report', 'output', 'emit', 'emitt', 'pipe', 'transition',
   'escalate', 'escalat', 'respond', 'redirect', 'arrow', 'has', 'have', 'hav', 'upload', 'sync', 'transfer', 'proceed',
   'continue', 'continu', 'drain', 'cascade', 'cascad', 'ship', 'shipp', 'post', 'submit', 'submitt', 'map', 'mapp',
+  'come', 'came',
 ];
 const LINK_VERB = `(?:${LINK_STEMS.join('|')})(?:s|es|ed|d|ing)?`;
 const PREPOSITION = '(?:to|into|onto|on|at|towards?)';
@@ -74,7 +83,7 @@ const LINK = new RegExp(`\\b${LINK_VERB}((?:\\s+[\\w-]+){0,2}?)\\s+${PREPOSITION
 const CALL_STEMS = [
   'call', 'quer', 'query', 'trigger', 'invoke', 'notif', 'notify', 'update', 'feed', 'reach', 'spawn', 'produce', 'generate',
   'emit', 'poll', 'fetch', 'consume', 'use', 'own', 'manage', 'supervise', 'serve', 'drive', 'precede', 'launch', 'schedule',
-  'ha', 'have', 'oversee', 'control', 'hit', 'ping', 'become', 'start', 'contact', 'authenticate',
+  'ha', 'have', 'oversee', 'control', 'hit', 'ping', 'become', 'start', 'contact', 'authenticate', 'open',
 ];
 const CALL_VERB = `(?:${CALL_STEMS.join('|')})(?:s|es|ies)?`;
 const CALL = new RegExp(`\\b${CALL_VERB}\\s+(?!(?:to|into|from|with|by|of|on|at|for|as|in)\\b)`, 'gi');
@@ -90,13 +99,15 @@ const CLAUSE_SPLIT = new RegExp(
 );
 /** Words before a relation's subject: "Draw a system where the scheduler triggers ..." */
 const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with|showing|shows|how|whose|when|has|have|having|contains?|includes?)\s+/i;
+/** "For the blog, the editor submits ...": a phrase setting the scene before the subject. */
+const SCENE_LEAD = /^(?:for|in|on|at|during|after|before|once|then|next|finally)\b[^,]*,\s*/i;
 const PLURAL_SUBJECT = /,|\s(?:and|&)\s|\b(?:both|all|each)\s*$/i;
 const CAPITALISED_LINK = /^[A-Z]|\s(?:To|Into|Onto|On|At|Towards?|From)\s*$/;
 const ALSO = /(?:^|\s+)(?:also|all|each|both|then|is|are|was|were|will be|has been|have been)$/i;
 /** Subjects that are the drawing itself, not an entity in it. */
-const NOT_SUBJECT = /^(?:it|this|that|which|who|they|there|diagram|chart|flowchart|graph|picture|drawing|figure|sketch|image|canvas|you|we|i)$/i;
+const NOT_SUBJECT = /^(?:it|this|that|which|who|then|they|there|diagram|chart|flowchart|graph|picture|drawing|figure|sketch|image|canvas|you|we|i)$/i;
 const SEQUENCE_CUE =
-  /\b(?:pipelines?|flows?|process(?:es)?|sequences?|steps?|stages?|chains?|workflows?|funnels?|lifecycles?|journeys?|then|in order|paths?|procedures?|cycles?|loops?|circular)\b/i;
+  /\b(?:pipelines?|flows?|process(?:es)?|sequences?|steps?|stages?|chains?|workflows?|funnels?|lifecycles?|journeys?|then|in order|paths?|procedures?|cycles?|loops?|circular|ETL|ELT)\b/i;
 /** Adjacent groups joined all to all: "every component in a layer connects to every component in the layer below". */
 const TIER_CUE = /\b(?:each|every|all)\b[^.!?\n]*\b(?:next|below|beneath|lower|under(?:neath)?|down)\b/i;
 const TIER_WORD = /\b(?:tiers?|layers?|levels?)\b/i;
@@ -201,7 +212,7 @@ function fromTo(sentence: string, out: Found): void {
       hops.push(more[1]);
       rest = rest.slice(more.index + more[0].length);
     }
-    const names = hops.map(cleanEntity);
+    const names = hops.map((p) => cleanEntity(p));
     if (sources.length === 0 || names.some((n) => !n)) continue;
     for (const s of sources) out.edges.push([s, names[0]]);
     out.entities.push(...sources);
@@ -324,7 +335,7 @@ function findVerb(clause: string): Verb | undefined {
 function relationTargets(source: string[], object: string, out: Found): string[] {
   const text = object.replace(LIST_TAIL, '');
   if (HAS_THEN.test(text)) {
-    const names = text.split(THEN_SPLIT).map(cleanEntity).filter(Boolean);
+    const names = text.split(THEN_SPLIT).map((p) => cleanEntity(p)).filter(Boolean);
     if (names.length === 0) return [];
     for (const s of source) out.edges.push([s, names[0]]);
     addChain(out, names);
@@ -343,7 +354,8 @@ function relationTargets(source: string[], object: string, out: Found): string[]
   return targets;
 }
 
-const RELATIVE = /^(?:,\s*)?(?:which|that|who|and\s+(?:that|it))\b/i;
+/** A clause whose subject is the last one's target: "B, which feeds C", "goes to B and then goes to C". */
+const RELATIVE = /^(?:,\s*)?(?:which|that|who|then|and\s+(?:that|it|then))\b/i;
 
 /** "A connects to B, C and D" (fan-out), "A and B send data to C" (fan-in), "A calls B", "B, which feeds C". */
 function relations(sentence: string, out: Found): void {
@@ -360,7 +372,7 @@ function relations(sentence: string, out: Found): void {
     }
     carry = '';
     const relative = RELATIVE.test(v.subject.trim());
-    const subject = v.subject.trim().replace(SUBJECT_LEAD, '').replace(ALSO, '');
+    const subject = v.subject.trim().replace(SUBJECT_LEAD, '').replace(SCENE_LEAD, '').replace(ALSO, '');
     let sources = splitList(subject).filter((s) => !NOT_SUBJECT.test(s));
     if (sources.length === 0 && relative) sources = last;
     if (sources.length === 0) continue;
@@ -382,7 +394,7 @@ function thenSequence(sentence: string, out: Found): void {
   else if (text.includes(':')) text = text.slice(text.lastIndexOf(':') + 1);
   else text = text.replace(LIST_LEAD, '');
   text = text.trim().replace(SEQUENCE_LEAD, '');
-  const names = text.split(THEN_SPLIT).map(cleanEntity).filter(Boolean);
+  const names = text.split(THEN_SPLIT).map((p) => cleanEntity(p)).filter(Boolean);
   if (names.length < 2) return;
   addChain(out, names);
 }
@@ -390,20 +402,33 @@ function thenSequence(sentence: string, out: Found): void {
 /** "pipeline: A, B, C" or "with A, B and C": entities, in order. */
 function listItems(full: string): string[] {
   const sentence = removeParens(full);
+  const one = ONE_MEMBER.exec(sentence);
+  if (one) return splitList(one[1]);
   let text: string;
   if (sentence.includes(':')) text = sentence.slice(sentence.lastIndexOf(':') + 1);
   else if (LIST_LEAD.test(sentence)) text = sentence.replace(LIST_LEAD, '').replace(CLASS_NOUN, '');
+  else if (DRAW_MEMBERS.test(sentence)) text = sentence.replace(DRAW_MEMBERS, '');
   else return [];
   text = text.replace(LIST_TAIL, '');
   const items = splitList(text);
   return items.length >= 2 ? items : [];
 }
 
+/** "S3 to Lambda to DynamoDB": three or more short names joined by "to" alone (two could be any sentence). */
+function toHops(sentence: string, out: Found): void {
+  if (/\bfrom\b/i.test(sentence)) return;
+  const parts = sentence.split(TO_HOPS);
+  if (parts.length < 3) return;
+  const names = parts.map((p) => cleanEntity(p));
+  if (names.some((n) => !n || n.split(' ').length > 4)) return;
+  addChain(out, names);
+}
+
 /** Every rule that reads edges from one sentence, until one finds some; a list without edges is kept for later. */
 function general(sentence: string, state: State): void {
   const out = state.found;
   const before = out.edges.length;
-  const rules = [arrowChains, edgeList, fromTo, startsEnds, under, connectOrParent, relations, thenSequence];
+  const rules = [arrowChains, edgeList, fromTo, startsEnds, under, connectOrParent, relations, thenSequence, toHops];
   for (const rule of rules) {
     rule(sentence, out);
     if (out.edges.length > before) return;
@@ -414,7 +439,7 @@ function general(sentence: string, state: State): void {
 
 /** "if yes, go to A, then B": the question, then the branch's steps in order. */
 function branch(b: Branch, state: State): void {
-  const names = b.rest.split(CHAIN_SPLIT).map(cleanEntity).filter(Boolean);
+  const names = b.rest.split(CHAIN_SPLIT).map((p) => cleanEntity(p)).filter(Boolean);
   if (names.length === 0) return;
   const question = state.decision || state.found.entities[state.found.entities.length - 1];
   if (!question) return;
@@ -468,7 +493,7 @@ function sentenceOrClause(text: string, state: State, bullet: boolean): boolean 
 function treeBlock(block: BulletBlock, out: Found): void {
   const stack: { depth: number; name: string }[] = [];
   for (const item of block.items) {
-    const name = cleanEntity(stripLabelRequest(item.text));
+    const name = cleanEntity(stripLabelRequest(item.text), true);
     if (!name) continue;
     while (stack.length && stack[stack.length - 1].depth >= item.depth) stack.pop();
     if (stack.length) out.edges.push([stack[stack.length - 1].name, name]);
@@ -491,7 +516,7 @@ function bulletBlock(block: BulletBlock, state: State): boolean {
     if (edgeContext && edgeItem(stripLabelRequest(item.text), out)) produced = true;
     else if (sentenceOrClause(item.text, state, true)) produced = true;
     else if (state.listed.length === lists) {
-      const name = cleanEntity(stripLabelRequest(item.text));
+      const name = cleanEntity(stripLabelRequest(item.text), true);
       if (name) plain.push(name);
     }
   }
@@ -529,16 +554,38 @@ function joinDecision(state: State): void {
   edges.push([(before.length ? before : candidates)[(before.length ? before : candidates).length - 1], q]);
 }
 
+/**
+ * A one-word name that is the last word of exactly one longer name found before it is a second mention of that one:
+ * "the triage bot ..., and the bot routes it" (prose names a thing in full once, then by its head noun).
+ */
+function headNounAliases(byKey: Map<string, string>): Map<string, string> {
+  const alias = new Map<string, string>();
+  const earlier: { key: string; head: string }[] = [];
+  for (const [k, name] of byKey) {
+    const words = normalizeLabel(name).words;
+    if (words.length === 1) {
+      const longer = earlier.filter((e) => e.head === words[0].stem);
+      if (longer.length === 1) alias.set(k, longer[0].key);
+    } else if (words.length > 1) earlier.push({ key: k, head: words[words.length - 1].stem });
+  }
+  for (const k of alias.keys()) byKey.delete(k);
+  return alias;
+}
+
 /** Entities deduplicated by canonical form, keeping the first spelling; edges renamed to it and deduplicated. */
 function finish(found: Found, names: readonly string[]): DiagramSpec {
   const byKey = new Map<string, string>();
   const real = (n: string) => restoreQuotes(n, names);
-  const keyOf = canonical;
   for (const e of found.entities) {
     const name = real(e);
-    const k = keyOf(name);
+    const k = canonical(name);
     if (name && !byKey.has(k)) byKey.set(k, name);
   }
+  const alias = headNounAliases(byKey);
+  const keyOf = (n: string) => {
+    const k = canonical(n);
+    return alias.get(k) ?? k;
+  };
   const seen = new Set<string>();
   const edges: [string, string][] = [];
   for (const [a, b] of found.edges) {
@@ -553,7 +600,8 @@ function finish(found: Found, names: readonly string[]): DiagramSpec {
 }
 
 function extract(prompt: string): DiagramSpec {
-  const { text, names } = protectQuotes(prompt);
+  const { text: quoted, names } = protectQuotes(prompt);
+  const text = fixStructureTypos(quoted);
   const parts = segment(text);
   const clauses = parts.flatMap((p) => (p.kind === 'sentence' ? [p.text] : p.block.items.map((i) => i.text)));
   const decisive = hasBothBranches(clauses);

@@ -92,12 +92,14 @@ export function stem(word: string): string {
 
 function rawWords(text: string): string[] {
   const out: string[] = [];
-  for (const part of text.split(SPLIT)) {
-    if (!part) continue;
+  const parts = text.split(SPLIT).filter(Boolean);
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
     // "APIs", "DBs": an acronym's plural keeps its case, so strip the s before lowercasing hides it.
     const word = ACRONYM_PLURAL.test(part) ? part.slice(0, -1) : part;
     const lower = word.toLowerCase();
-    if (!STOPWORDS.has(lower)) out.push(lower);
+    // An article or preposition comes before what it belongs to; as the last word it is a name: "A", "Sensor A", "Log in".
+    if (!STOPWORDS.has(lower) || i === parts.length - 1) out.push(lower);
   }
   return out;
 }
