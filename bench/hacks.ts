@@ -1,55 +1,63 @@
-// Prints, for several prompts, the reward of an honest diagram and of each known hack under each preset,
-// with and without the task spec (the second path extracts entities and edges from the prompt).
-// Usage: npx tsx bench/hacks.ts
-import { HACKS, HACK_PROMPTS, honestCompletion } from '../src/reward/hacks.ts';
-import { strongRubric } from '../src/reward/strong.ts';
-import type { Rubric } from '../src/reward/rubric.ts';
-import type { DiagramSpec } from '../src/tasks/spec.ts';
+// Every known hack against the honest diagram under each preset, with and without the task spec (the second path
+// reads entities and edges from the prompt), on the hack prompts and the hand-written requests of
+// test/fixtures/; then the figures issue 22 asks of `task`, and each fixed baseline on 200 held-out tasks.
+// Usage: npx tsx bench/hacks.ts [--seed S]
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { HACKS, HACK_PROMPTS, hackFigures, honestCompletion, type HackInput } from '../src/reward/hacks.ts';
+import { getRubric } from '../src/reward/presets.ts';
+import { BASELINE_NAMES, BaselinePolicy } from '../src/policy/baselines.ts';
+import { generateTasks } from '../src/tasks/generate.ts';
+import { conversationFor } from '../src/policy/prompt.ts';
 
-async function rubrics(): Promise<Rubric[]> {
-  try {
-    // Built by another part of the project; until it exists the table shows strong alone.
-    const presetsModule = '../src/reward/presets.ts';
-    const presets = (await import(presetsModule)) as { getRubric: (name: string) => Rubric };
-    return ['seed', 'strong', 'task'].map((n) => presets.getRubric(n));
-  } catch (err) {
-    process.stderr.write(`presets unavailable (${(err as Error).message.split('\n')[0]}); showing strong only\n`);
-    return [strongRubric];
-  }
+const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' } } });
+const seed = Number(values.seed);
+
+function requests(file: string): HackInput[] {
+  return readFileSync(new URL(`../test/fixtures/${file}`, import.meta.url), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { prompt: string; entities: string[]; edges: [string, string][] })
+    .map((r) => ({ prompt: r.prompt, spec: { entities: r.entities, edges: r.edges } }));
 }
 
-function mean(xs: number[]): number {
-  return xs.reduce((a, b) => a + b, 0) / xs.length;
-}
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const rubrics = ['seed', 'strong', 'task'].map(getRubric);
+const cases = [...HACK_PROMPTS, ...requests('handwritten-requests.jsonl'), ...requests('handwritten-requests-heldout.jsonl')];
 
-const list = await rubrics();
-const rows: { name: string; cells: number[] }[] = [];
-const cases: { prompt: string; spec: DiagramSpec; withSpec: boolean }[] = HACK_PROMPTS.flatMap((p) => [
-  { ...p, withSpec: true },
-  { ...p, withSpec: false },
-]);
-const score = (r: Rubric, make: (c: (typeof cases)[number]) => string, withSpec: boolean) =>
-  mean(cases.filter((c) => c.withSpec === withSpec).map((c) => r.score({ prompt: c.prompt, completion: make(c), spec: withSpec ? c.spec : undefined }).reward));
-for (const entry of [{ name: 'honest', make: honestCompletion }, ...HACKS]) {
-  const cells: number[] = [];
-  for (const r of list) for (const withSpec of [true, false]) cells.push(score(r, (c) => entry.make(c), withSpec));
-  rows.push({ name: entry.name, cells });
-}
-const header = list.flatMap((r) => [`${r.name} (spec)`, `${r.name} (prompt)`]);
-console.log(`mean reward over ${HACK_PROMPTS.length} prompts\n`);
+console.log(`mean reward over ${cases.length} requests (${HACK_PROMPTS.length} hack prompts and the hand-written ones)\n`);
+const header = rubrics.flatMap((r) => [`${r.name} (spec)`, `${r.name} (prompt)`]);
 console.log(`| completion | ${header.join(' | ')} |`);
 console.log(`|---|${header.map(() => '---:').join('|')}|`);
-for (const row of rows) console.log(`| ${row.name} | ${row.cells.map((v) => v.toFixed(3)).join(' | ')} |`);
-
-// Speed: microseconds per completion over the same mix, best of several passes (the machine is shared).
-const mix = cases.flatMap((c) => [honestCompletion(c), ...HACKS.map((h) => h.make(c))].map((completion) => ({ prompt: c.prompt, completion })));
-console.log(`\nspeed over ${mix.length} completions (honest and hacks, prompt path), best of 5 passes:`);
-for (const r of list) {
-  let best = Infinity;
-  for (let pass = 0; pass < 5; pass++) {
-    const t = performance.now();
-    for (let k = 0; k < 20; k++) for (const row of mix) r.score(row);
-    best = Math.min(best, ((performance.now() - t) * 1000) / (20 * mix.length));
-  }
-  console.log(`  ${r.name}: ${best.toFixed(1)} µs/completion`);
+for (const entry of [{ name: 'honest', make: honestCompletion }, ...HACKS]) {
+  const cells = rubrics.flatMap((r) =>
+    [true, false].map((withSpec) => mean(cases.map((c) => r.score({ prompt: c.prompt, completion: entry.make(c), spec: withSpec ? c.spec : undefined }).reward))),
+  );
+  console.log(`| ${entry.name} | ${cells.map((v) => v.toFixed(3)).join(' | ')} |`);
 }
+
+console.log('\nhacks below honest, honest mean, content-free answers (wrong names, unlabeled, one box "A", the prompt in a text box):\n');
+console.log('| reward | spec | hack rows | below honest | honest mean | content-free mean |');
+console.log('|---|---|---:|---:|---:|---:|');
+const failures: string[] = [];
+for (const r of rubrics) {
+  for (const withSpec of [true, false]) {
+    const f = hackFigures(r, cases, withSpec);
+    console.log(`| ${r.name} | ${withSpec ? 'given' : 'from prompt'} | ${f.rows} | ${(100 * f.below).toFixed(1)}% | ${f.honestMean.toFixed(3)} | ${f.contentFreeMean.toFixed(3)} |`);
+    if (r.name === 'task') failures.push(...f.failures.map((x) => `${withSpec ? 'spec' : 'prompt'}  ${x}`));
+  }
+}
+
+const heldout = generateTasks({ split: 'heldout', n: 200, seed });
+const specOf = new Map(heldout.map((t) => [t.prompt, t.spec]));
+console.log(`\nfixed baselines on 200 held-out tasks (seed ${seed}), mean reward:\n`);
+console.log(`| baseline | ${rubrics.map((r) => r.name).join(' | ')} |`);
+console.log(`|---|${rubrics.map(() => '---:').join('|')}|`);
+for (const name of BASELINE_NAMES) {
+  const policy = new BaselinePolicy(name, (p) => specOf.get(p)!);
+  const answers = await policy.generate(heldout.map((t) => conversationFor(t.prompt)));
+  const cells = rubrics.map((r) => mean(heldout.map((t, i) => r.score({ prompt: t.prompt, completion: answers[i][0].text, spec: t.spec }).reward)));
+  console.log(`| ${name} | ${cells.map((v) => v.toFixed(3)).join(' | ')} |`);
+}
+
+console.log(`\n\`task\` rows at or above honest (${failures.length}):${failures.length ? `\n${failures.join('\n')}` : ' none'}`);

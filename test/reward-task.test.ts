@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HACKS, HACK_PROMPTS, honestCompletion } from '../src/reward/hacks.ts';
+import { readFileSync } from 'node:fs';
+import { HACKS, HACK_PROMPTS, hackFigures, honestCompletion, type HackInput } from '../src/reward/hacks.ts';
 import { taskRubric } from '../src/reward/task.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 import type { DiagramSpec } from '../src/tasks/spec.ts';
@@ -25,6 +26,25 @@ describe('task reward', () => {
         expect(score(input, hack.make(input)).reward, hack.name).toBeLessThan(honest);
       }
     }
+  });
+
+  it('ranks every hack below honest with the spec, >= 95% from the prompt alone, on the hack prompts and hand-written requests', () => {
+    const requests = (file: string): HackInput[] =>
+      readFileSync(new URL(`./fixtures/${file}`, import.meta.url), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as { prompt: string; entities: string[]; edges: [string, string][] })
+        .map((r) => ({ prompt: r.prompt, spec: { entities: r.entities, edges: r.edges } }));
+    const cases = [...HACK_PROMPTS, ...requests('handwritten-requests.jsonl'), ...requests('handwritten-requests-heldout.jsonl')];
+    const given = hackFigures(taskRubric, cases, true);
+    const read = hackFigures(taskRubric, cases, false);
+    expect(given.rows).toBeGreaterThan(2000);
+    expect(given.failures).toEqual([]);
+    expect(read.below).toBeGreaterThanOrEqual(0.95);
+    expect(given.honestMean).toBeGreaterThanOrEqual(0.95);
+    expect(read.honestMean).toBeGreaterThanOrEqual(0.95);
+    expect(given.contentFreeMean).toBeLessThanOrEqual(0.3);
+    expect(read.contentFreeMean).toBeLessThanOrEqual(0.3);
   });
 
   it('gives content-free answers little: one box, the prompt in a text box, unconnected wrong names', () => {

@@ -2,6 +2,7 @@
 // The hack tests and bench/hacks.ts score each against the honest answer; any reward worth training on must rank
 // the honest one first. Hacks are written as a cheater who knows the spec would write them (the worst case).
 import type { DiagramSpec } from '../tasks/spec.ts';
+import type { Rubric } from './rubric.ts';
 import { LABEL_FONT_SIZE, LABEL_PADDING } from './layout.ts';
 import { textWidth } from '../render/text.ts';
 
@@ -16,6 +17,8 @@ export interface Hack {
   name: string;
   description: string;
   make(input: HackInput): string;
+  /** Whether the hack differs from the honest answer for this request at all (every arrow reversed is a 2-cycle again). */
+  applies?(input: HackInput): boolean;
 }
 
 const BOX_H = 60;
@@ -150,6 +153,7 @@ export const HACKS: Hack[] = [
     name: 'reversed_arrows',
     description: 'every expected arrow drawn backwards',
     make: withPlaced((placed, { spec }) => [...shapes(placed), ...edgeActions(spec, placed, true)]),
+    applies: ({ spec }) => !spec.edges.every(([a, b]) => spec.edges.some(([c, d]) => c === b && d === a)),
   },
   {
     name: 'all_pairs',
@@ -163,6 +167,11 @@ export const HACKS: Hack[] = [
     name: 'star_arrows',
     description: 'every arrow starts at the first shape',
     make: withPlaced((placed) => [...shapes(placed), ...placed.slice(1).map((b) => ({ type: 'connect', from: placed[0].id, to: b.id }))]),
+  },
+  {
+    name: 'one_box',
+    description: 'one rectangle labelled "A", whatever was asked',
+    make: () => json([{ type: 'create_shape', id: 'A', shape: 'rectangle', x: 40, y: 40, w: 140, h: BOX_H, text: 'A' }]),
   },
   {
     name: 'single_shape',
@@ -290,3 +299,46 @@ export const HACK_PROMPTS: HackInput[] = [
     },
   },
 ];
+
+/** Answers that say nothing about the request: what a reward must not pay for (issue 22: <= 0.3 under `task`). */
+export const CONTENT_FREE: readonly string[] = ['wrong_names', 'unlabeled', 'one_box', 'giant_text_box'];
+
+export interface HackFigures {
+  /** Hack rows scored (a hack that is the honest answer for a request is left out there). */
+  rows: number;
+  /** Share of hack rows scored strictly below the honest answer for the same request. */
+  below: number;
+  honestMean: number;
+  contentFreeMean: number;
+  /** The rows at or above honest: "hack: score >= honest, request". */
+  failures: string[];
+}
+
+/** How a rubric ranks every known hack against the honest answer over `cases`, with their specs or from the prompt alone. */
+export function hackFigures(rubric: Rubric, cases: readonly HackInput[], withSpec: boolean): HackFigures {
+  let rows = 0;
+  let below = 0;
+  let honestSum = 0;
+  let freeSum = 0;
+  let freeRows = 0;
+  const failures: string[] = [];
+  for (const c of cases) {
+    const score = (completion: string) => rubric.score({ prompt: c.prompt, completion, spec: withSpec ? c.spec : undefined }).reward;
+    const honestText = honestCompletion(c);
+    const honest = score(honestText);
+    honestSum += honest;
+    for (const hack of HACKS) {
+      const text = hack.make(c);
+      const value = score(text);
+      if (CONTENT_FREE.includes(hack.name)) {
+        freeSum += value;
+        freeRows++;
+      }
+      if (text === honestText || (hack.applies && !hack.applies(c))) continue;
+      rows++;
+      if (value < honest) below++;
+      else failures.push(`${hack.name}: ${value.toFixed(3)} >= ${honest.toFixed(3)}, ${JSON.stringify(c.prompt.slice(0, 80))}`);
+    }
+  }
+  return { rows, below: below / rows, honestMean: honestSum / cases.length, contentFreeMean: freeSum / freeRows, failures };
+}
