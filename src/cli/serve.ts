@@ -29,7 +29,8 @@ interface ServeFlags {
   structuredOutput?: boolean;
   modelName: string;
   maxN: string;
-  schemaRetries: string;
+  batchWindowMs: string;
+  maxSequences: string;
   scoringThreads: string;
 }
 
@@ -53,7 +54,7 @@ export function registerServe(program: Command): void {
   const d = DEFAULT_CONFIG;
   program
     .command('serve')
-    .description('serve the environment over HTTP: /reward, /get_reward (OpenRLHF), /reset /step /state /close (sessions), /schema, /health; with --policy also /v1/chat/completions')
+    .description('serve the environment over HTTP: /reward, /get_reward (OpenRLHF), /reset /step /state /close (sessions), /schema, /health; with --policy also /v1/chat/completions and /v1/completions')
     .option('--host <host>', 'address to listen on', d.host)
     .option('--port <n>', 'port (0 picks a free one)', String(d.port))
     .option('--reward <preset>', `default reward preset: ${RUBRIC_NAMES.join(' | ')} (?reward= overrides per request)`, d.reward)
@@ -69,12 +70,13 @@ export function registerServe(program: Command): void {
     .option('--max-sessions <n>', 'most episodes open at once', String(d.maxSessions))
     .option('--session-ttl <s>', 'seconds an idle session lives', String(d.sessionTtlS))
     .option('--max-turns <n>', 'default turn limit of editing episodes', String(d.maxTurns))
-    .option('--policy <ckpt>', 'student checkpoint directory to serve on /v1/chat/completions')
+    .option('--policy <ckpt>', 'student checkpoint directory to serve on /v1/chat/completions and /v1/completions')
     .option('--structured-output', "with --policy: guided decoding, every answer in the seed's action language (create_shape, connect) with arrows between shapes it created")
     .option('--model-name <id>', 'model id clients ask for', d.modelId)
     .option('--max-n <n>', 'most completions per chat request', String(d.maxN))
     .option('--scoring-threads <n>', 'worker threads that score /reward and /get_reward (0: score on the HTTP thread)', String(d.scoringThreads))
-    .option('--schema-retries <n>', 'resampling rounds for choices that miss a response_format JSON schema', String(d.schemaRetries))
+    .option('--batch-window-ms <ms>', 'with --policy: how long an idle model waits for more requests to decode with the first', String(d.batchWindowMs))
+    .option('--max-sequences <n>', 'with --policy: most sequences (requests x n) decoded together', String(d.maxSequences))
     .action(async (flags: ServeFlags) => {
       choiceFlag('--reward', flags.reward, RUBRIC_NAMES);
       const apiKey = flags.apiKey ?? (process.env.CANVASGYM_API_KEY || undefined);
@@ -107,7 +109,8 @@ export function registerServe(program: Command): void {
         maxTurns: integer('--max-turns', flags.maxTurns, 1, MAX_TURNS_LIMIT),
         modelId: flags.modelName,
         maxN: integer('--max-n', flags.maxN, 1, 256),
-        schemaRetries: integer('--schema-retries', flags.schemaRetries, 0, 16),
+        batchWindowMs: numberFlag('--batch-window-ms', flags.batchWindowMs, { min: 0, max: 10_000 }),
+        maxSequences: integer('--max-sequences', flags.maxSequences, 1, 4096),
         scoringThreads: integer('--scoring-threads', flags.scoringThreads, 0, 256),
       };
       if (config.maxHeldBodyBytes < config.maxBodyBytes) throw new UsageError(`--max-held-body-bytes (${config.maxHeldBodyBytes}) must be at least --max-body-bytes (${config.maxBodyBytes})`);
@@ -145,8 +148,8 @@ export function registerServe(program: Command): void {
           `  reward preset: ${running.config.reward}\n` +
           `  limits: ${Object.entries(limits).map(([k, v]) => `${k}=${v}`).join(' ')}\n` +
           `  access: ${access.api_key ? 'bearer token required (--api-key), /health open' : 'no api key'}; browser pages from ${access.browser_origins.join(', ')}\n` +
-          (config.policy ? `  model: ${running.config.modelId} (${flags.policy}) on /v1/chat/completions\n` : '') +
-          `  routes: GET /health /schema /state, POST /reward /get_reward /reset /step /close${config.policy ? ', GET /v1/models, POST /v1/chat/completions' : ''}\n`,
+          (config.policy ? `  model: ${running.config.modelId} (${flags.policy}) on /v1/chat/completions and /v1/completions\n` : '') +
+          `  routes: GET /health /schema /state, POST /reward /get_reward /reset /step /close${config.policy ? ', GET /v1/models, POST /v1/chat/completions /v1/completions' : ''}\n`,
       );
       const stop = () => {
         process.stdout.write('canvasgym serve: shutting down\n');

@@ -20,7 +20,10 @@ export interface StudentOptions {
 }
 
 export class StudentPolicy implements Policy {
-  private readonly guideVocabulary?: GuideVocabulary;
+  /** Built on first use: a server guides the requests that ask for the action schema even when the policy does not. */
+  private guideVocabulary?: GuideVocabulary;
+  /** Whether every answer is sampled with the action guide. */
+  readonly structuredOutput: boolean;
 
   private constructor(
     readonly name: string,
@@ -30,7 +33,7 @@ export class StudentPolicy implements Policy {
     private readonly owned: boolean,
     opts: StudentOptions,
   ) {
-    if (opts.structuredOutput) this.guideVocabulary = new GuideVocabulary(tokenizer);
+    this.structuredOutput = opts.structuredOutput === true;
   }
 
   /** A policy over a model that stays the caller's (the trainer's model during evaluation). */
@@ -46,8 +49,10 @@ export class StudentPolicy implements Policy {
     return new StudentPolicy(opts.structuredOutput ? `${dir} (structured output)` : dir, model, tokenizer, true, opts);
   }
 
-  get structuredOutput(): boolean {
-    return this.guideVocabulary !== undefined;
+  /** A guide for one sequence: only answers in the action language whose arrows join shapes it created. */
+  actionGuide(): ActionGuide {
+    this.guideVocabulary ??= new GuideVocabulary(this.tokenizer);
+    return new ActionGuide(this.guideVocabulary);
   }
 
   async generate(conversations: ChatMessage[][], opts: SamplingOptions = {}): Promise<Completion[][]> {
@@ -67,7 +72,6 @@ export class StudentPolicy implements Policy {
     const keptIndex = prompts.map((_, i) => i).filter((i) => fits[i]);
     // Chunks bound the KV cache (sequences x context x layers); each chunk's seed is derived from its first conversation.
     const perChunk = Math.max(1, Math.floor(MAX_SEQUENCES / n));
-    const vocab = this.guideVocabulary;
     for (let c = 0; c < keptIndex.length; c += perChunk) {
       const chunk = keptIndex.slice(c, c + perChunk);
       const samples = await generate(this.model, chunk.map((i) => Int32Array.from(prompts[i])), {
@@ -79,7 +83,7 @@ export class StudentPolicy implements Policy {
         topK: opts.topK,
         seed: c === 0 ? (opts.seed ?? 0) : hashSeed(opts.seed ?? 0, c),
         stopTokens: [this.tokenizer.endId],
-        guide: vocab ? () => new ActionGuide(vocab) : undefined,
+        guide: this.structuredOutput ? () => this.actionGuide() : undefined,
       });
       for (const s of samples) {
         const conv = chunk[s.promptIndex];

@@ -18,12 +18,13 @@ import {
 } from '../env/episode.ts';
 import { SYSTEM_PROMPT } from '../policy/prompt.ts';
 import type { Policy } from '../policy/policy.ts';
+import { MAX_SEQUENCES } from '../policy/student.ts';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { LIMITS } from '../tasks/limits.ts';
 import { Access, requireJsonBody } from './access.ts';
 import { ConnectionGuard } from './connections.ts';
 import { BodyBudget, bodyObject, HttpError, isObject, readBody, readJson, requireField, sendError, sendJson, sendJsonBytes } from './http.ts';
-import { ChatService } from './openai.ts';
+import { ChatService, Streamed } from './openai.ts';
 import { ScoringPool } from './pool.ts';
 import { rubricByName, stripEndTokens } from './reward.ts';
 import type { ScoreRoute } from './score-job.ts';
@@ -60,7 +61,10 @@ export interface ServerConfig {
   policy?: Policy;
   modelId: string;
   maxN: number;
-  schemaRetries: number;
+  /** Milliseconds an idle model waits for more requests to decode with the first. */
+  batchWindowMs: number;
+  /** Sequences (requests x n) decoded together at most. */
+  maxSequences: number;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -81,7 +85,8 @@ export const DEFAULT_CONFIG: ServerConfig = {
   maxTurns: DEFAULT_MAX_TURNS,
   modelId: 'canvasgym-student',
   maxN: 16,
-  schemaRetries: 2,
+  batchWindowMs: 5,
+  maxSequences: MAX_SEQUENCES,
 };
 
 export interface RunningServer {
@@ -108,7 +113,7 @@ export function describeLimits(c: ServerConfig) {
     max_sessions: c.maxSessions,
     session_ttl_s: c.sessionTtlS,
     max_turns: c.maxTurns,
-    ...(c.policy ? { max_n: c.maxN, schema_retries: c.schemaRetries } : {}),
+    ...(c.policy ? { max_n: c.maxN, batch_window_ms: c.batchWindowMs, max_sequences: c.maxSequences } : {}),
   };
 }
 
@@ -154,7 +159,7 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
   const connections = new ConnectionGuard(config.maxConnections, { headersS: config.headersTimeoutS, requestS: config.requestTimeoutS });
   const sessions = new SessionStore(config.maxSessions, config.sessionTtlS * 1000);
   const pool = new ScoringPool(config.scoringThreads);
-  const chat = config.policy ? new ChatService(config.policy, { modelId: config.modelId, maxN: config.maxN, schemaRetries: config.schemaRetries }) : null;
+  const chat = config.policy ? new ChatService(config.policy, { modelId: config.modelId, maxN: config.maxN, batchWindowMs: config.batchWindowMs, maxSequences: config.maxSequences }) : null;
   const started = Date.now();
   const body = (req: IncomingMessage) => readJson(req, { maxBytes: config.maxBodyBytes, maxDepth: config.maxJsonDepth, budget });
   const presetFor = (url: URL) => {
@@ -185,6 +190,7 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
         limits: describeLimits(config),
         access: describeAccess(config),
         model: chat ? config.modelId : null,
+        ...(chat?.decoder ? { generation: chat.decoder.stats } : {}),
       }),
     },
     '/schema': {
@@ -244,7 +250,8 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
     ...(chat
       ? {
           '/v1/models': { GET: () => chat.models() },
-          '/v1/chat/completions': { POST: async (req: IncomingMessage) => chat.complete(bodyObject(await body(req), '{"model", "messages", ...}')) },
+          '/v1/chat/completions': { POST: async (req: IncomingMessage) => chat.chat(bodyObject(await body(req), '{"model", "messages", ...}')) },
+          '/v1/completions': { POST: async (req: IncomingMessage) => chat.completions(bodyObject(await body(req), '{"model", "prompt", ...}')) },
         }
       : {}),
   };
@@ -275,7 +282,8 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
       if (!h) throw new HttpError(405, 'method_not_allowed', `${url.pathname} takes ${methods.join(', ')}, not ${req.method}`);
       if (req.method === 'POST') requireJsonBody(req);
       const answer = await h(req, url);
-      if (answer instanceof Serialised) sendJsonBytes(res, 200, answer.bytes, cors);
+      if (answer instanceof Streamed) await answer.write(res, cors);
+      else if (answer instanceof Serialised) sendJsonBytes(res, 200, answer.bytes, cors);
       else sendJson(res, 200, answer, cors);
     } catch (err) {
       // An answer already on its way cannot be replaced by an error: cut the connection instead.
