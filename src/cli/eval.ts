@@ -17,8 +17,11 @@ import { parseRenderer, RENDERERS } from '../tldraw/renderer.ts';
 import { UsageError } from './main.ts';
 import { numberFlag, outputDirFlag } from './flags.ts';
 import { readTasks } from './teacher.ts';
+import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
+import { DEFAULT_JUDGE_CACHE } from './score.ts';
+import { judgeSummary } from '../reward/judge.ts';
 
-interface EvalFlags {
+interface EvalFlags extends JudgeFlags {
   policy?: string;
   tasks?: string;
   split?: string;
@@ -57,7 +60,7 @@ async function tasksFrom(flags: EvalFlags): Promise<Task[]> {
 }
 
 export function registerEval(program: Command): void {
-  program
+  const cmd = program
     .command('eval')
     .description('evaluate a policy on tasks: metrics with 95% intervals, rollouts, a PNG per diagram and report.html; or compare eval directories')
     .option('--policy <policy>', `scripted, openai:MODEL, gemini:MODEL, baseline:${BASELINE_NAMES.join('|')}, or a student checkpoint directory`)
@@ -77,7 +80,8 @@ export function registerEval(program: Command): void {
     .option('--renderer <renderer>', `${RENDERERS.join(' | ')}: with tldraw, the real editor in Chromium executes and draws every completion (its verdicts and lints feed the strong reward; its PNGs are written)`, 'canvas')
     .option('--no-progress', 'no progress bar')
     .option('--out <dir>', 'output directory')
-    .option('--compare <dirs...>', 'print a side-by-side table of eval directories and the difference of means against the first')
+    .option('--compare <dirs...>', 'print a side-by-side table of eval directories and the difference of means against the first');
+  addJudgeOptions(cmd, DEFAULT_JUDGE_CACHE)
     .action(async (flags: EvalFlags) => {
       if (flags.compare) {
         if (flags.compare.length < 1) throw new UsageError('--compare needs at least one eval directory');
@@ -112,6 +116,7 @@ export function registerEval(program: Command): void {
       } catch (err) {
         throw new UsageError(`--renderer: ${(err as Error).message}`);
       }
+      const judge = judgeFromFlags(flags, DEFAULT_JUDGE_CACHE);
       const tasks = await tasksFrom(flags);
       const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
       let policy;
@@ -130,6 +135,7 @@ export function registerEval(program: Command): void {
           passThreshold,
           sampling,
           renderer: tldraw?.renderer,
+          judge,
           onProgress: (done) => bar?.update(done),
         });
         bar?.stop();
@@ -152,9 +158,11 @@ export function registerEval(program: Command): void {
         process.stdout.write(
           [
             `policy ${policy.name}: ${m.completions} completions on ${m.tasks} tasks`,
-            ...rubrics.map((r) => `  ${r} reward ${f(m.reward[r].mean)} [${f(m.reward[r].lo)}, ${f(m.reward[r].hi)}]`),
+            ...Object.keys(m.reward).map((r) => `  ${r} reward ${f(m.reward[r].mean)} [${f(m.reward[r].lo)}, ${f(m.reward[r].hi)}]`),
             `  parse ${f(m.parse_rate.mean)}  schema-valid ${f(m.schema_valid_rate.mean)}  renderer-accept ${f(m.renderer_accept_rate.mean)}`,
             ...(m.pass_at_k ? [`  ${Object.entries(m.pass_at_k).map(([k, v]) => `${k} ${f(v)}`).join('  ')}`] : []),
+            ...(judge ? [`  ${judgeSummary(judge.judge)}`] : []),
+            ...(m.judge ? [`  judge mean ${f(m.judge.mean.mean)}; Spearman with ${m.judge.versus} ${m.judge.spearman[`${m.judge.versus} reward`]?.toFixed(2) ?? 'n/a'}; ${m.judge.disagreements.length} disagreements listed in the report`] : []),
             ...baselines.map((b) => `  ${b.label.padEnd(20)} ${rubrics.map((r) => `${r} ${f(b.metrics.reward[r].mean)}`).join('  ')}`),
             `wrote ${join(flags.out, 'metrics.json')}, rollouts.jsonl, images/${baselines.length ? ', baselines/' : ''} and ${join(flags.out, 'report.html')}`,
           ].join('\n') + '\n',

@@ -7,12 +7,14 @@ import { generateTasks, maxDistinct } from '../tasks/generate.ts';
 import type { Task } from '../tasks/spec.ts';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { GRPO_DEFAULTS, grpoConfig, GrpoInputError, LOSS_TYPES, LR_SCHEDULERS, SCALE_REWARDS, trainGrpo, type GRPOConfig } from '../train/grpo.ts';
+import { judgeSummary } from '../reward/judge.ts';
 import { readTasks } from './teacher.ts';
 import { UsageError } from './main.ts';
+import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 import { stopOnSignals } from './interrupt.ts';
 import { choiceFlag, numberFlag, outputDirFlag, threadsFlag } from './flags.ts';
 
-interface GrpoFlags {
+interface GrpoFlags extends JudgeFlags {
   init?: string;
   tasks?: string;
   split?: string;
@@ -100,7 +102,7 @@ export function configFromFlags(flags: GrpoFlags): GRPOConfig {
 
 export function registerGrpo(program: Command): void {
   const d = GRPO_DEFAULTS;
-  program
+  const cmd = program
     .command('grpo')
     .description('GRPO from a student checkpoint: sample groups, score them in the environment, clipped updates with a KL to the start')
     .option('--init <dir>', 'student checkpoint to start from; also the frozen reference model')
@@ -134,15 +136,17 @@ export function registerGrpo(program: Command): void {
     .option('--save-steps <n>', `checkpoint every n steps (default ${d.save_steps})`)
     .option('--seed <n>', `seed for prompts and sampling (default ${d.seed})`)
     .option('--threads <n>', 'worker threads per model')
-    .option('--no-progress', 'no progress bar; one JSON line per step on stderr')
+    .option('--no-progress', 'no progress bar; one JSON line per step on stderr');
+  addJudgeOptions(cmd, 'OUT/judge-cache')
     .action(async (flags: GrpoFlags) => {
       const config = configFromFlags(flags);
+      const judge = judgeFromFlags(flags, join(config.output_dir, 'judge-cache'));
       const tasks = await grpoTasks({ tasks: flags.tasks, split: flags.split, numTasks: numberFlag('--num-tasks', flags.numTasks, { integer: true, positive: true }), seed: config.seed });
-      await runCommand(flags, config, tasks);
+      await runCommand(flags, config, tasks, judge);
     });
 }
 
-async function runCommand(flags: GrpoFlags, config: GRPOConfig, tasks: Task[]): Promise<void> {
+async function runCommand(flags: GrpoFlags, config: GRPOConfig, tasks: Task[], judge: ReturnType<typeof judgeFromFlags>): Promise<void> {
   const bar = new cliProgress.SingleBar(
     {
       format: 'grpo |{bar}| step {value}/{total} | reward {reward} | valid {valid} | KL {kl} | skipped {skipped} | {tps} tok/s | ETA {eta_formatted}',
@@ -161,6 +165,7 @@ async function runCommand(flags: GrpoFlags, config: GRPOConfig, tasks: Task[]): 
   try {
     const result = await trainGrpo(config, {
       tasks,
+      judge,
       resume: flags.resume,
       signal: interrupt.signal,
       onMessage: say,
@@ -193,6 +198,7 @@ async function runCommand(flags: GrpoFlags, config: GRPOConfig, tasks: Task[]): 
         `checkpoint: ${result.finalDir ?? result.lastCheckpoint}`,
         `log: ${result.logPath}`,
         `rollouts: ${result.rolloutsPath}`,
+        judge ? judgeSummary(judge.judge) : '',
         result.interrupted ? `continue with the same command and --resume` : '',
       ]
         .filter(Boolean)

@@ -5,22 +5,27 @@ import type { Command } from 'commander';
 import { JsonlWriter, readLines } from '../io/jsonl.ts';
 import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
 import type { RendererReadback, Rubric } from '../reward/rubric.ts';
+import { judgeSummary, withJudgment } from '../reward/judge.ts';
 import { scoreLine } from '../reward/rows.ts';
 import type { TldrawDriver } from '../tldraw/driver.ts';
 import { parseRenderer } from '../tldraw/renderer.ts';
 import { UsageError } from './main.ts';
+import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 
-interface ScoreFlags {
+export const DEFAULT_JUDGE_CACHE = '.canvasgym/judge-cache';
+
+interface ScoreFlags extends JudgeFlags {
   reward: string;
   in?: string;
   out?: string;
   renderer?: string;
 }
 
-/** Lines per browser call with --renderer tldraw. */
+/** Lines per browser call with --renderer tldraw, and per batch of concurrent judge requests. */
 const TLDRAW_CHUNK = 64;
+const JUDGE_CHUNK = 32;
 
-export async function runScore(flags: ScoreFlags): Promise<{ rows: number; failed: number }> {
+export async function runScore(flags: ScoreFlags): Promise<{ rows: number; failed: number; judge?: string }> {
   let rubric: Rubric;
   try {
     rubric = getRubric(flags.reward);
@@ -43,6 +48,7 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
   } catch (err) {
     throw new UsageError(`--renderer: ${(err as Error).message}`);
   }
+  const judged = judgeFromFlags(flags, DEFAULT_JUDGE_CACHE);
   let rows = 0;
   let failed = 0;
   let driver: TldrawDriver | undefined;
@@ -51,11 +57,17 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
   const chunk: { lineNumber: number; text: string }[] = [];
   const flush = async () => {
     const readbacks = driver && lineReadbacks ? await lineReadbacks(driver, chunk.map((l) => l.text)) : [];
-    for (const [k, { lineNumber, text }] of chunk.entries()) {
-      const { ok, row } = scoreLine(rubric, text, lineNumber, readbacks[k]);
+    const scored = chunk.map(({ lineNumber, text }, k) => scoreLine(rubric, text, lineNumber, readbacks[k]));
+    const judgments = judged ? await judged.judge.judgeAll(scored.filter((s) => s.ok).map((s) => ({ prompt: s.row.prompt as string, completion: s.row.completion as string }))) : [];
+    let next = 0;
+    for (const { ok, row } of scored) {
       rows++;
       if (!ok) failed++;
-      await out.write(row);
+      if (ok && judged) {
+        const judgment = judgments[next++];
+        const blended = withJudgment(row as { reward: number; components: Record<string, number> }, judgment, judged.weight);
+        await out.write({ ...blended, judgment });
+      } else await out.write(row);
     }
     chunk.length = 0;
   };
@@ -71,18 +83,18 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
     for await (const { lineNumber, text } of readLines(flags.in)) {
       if (text.trim() === '') continue;
       chunk.push({ lineNumber, text });
-      if (chunk.length >= (driver ? TLDRAW_CHUNK : 1)) await flush();
+      if (chunk.length >= (driver ? TLDRAW_CHUNK : judged ? JUDGE_CHUNK : 1)) await flush();
     }
     await flush();
   } finally {
     out.close();
     await driver?.close();
   }
-  return { rows, failed };
+  return { rows, failed, ...(judged ? { judge: judgeSummary(judged.judge) } : {}) };
 }
 
 export function registerScore(program: Command): void {
-  program
+  const cmd = program
     .command('score')
     .description(
       'score JSONL rows {"prompt", "completion", "spec"?} with a reward preset; writes each row back with reward, components and errors',
@@ -90,7 +102,8 @@ export function registerScore(program: Command): void {
     .requiredOption('--reward <preset>', `reward preset: ${RUBRIC_NAMES.join(' | ')}`)
     .option('--in <file>', 'input JSONL (default: stdin); blank lines are skipped')
     .option('--out <file>', 'output JSONL, one row per input row in order, written row by row (default: stdout)')
-    .option('--renderer <name>', 'canvas (built-in, default) or tldraw (the real editor in Chromium, see docs/tldraw.md)', 'canvas')
+    .option('--renderer <name>', 'canvas (built-in, default) or tldraw (the real editor in Chromium, see docs/tldraw.md)', 'canvas');
+  addJudgeOptions(cmd, DEFAULT_JUDGE_CACHE)
     .addHelpText(
       'after',
       '\nA line that is not a JSON object with string "prompt" and "completion" (or has an invalid "spec") gives an output\n' +
@@ -98,10 +111,10 @@ export function registerScore(program: Command): void {
     )
     .action(async (flags: ScoreFlags) => {
       const started = Date.now();
-      const { rows, failed } = await runScore(flags);
+      const { rows, failed, judge } = await runScore(flags);
       const secs = (Date.now() - started) / 1000;
       const where = flags.out ?? 'stdout';
       process.stderr.write(`canvasgym score: ${rows} row${rows === 1 ? '' : 's'} scored with ${flags.reward} in ${secs.toFixed(1)}s` +
-        `${failed ? `, ${failed} with errors` : ''} -> ${where}\n`);
+        `${failed ? `, ${failed} with errors` : ''} -> ${where}\n${judge ? `${judge}\n` : ''}`);
     });
 }

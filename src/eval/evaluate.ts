@@ -6,7 +6,9 @@ import { conversationFor } from '../policy/prompt.ts';
 import { detectQuirks, QUIRK_NAMES, type QuirkReport } from '../policy/quirks.ts';
 import { getRubric } from '../reward/presets.ts';
 import type { RendererReadback } from '../reward/rubric.ts';
+import { withJudgment, type Judge, type Judgment } from '../reward/judge.ts';
 import type { Task } from '../tasks/spec.ts';
+import { judgeAgreement, type JudgeAgreement } from './agreement.ts';
 import { bootstrapMean, histogram, passAtK, type Interval } from './stats.ts';
 
 export interface Rollout {
@@ -30,6 +32,8 @@ export interface Rollout {
   quirks: QuirkReport;
   /** Path of the rendered picture, relative to the eval directory, once written. */
   image?: string;
+  /** What the judge said of this completion, when one was asked (src/reward/judge.ts). */
+  judgment?: Judgment;
 }
 
 export interface GroupMetrics {
@@ -62,6 +66,8 @@ export interface EvalMetrics {
   completion_tokens: number;
   generation_seconds: number;
   scoring_seconds: number;
+  /** The judge's mean, failures and agreement with the programmatic components, when one was asked. */
+  judge?: JudgeAgreement;
 }
 
 /** Another renderer than the built-in canvas (the real tldraw editor): its verdicts, geometry and pictures. */
@@ -79,8 +85,13 @@ export interface EvalOptions {
   /** Conversations per policy call. */
   batchSize?: number;
   renderer?: EvalRenderer;
+  /** Asks the judge about every completion; with weight > 0 a reward `<first rubric>+judge` blends it in. */
+  judge?: { judge: Judge; weight: number };
   onProgress?: (done: number, total: number) => void;
 }
+
+/** The reward name a judge weighted into `rubric` is reported under. */
+export const judgedRewardName = (rubric: string) => `${rubric}+judge`;
 
 export function scoreRollout(task: Task, sample: number, completion: string, rubrics: string[], extra: Partial<Rollout> = {}, readback?: RendererReadback): Rollout {
   const exec = executeCompletion(completion);
@@ -142,6 +153,7 @@ export function summarize(policy: string, tasks: Task[], rollouts: Rollout[], o:
     by_kind: groupBy(rollouts, (r) => r.spec.kind ?? 'unknown'),
     by_difficulty: groupBy(rollouts, (r) => String(r.spec.difficulty ?? 'unknown')),
     pass_threshold: o.passThreshold,
+    ...(rollouts.some((r) => r.judgment) ? { judge: judgeAgreement(rollouts, o.rubrics[0]) } : {}),
     prompt_tokens: o.promptTokens,
     completion_tokens: o.completionTokens,
     generation_seconds: o.generationSeconds,
@@ -172,7 +184,9 @@ export interface EvalResult {
 
 export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOptions = {}): Promise<EvalResult> {
   const samples = opts.samples ?? 1;
-  const rubrics = opts.rubrics ?? ['strong', 'seed'];
+  const given = opts.rubrics ?? ['strong', 'seed'];
+  const judge = opts.judge;
+  const rubrics = judge && judge.weight > 0 ? [...given, judgedRewardName(given[0])] : given;
   const passThreshold = opts.passThreshold ?? 0.9;
   const batchSize = opts.batchSize ?? 32;
   const rollouts: Rollout[] = [];
@@ -195,12 +209,20 @@ export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOp
         completionTokens += c.completionTokens ?? 0;
         const extra: Partial<Rollout> = { finish_reason: c.finishReason, completion_tokens: c.completionTokens };
         const view = rendered[j++];
-        const r = scoreRollout(task, k, c.text, rubrics, extra, view?.readback);
+        const r = scoreRollout(task, k, c.text, given, extra, view?.readback);
         if (c.error) r.errors.unshift(`policy error: ${c.error}`);
         rollouts.push(r);
         pictures.push(view?.png);
       });
     });
+    if (judge) {
+      const fresh = rollouts.slice(rollouts.length - j);
+      const judgments = await judge.judge.judgeAll(fresh);
+      fresh.forEach((r, i) => {
+        r.judgment = judgments[i];
+        if (judge.weight > 0) r.rewards[judgedRewardName(given[0])] = withJudgment({ reward: r.rewards[given[0]], components: {} }, judgments[i], judge.weight).reward;
+      });
+    }
     scoringSeconds += (performance.now() - t1) / 1000;
     opts.onProgress?.(Math.min(tasks.length, start + batch.length), tasks.length);
   }

@@ -132,7 +132,35 @@ function breakdown(r: Rollout): string {
     .map(([k, v]) => `<tr><td>${esc(k)}</td><td class="num">${fmt(v, 2)}</td></tr>`)
     .join('');
   const errs = r.errors.length ? `<ul class="errors">${r.errors.slice(0, 6).map((e) => `<li>${esc(e)}</li>`).join('')}${r.errors.length > 6 ? `<li>... ${r.errors.length - 6} more</li>` : ''}</ul>` : '';
-  return `<div class="reward">reward <b>${fmt(r.reward)}</b>${r.rewards.seed !== undefined ? ` <span class="muted">(seed ${fmt(r.rewards.seed)})</span>` : ''}</div><table class="comps">${comps}</table>${errs}`;
+  return `<div class="reward">reward <b>${fmt(r.reward)}</b>${r.rewards.seed !== undefined ? ` <span class="muted">(seed ${fmt(r.rewards.seed)})</span>` : ''}</div><table class="comps">${comps}</table>${errs}${judgmentLine(r)}`;
+}
+
+function judgmentLine(r: Rollout): string {
+  const j = r.judgment;
+  if (!j) return '';
+  if (j.score === null) return `<div class="judge muted">judge ${esc(j.judge)}: no judgment (${esc(j.error ?? 'unknown')})</div>`;
+  return `<div class="judge">judge ${esc(j.judge)}: <b>${fmt(j.score, 2)}</b>${j.cached ? ' <span class="muted">(cached)</span>' : ''} <span class="muted">${esc(j.reasoning)}</span></div>`;
+}
+
+/** Per evaluation with a judge: its mean, failures, rank correlations with each programmatic measure, disagreements. */
+function judgeSection(evals: PolicyEval[]): string {
+  const judged = evals.filter((e) => e.metrics.judge);
+  if (judged.length === 0) return '';
+  const parts = judged.map((e) => {
+    const a = e.metrics.judge!;
+    const corr = Object.entries(a.spearman)
+      .map(([name, rho]) => `<tr><th>${esc(name)}</th><td>${rho === null ? 'n/a' : fmt(rho, 2)}</td></tr>`)
+      .join('');
+    const rows = a.disagreements
+      .map((d) => `<tr><td>${esc(d.prompt.slice(0, 160))} <span class="muted">(${esc(d.task_id)}#${d.sample})</span></td><td>${fmt(d.reward, 2)}</td><td>${fmt(d.judge, 2)}</td><td>${esc(d.reasoning)}</td></tr>`)
+      .join('');
+    return `<h3>${esc(e.label)}: ${esc(a.judge)}</h3>
+<p>${a.judged} judged (${a.cached} from the cache), <b>${a.failed} without a judgment</b> (the judge failed or answered garbage; their rewards leave the judge out); mean judgment ${fmtInterval(a.mean)}.</p>
+<table class="metrics"><thead><tr><th>Spearman rank correlation of the judge with</th><th>rho</th></tr></thead><tbody>${corr}</tbody></table>
+<p class="muted">Disagreements: the judge and the ${esc(a.versus)} reward at least 0.5 apart (${a.disagreements.length} listed).</p>
+${rows ? `<table class="metrics"><thead><tr><th>request</th><th>${esc(a.versus)}</th><th>judge</th><th>judge's reasoning</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">none</p>'}`;
+  });
+  return `<h2>Judge</h2><p class="muted">A chat model asked whether each diagram satisfies its request (a noisy component, not an oracle).</p>${parts.join('')}`;
 }
 
 function card(label: string, r: Rollout): string {
@@ -204,6 +232,7 @@ export function renderReport(input: ReportInput): string {
 <body><main>
 <h1>${esc(input.title)}</h1>${input.subtitle ? `<div class="muted">${esc(input.subtitle)}</div>` : ''}
 <h2>Metrics</h2><p class="muted">Means with 95% bootstrap intervals over held-out completions.</p><div style="overflow-x:auto">${metricsTable(input)}</div>
+${judgeSection(input.evals)}
 <h2>Reward distribution and training curves</h2><div class="charts"><div><div class="muted">share of completions per strong-reward bin</div>${histogramChart(evals)}</div>${curves}</div>
 <h2>By kind</h2><div style="overflow-x:auto">${byKindTable(input.evals)}</div>
 <h2>Gallery: the same held-out prompts</h2>${gallery || '<p class="muted">no prompt was evaluated by every policy</p>'}

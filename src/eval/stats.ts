@@ -99,3 +99,34 @@ export function passAtK(n: number, c: number, k: number): number {
   for (let i = n - c + 1; i <= n; i++) ratio *= 1 - k / i;
   return 1 - ratio;
 }
+
+/** Ranks from 1, ties given the mean of the ranks they span. */
+function ranks(xs: readonly number[]): number[] {
+  const order = xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b]);
+  const out = new Array<number>(xs.length);
+  for (let i = 0; i < order.length; ) {
+    let j = i;
+    while (j + 1 < order.length && xs[order[j + 1]] === xs[order[i]]) j++;
+    for (let k = i; k <= j; k++) out[order[k]] = (i + j) / 2 + 1;
+    i = j + 1;
+  }
+  return out;
+}
+
+/** Spearman's rank correlation (Pearson's on tie-averaged ranks); null under 3 pairs or when either side is constant. */
+export function spearman(xs: readonly number[], ys: readonly number[]): number | null {
+  if (xs.length !== ys.length) throw new RangeError(`spearman: ${xs.length} values against ${ys.length}`);
+  if (xs.length < 3) return null;
+  const rx = ranks(xs);
+  const ry = ranks(ys);
+  const mean = (rx.length + 1) / 2;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < rx.length; i++) {
+    sxy += (rx[i] - mean) * (ry[i] - mean);
+    sxx += (rx[i] - mean) ** 2;
+    syy += (ry[i] - mean) ** 2;
+  }
+  return sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy);
+}

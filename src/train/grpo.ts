@@ -16,6 +16,7 @@ import { detectQuirks, QUIRK_NAMES } from '../policy/quirks.ts';
 import { hashSeed } from '../policy/rng.ts';
 import { getRubric } from '../reward/presets.ts';
 import type { Rubric } from '../reward/rubric.ts';
+import { withJudgment, type Judge, type Judgment } from '../reward/judge.ts';
 import type { Task } from '../tasks/spec.ts';
 import { groupAdvantages, policyLoss, type LossType, type ScaleRewards } from './grpo-loss.ts';
 import { packCompletions, type CompletionBatch } from './grpo-batch.ts';
@@ -170,6 +171,8 @@ export interface ScoredCompletion {
   /** Parsed and every action applied. */
   valid: boolean;
   quirks: Record<string, number> | null;
+  /** What the judge said, when one is asked (src/reward/judge.ts). */
+  judgment?: Judgment;
 }
 
 /** The completion's text: its tokens without the stop token. */
@@ -349,6 +352,8 @@ export interface GrpoLogRow {
   step_seconds: number;
   /** Wall time since the run began (resumed runs included). */
   elapsed: number;
+  /** With a judge: completions the judge gave no judgment this step (counted warnings; their rewards leave it out). */
+  judge_failures?: number;
 }
 
 /** Fields that measure time: they differ between runs even when the training is identical. */
@@ -369,6 +374,7 @@ export interface RolloutRow {
   components: Record<string, number>;
   valid: boolean;
   errors: string[];
+  judgment?: Judgment;
 }
 
 const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -381,6 +387,8 @@ export interface GrpoRunOptions {
   tasks: Task[];
   /** A rubric object instead of config.reward's preset (toy rewards in tests). */
   rubric?: Rubric;
+  /** Asks a judge about every completion and weighs its judgment into the reward (withJudgment). */
+  judge?: { judge: Judge; weight: number };
   resume?: boolean;
   /** Stops after the current step, saving a checkpoint to resume from. */
   signal?: AbortSignal;
@@ -502,6 +510,14 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
       });
       const t1 = performance.now();
       const scored = samples.map((s) => scoreCompletion(rubric, picked.tasks[s.promptIndex], completionText(tok, s)));
+      let judgeFailures = 0;
+      if (o.judge) {
+        const judgments = await o.judge.judge.judgeAll(scored.map((c, i) => ({ prompt: picked.tasks[samples[i].promptIndex].prompt, completion: c.text })));
+        scored.forEach((c, i) => {
+          Object.assign(c, withJudgment(c, judgments[i], o.judge!.weight), { judgment: judgments[i] });
+          if (judgments[i].score === null) judgeFailures++;
+        });
+      }
       const rewards = scored.map((s) => s.reward);
       const { advantages, skipped } = groupAdvantages(rewards, cfg.num_generations, cfg.scale_rewards);
       const active = activeCompletions(samples, skipped, cfg.num_generations, cfg.mask_truncated_completions);
@@ -515,7 +531,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
 
       const completionTokens = samples.reduce((n, s) => n + s.tokens.length, 0);
       const withCanvas = scored.filter((s) => s.quirks);
-      const componentNames = Object.keys(scored[0].components);
+      const componentNames = [...new Set(scored.flatMap((s) => Object.keys(s.components)))];
       const row: GrpoLogRow = {
         step: state.globalStep,
         level_cap: picked.levelCap,
@@ -525,7 +541,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
         reward_std: Math.sqrt(meanOf(rewards.map((r) => (r - meanOf(rewards)) ** 2))),
         reward_max: Math.max(...rewards),
         reward_min: Math.min(...rewards),
-        reward_components: Object.fromEntries(componentNames.map((c) => [c, meanOf(scored.map((s) => s.components[c]))])),
+        reward_components: Object.fromEntries(componentNames.map((c) => [c, meanOf(scored.flatMap((s) => (c in s.components ? [s.components[c]] : [])))])),
         parse_rate: meanOf(scored.map((s) => (s.parsed ? 1 : 0))),
         valid_action_rate: meanOf(scored.map((s) => (s.valid ? 1 : 0))),
         kl: upd.kl,
@@ -547,6 +563,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
         update_seconds: (t3 - t2) / 1000,
         step_seconds: (t3 - t0) / 1000,
         elapsed: elapsed(),
+        ...(o.judge ? { judge_failures: judgeFailures } : {}),
       };
       appendFileSync(logPath, JSON.stringify(row) + '\n');
       const lastStep = state.globalStep === cfg.max_steps;
@@ -567,6 +584,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
             components: scored[i].components,
             valid: scored[i].valid,
             errors: scored[i].errors,
+            ...(scored[i].judgment ? { judgment: scored[i].judgment } : {}),
           };
           return JSON.stringify(r) + '\n';
         });
