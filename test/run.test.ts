@@ -42,6 +42,13 @@ describe('canvasgym run --preset quick', () => {
     }
     expect(summary.policies.teacher.strong.mean).toBeGreaterThan(0.8);
     expect(summary.differences.map((d: { base: string; name: string }) => `${d.base}->${d.name}`)).toContain('SFT->GRPO');
+    // RL's gain on what the task asked for, paired over the same tasks: the mean is the difference of the two means.
+    const gain = summary.content_differences.find((d: { base: string; name: string }) => d.base === 'SFT' && d.name === 'GRPO').diff;
+    const contentOf = (label: string) => summary.policies[label].components.entities_present.mean + summary.policies[label].components.edges_correct.mean;
+    expect(gain.mean).toBeCloseTo(contentOf('GRPO') - contentOf('SFT'), 9);
+    expect(gain.lo).toBeLessThanOrEqual(gain.mean);
+    expect(gain.hi).toBeGreaterThanOrEqual(gain.mean);
+    expect(out).toContain(`GRPO - SFT, entities_present + edges_correct (paired, 95% bootstrap): ${gain.mean.toFixed(3)}`);
 
     const again = spawnSync('node', ['bin/canvasgym.js', 'run', '--preset', 'quick', '--runs-dir', runsDir, '--name', 't', '--no-progress'], { encoding: 'utf8' });
     expect(again.status).toBe(0);

@@ -39,6 +39,8 @@ export function registerRun(program: Command): void {
           ({ label, metrics: m }) =>
             `  ${label.padEnd(width)}  task ${f(m.reward.task.mean)} [${f(m.reward.task.lo)}, ${f(m.reward.task.hi)}]  strong ${f(m.reward.strong.mean)}  valid ${f(m.renderer_accept_rate.mean)}  entities ${f(m.components.entities_present.mean)}  edges ${f(m.components.edges_correct.mean)}`,
         );
+        const g = r.rlGain;
+        lines.push(`  GRPO - SFT, entities_present + edges_correct (paired, 95% bootstrap): ${f(g.mean)} [${f(g.lo)}, ${f(g.hi)}]`);
         process.stdout.write(`${lines.join('\n')}\nfinished in ${(r.seconds / 60).toFixed(1)} min; report: ${r.report}\n`);
       } catch (err) {
         progress.stop();
