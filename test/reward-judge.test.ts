@@ -74,7 +74,13 @@ describe('judge', () => {
     await judge.judge(input.prompt, JSON.stringify({ actions: [] }));
     await new Judge({ model: 'judge-2', baseURL: `${good.url}/v1`, cacheDir: dir }).judge(input.prompt, honestCompletion(input));
     expect(good.requests.length - before).toBe(3);
-    expect(judge.stats).toEqual({ asked: 2, cached: 1, failed: 0 });
+    expect(judge.stats).toEqual({ asked: 2, cached: 1, failed: 0, uncached: 0 });
+    // A cache that cannot be written (a file where its folder should be) keeps the judgment and says so.
+    const blocked = join(cache(), 'file');
+    writeFileSync(blocked, 'x');
+    const unwritable = new Judge({ model: 'judge-1', baseURL: `${good.url}/v1`, cacheDir: blocked });
+    expect(await unwritable.judge(input.prompt, honestCompletion(input))).toMatchObject({ score: 0.9, cached: false, error: expect.stringMatching(/^not cached: /) });
+    expect(unwritable.stats).toMatchObject({ uncached: 1, failed: 0 });
   });
 
   it('sends a vision model the rendered PNG', async () => {

@@ -5,8 +5,9 @@ import { StageProgress } from '../io/progress.ts';
 import { badRunName, RUN_CONFIGS, RUN_PRESETS, RunDirError, runPipeline, STAGES, type RunPreset } from '../pipeline/run.ts';
 import { UsageError } from './main.ts';
 import { outputDirFlag } from './flags.ts';
+import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 
-interface RunFlags {
+interface RunFlags extends JudgeFlags {
   name?: string;
   preset: string;
   fresh?: boolean;
@@ -15,23 +16,25 @@ interface RunFlags {
 }
 
 export function registerRun(program: Command): void {
-  program
+  const cmd = program
     .command('run')
     .description('the main job: tasks -> scripted teacher with quirks -> SFT -> GRPO -> eval of baselines, teacher, SFT and GRPO on IID held-out and out-of-distribution tasks -> report.html')
     .option('--name <name>', 'run directory name under --runs-dir (default: the preset name)')
     .option('--preset <preset>', `${RUN_PRESETS.join(' | ')}: quick takes under 3 minutes, default under 15, full longer and better`, 'default')
     .option('--fresh', 'start over instead of continuing the run directory')
     .option('--runs-dir <dir>', 'where runs live', 'runs')
-    .option('--no-progress', 'plain log lines instead of progress bars')
+    .option('--no-progress', 'plain log lines instead of progress bars');
+  addJudgeOptions(cmd, 'RUNS_DIR/NAME/judge-cache')
     .action(async (flags: RunFlags) => {
       if (!(RUN_PRESETS as readonly string[]).includes(flags.preset)) throw new UsageError(`--preset must be ${RUN_PRESETS.join(', ')}, got ${JSON.stringify(flags.preset)}`);
       const name = flags.name ?? flags.preset;
       const bad = badRunName(name);
       if (bad) throw new UsageError(`--name ${bad}`);
       outputDirFlag('--runs-dir', join(flags.runsDir, name));
+      const judge = judgeFromFlags(flags, join(flags.runsDir, name, 'judge-cache'));
       const progress = new StageProgress(STAGES, { bars: flags.progress && Boolean(process.stderr.isTTY) });
       try {
-        const r = await runPipeline({ runsDir: flags.runsDir, name, config: RUN_CONFIGS[flags.preset as RunPreset], fresh: flags.fresh, progress });
+        const r = await runPipeline({ runsDir: flags.runsDir, name, config: RUN_CONFIGS[flags.preset as RunPreset], fresh: flags.fresh, progress, judge });
         progress.stop();
         const f = (v: number) => v.toFixed(3);
         const width = Math.max(...r.table.map((t) => t.label.length));

@@ -14,6 +14,7 @@ import type { BaselineName } from '../policy/baselines.ts';
 import { policyFromSpec } from '../policy/registry.ts';
 import { runTeacher, type TeacherSummary } from '../policy/teacher.ts';
 import type { QuirkRates } from '../policy/quirks.ts';
+import type { Judge } from '../reward/judge.ts';
 import { getRubric } from '../reward/presets.ts';
 import { generateTasks } from '../tasks/generate.ts';
 import type { Task } from '../tasks/spec.ts';
@@ -146,6 +147,8 @@ export interface RunOptions {
   config: RunConfig;
   fresh?: boolean;
   progress: StageProgress;
+  /** Asks a judge about GRPO's and the evaluated policies' completions (src/reward/judge.ts); off by default. */
+  judge?: { judge: Judge; weight: number };
 }
 
 export interface RunResult {
@@ -284,6 +287,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
     const cfg = grpoConfig({ output_dir: paths.grpo, init: sftFinal, seed: config.seed + 7, ...config.grpo });
     const r = await trainGrpo(cfg, {
       tasks: train,
+      judge: o.judge,
       resume: latestCheckpoint(paths.grpo) !== undefined,
       onStep: (row, maxSteps) => {
         progress.setTotal(maxSteps);
@@ -319,6 +323,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
       try {
         const result = await evaluatePolicy(policy, tasks, {
           rubrics: RUBRICS,
+          judge: o.judge,
           sampling: { temperature: plan.temperature ?? config.eval.temperature, maxTokens: config.eval.maxTokens, seed: config.seed },
           onProgress: (done) => progress.update(done),
         });

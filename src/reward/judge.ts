@@ -94,11 +94,13 @@ export interface JudgeStats {
   cached: number;
   /** Judgments that failed: the counted warnings. */
   failed: number;
+  /** Judgments that could not be written to the cache. */
+  uncached: number;
 }
 
 export class Judge {
   readonly name: string;
-  readonly stats: JudgeStats = { asked: 0, cached: 0, failed: 0 };
+  readonly stats: JudgeStats = { asked: 0, cached: 0, failed: 0, uncached: 0 };
   private readonly client: OpenAI;
   private readonly limiter: Limiter;
   private readonly endpoint: Endpoint;
@@ -112,7 +114,6 @@ export class Judge {
     this.endpoint = { policy: `judge ${this.name}`, baseUrl: baseURL, model: options.model, keyHint: 'OPENAI_API_KEY or --judge-api-key' };
     this.client = new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: withDefaults(options).timeoutMs + 1_000 });
     this.limiter = new Limiter(withDefaults(options).concurrency);
-    mkdirSync(options.cacheDir, { recursive: true });
   }
 
   /** Judgments for many (request, completion) pairs, in order, asked concurrently up to the limit. */
@@ -153,10 +154,18 @@ export class Judge {
       this.stats.failed++;
       return { judge: this.name, score: null, reasoning: '', cached: false, error: verdict.error };
     }
-    // Written whole under another name, then renamed: a reader never meets half a file.
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ judge: this.name, prompt, ...verdict }) + '\n');
-    renameSync(tmp, file);
+    // Made when first written, so that a judge set up before a run folder exists leaves nothing behind. Written whole
+    // under another name, then renamed: a reader never meets half a file.
+    try {
+      mkdirSync(this.options.cacheDir, { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ judge: this.name, prompt, ...verdict }) + '\n');
+      renameSync(tmp, file);
+    } catch (err) {
+      // The judgment stands; only the next run asks again.
+      this.stats.uncached++;
+      return { judge: this.name, ...verdict, cached: false, error: `not cached: ${(err as Error).message}` };
+    }
     return { judge: this.name, ...verdict, cached: false };
   }
 }
@@ -202,6 +211,6 @@ export function withJudgment<S extends { reward: number; components: Record<stri
 
 /** One line for a command's summary: how many were asked, cached and failed. */
 export function judgeSummary(judge: Judge): string {
-  const { asked, cached, failed } = judge.stats;
-  return `judge ${judge.name}: ${asked} asked, ${cached} from the cache${failed ? `, ${failed} without a judgment (warnings)` : ''}`;
+  const { asked, cached, failed, uncached } = judge.stats;
+  return `judge ${judge.name}: ${asked} asked, ${cached} from the cache${failed ? `, ${failed} without a judgment (warnings)` : ''}${uncached ? `, ${uncached} not written to the cache` : ''}`;
 }
