@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { startServer, type RunningServer } from '../src/server/app.ts';
 import { getRubric } from '../src/reward/presets.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 import { generateEditingTasks, solveEdit } from '../src/tasks/editing.ts';
+import { chatText } from '../src/model/chat.ts';
 
 let srv: RunningServer;
 let venv: string;
@@ -339,6 +340,82 @@ print(json.dumps({"first": first, "again": again, "get_reward": gr["rewards"], "
     } finally {
       await front.close();
       await limited.close();
+    }
+  });
+
+  it('the TRL, verl and OpenRLHF examples run up to the trainer: data preparation, the reward files as each trainer loads them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'canvasgym-examples-'));
+    const examples = join(import.meta.dirname, '..', 'python', 'examples');
+    try {
+      execFileSync('node', [join(import.meta.dirname, '..', 'bin', 'canvasgym.js'), 'tasks', '--split', 'train', '--n', '6', '--seed', '3', '--out', join(dir, 'tasks.jsonl')], { stdio: 'pipe' });
+      for (const trainer of ['verl', 'openrlhf', 'trl']) {
+        const out = execFileSync(py, [join(examples, 'prepare_data.py'), join(dir, 'tasks.jsonl'), '--trainer', trainer, '--out', join(dir, trainer, 'data.json')], { encoding: 'utf8' });
+        expect(out).toContain(`wrote 6 ${trainer} rows`);
+      }
+      const tasks = readFileSync(join(dir, 'tasks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const verlRows = readFileSync(join(dir, 'verl', 'data.json'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(verlRows[0]).toEqual({
+        data_source: 'canvasgym',
+        prompt: [{ role: 'user', content: tasks[0].prompt }],
+        ability: 'diagram',
+        reward_model: { style: 'rule', ground_truth: expect.any(String) },
+        extra_info: { split: 'train', index: 0, id: tasks[0].id, prompt: tasks[0].prompt },
+      });
+      expect(JSON.parse(verlRows[0].reward_model.ground_truth)).toEqual(tasks[0].spec);
+      const answers = tasks.map((t, i) => (i % 2 ? answer(t.spec.entities) : answer(t.spec.entities.slice(0, 1))));
+      const got = await python(
+        `import asyncio, importlib.util, json, sys
+d = json.load(sys.stdin)
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+out = {}
+# verl: load_extern_object's way, then the naive manager's call per sample and the batch manager's call.
+verl = load(d["examples"] + "/verl/canvasgym_reward.py", "custom_module_1")
+rows = [json.loads(l) for l in open(d["dir"] + "/verl/data.json")]
+out["naive"] = [verl.compute_score(data_source=r["data_source"], solution_str=a, ground_truth=r["reward_model"]["ground_truth"],
+                                   extra_info=dict(r["extra_info"], num_turns=None, rollout_reward_scores={})) for r, a in zip(rows, d["answers"])]
+out["batch"] = verl.compute_score_batch(data_sources=[r["data_source"] for r in rows], solution_strs=d["answers"],
+                                        ground_truths=[r["reward_model"]["ground_truth"] for r in rows],
+                                        extra_infos=[dict(r["extra_info"], rollout_reward_scores={}) for r in rows], components=True)
+# OpenRLHF: SingleTurnAgentExecutor's way; the query is prompt + response decoded with special tokens.
+orl = load(d["examples"] + "/openrlhf/reward_func.py", "reward_func")
+rows = [json.loads(l) for l in open(d["dir"] + "/openrlhf/data.json")]
+prompts = [d["template"].replace("REQUEST", r["prompt"]) for r in rows]
+out["openrlhf"] = [orl.reward_func([p + a + "<|end|>"], [p], [r["label"]])["rewards"][0] for p, a, r in zip(prompts, d["answers"], rows)]
+# TRL: the script imports without TRL; its config names; the reward as GRPOTrainer calls it on the dataset's columns.
+trl = load(d["examples"] + "/trl/train_grpo.py", "train_grpo")
+args = trl.parse_args([])
+out["model"] = args.model
+out["config"] = trl.grpo_config(args)
+rows = [json.loads(l) for l in open(d["dir"] + "/trl/data.json")]
+from canvasgym_client import reward_func_async
+out["trl"] = asyncio.run(reward_func_async(prompts=[r["prompt"] for r in rows], completions=[[{"role": "assistant", "content": a}] for a in d["answers"]],
+                                           spec=[r["spec"] for r in rows], trainer_state=None))
+try:
+    trl.main([])
+    out["boundary"] = None
+except ModuleNotFoundError as e:
+    out["boundary"] = e.name
+print(json.dumps(out))`,
+        { examples, dir, answers, template: chatText([{ role: 'user', content: 'REQUEST' }], true) },
+        { CANVASGYM_REWARD: 'task' },
+      );
+      const task = getRubric('task');
+      const scored = tasks.map((t, i) => task.score({ prompt: t.prompt, completion: answers[i], spec: t.spec }));
+      expect(got.naive).toEqual(scored.map((s) => s.reward));
+      expect(got.batch).toEqual(scored.map((s) => ({ score: s.reward, ...s.components })));
+      expect(got.openrlhf).toEqual(scored.map((s) => s.reward));
+      expect(got.trl).toEqual(scored.map((s) => s.reward));
+      // The full answers score above the one-box ones: the spec reached the reward.
+      expect(got.trl[1]).toBeGreaterThan(got.trl[0] + 0.3);
+      expect(got.model).toBe('runs/default/sft/final');
+      expect(got.config).toMatchObject({ num_generations: 8, max_completion_length: 512, beta: 0.02, per_device_train_batch_size: 8 });
+      expect(['datasets', 'trl']).toContain(got.boundary);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
