@@ -140,7 +140,10 @@ describe('decode: requests with their own settings in one batch', () => {
   it('reports the most likely tokens under the model\'s own distribution, and ends a sample where onToken says', async () => {
     const steps: TokenStep[][] = [[], []];
     const [a, b] = await decode(model, [
-      { ...base, prompt: prompts[2], n: 2, temperature: 1.3, topLogprobs: 5, onToken: (k, step) => void steps[k].push(step) || (k === 1 && steps[1].length === 4) },
+      { ...base, prompt: prompts[2], n: 2, temperature: 1.3, topLogprobs: 5, onToken: (k, step) => {
+        steps[k].push(step);
+        return k === 1 && steps[1].length === 4;
+      } },
     ]);
     expect(a.tokens.length).toBe(12);
     expect(b.tokens.length).toBe(4);
