@@ -34,7 +34,7 @@ const deep = (n: number, open = '[', close = ']') => open.repeat(n) + close.repe
 const METHODS = ['GET', 'POST', 'POST', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'CONNECT', 'PRI', 'get', 'P0ST', 'G\u00e9T', ''];
 const TARGETS = [
   '/health', '/schema', '/reward', '/reward?reward=seed', '/reward?reward=%zz', '/reward?reward=', '/get_reward', '/reset', '/step',
-  '/state', '/state?session_id=', '/state?session_id=%00', '/close', '/v1/models', '/v1/chat/completions', '/', '/nope', '*',
+  '/state', '/state?session_id=', '/state?session_id=%00', '/close', '/v1/models', '/v1/chat/completions', '/v1/completions', '/', '/nope', '*',
   'http://127.0.0.1/health', 'http://[', 'http://a:b:c/', 'http://%zz/', 'http://1.2.3.4.5/', '//[', 'http://', 'http://x:99999/',
   'http://[::1', '/%00', '/..%2f..%2fetc', '/health?' + 'x'.repeat(3000), '/' + 'a'.repeat(9000), '/health#frag', '/reward/../health',
 ];
@@ -55,7 +55,9 @@ function bodyFor(r: Random, path: string): string {
   else if (path.startsWith('/step')) body = `{"session_id": ${v('"00000000-0000-0000-0000-000000000000"')}, "action": ${v(JSON.stringify(answer))}}`;
   else if (path.startsWith('/close')) body = `{"session_id": ${w()}}`;
   else if (path.startsWith('/v1/chat')) {
-    body = `{"model": ${v('"scripted"')}, "messages": ${v(JSON.stringify([{ role: 'user', content: task.prompt }]))}, "n": ${v('2')}${r.chance(0.3) ? `, "response_format": ${w()}` : ''}${r.chance(0.3) ? `, "temperature": ${w()}` : ''}}`;
+    body = `{"model": ${v('"scripted"')}, "messages": ${v(JSON.stringify([{ role: 'user', content: task.prompt }]))}, "n": ${v('2')}${r.chance(0.3) ? `, "response_format": ${w()}` : ''}${r.chance(0.3) ? `, "temperature": ${w()}` : ''}${r.chance(0.3) ? `, "stream": ${v('true')}` : ''}${r.chance(0.2) ? `, "stream_options": ${v('{"include_usage": true}')}` : ''}${r.chance(0.2) ? `, "stop": ${v('["\\"connect\\""]')}` : ''}${r.chance(0.2) ? `, "logprobs": ${w()}` : ''}${r.chance(0.1) ? `, "tools": ${w()}` : ''}}`;
+  } else if (path.startsWith('/v1/completions')) {
+    body = `{"model": ${v('"scripted"')}, "prompt": ${v(JSON.stringify(task.prompt))}${r.chance(0.3) ? `, "stream": ${v('true')}` : ''}}`;
   } else body = r.chance(0.5) ? '' : w();
   return r.chance(0.25) ? mutate(r, body) : body;
 }
@@ -132,6 +134,19 @@ function misbehaviour(c: Case, got: RawResult): string | null {
   if (!res) return `no response (${got.failure} after ${got.ms.toFixed(0)} ms)`;
   if (res.status >= 500) return `status ${res.status}: ${res.body.slice(0, 200)}`;
   if (c.head || res.status === 204) return null;
+  if (res.status === 200 && res.headers['content-type']?.startsWith('text/event-stream')) {
+    // Server-sent events: every event JSON (a chunk, or an error object), the last one [DONE].
+    const events = res.body.split('\n\n').filter(Boolean);
+    if (events.at(-1) !== 'data: [DONE]') return `event stream not ended by [DONE]: ${JSON.stringify(res.body.slice(-100))}`;
+    for (const e of events.slice(0, -1)) {
+      try {
+        JSON.parse(e.replace(/^data: /, ''));
+      } catch {
+        return `event that is not JSON: ${JSON.stringify(e.slice(0, 100))}`;
+      }
+    }
+    return null;
+  }
   let json: any;
   try {
     json = JSON.parse(res.body);

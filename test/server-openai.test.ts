@@ -12,6 +12,7 @@ import { extractSpec } from '../src/reward/extract.ts';
 import { responseJsonSchema } from '../src/env/actions.ts';
 import { chatText, renderGenerationPrompt } from '../src/model/chat.ts';
 import { decode } from '../src/model/sampler.ts';
+import { BatchDecoder } from '../src/server/decoder.ts';
 import { ActionGuide, GuideVocabulary } from '../src/policy/structured.ts';
 import { startServer, type RunningServer } from '../src/server/app.ts';
 
@@ -192,6 +193,24 @@ describe('OpenAI-compatible serving of the student', () => {
     expect(after.requests - before.requests).toBe(8);
     expect(after.batches - before.batches).toBeLessThanOrEqual(2);
     expect(after.largest_batch).toBeGreaterThanOrEqual(4);
+  });
+
+  it("ends a request's samples once its client is gone, and holds back streamed text a stop string could still claim", async () => {
+    const decoder = new BatchDecoder(student, { windowMs: 0, maxSequences: 16 });
+    const prompt = Int32Array.from(renderGenerationPrompt(student.tokenizer, user('Draw API then Queue.')));
+    const job = { prompt, n: 2, maxTokens: 100, temperature: 1, seed: 2, logprobs: null, guided: false };
+    const full = await decoder.run({ ...job, stop: [] });
+    let pieces = 0;
+    const cut = await decoder.run({ ...job, stop: [], onDelta: () => void pieces++, cancelled: () => pieces >= 3 });
+    expect(full.every((c) => c.completionTokens > 10)).toBe(true);
+    expect(Math.max(...cut.map((c) => c.completionTokens))).toBeLessThanOrEqual(5);
+    expect(decoder.stats).toMatchObject({ requests: 2, cancelled: 1 });
+    // Streamed with a stop string taken from the answer: no piece sent ever holds any of it.
+    const stop = full[0].text.slice(6, 9);
+    const sent: string[] = [];
+    const [stopped] = await decoder.run({ ...job, n: 1, stop: [stop], onDelta: (_i, d) => void sent.push(d.text) });
+    expect(stopped.text).toBe(full[0].text.slice(0, full[0].text.indexOf(stop)));
+    expect(sent.join('')).toBe(stopped.text);
   });
 
   it('serves /v1/completions for raw prompts: the chat template written out gives the chat answer', async () => {

@@ -54,6 +54,8 @@ export interface DecoderStats {
   requests: number;
   sequences: number;
   largest_batch: number;
+  /** Requests whose client left before their answer was done (their samples were ended early). */
+  cancelled: number;
 }
 
 /** One choice's text, assembled token by token. */
@@ -140,7 +142,7 @@ export class BatchDecoder {
   private readonly queue: Pending[] = [];
   private running = false;
   private timer: NodeJS.Timeout | undefined;
-  readonly stats: DecoderStats = { batches: 0, requests: 0, sequences: 0, largest_batch: 0 };
+  readonly stats: DecoderStats = { batches: 0, requests: 0, sequences: 0, largest_batch: 0, cancelled: 0 };
 
   constructor(
     readonly student: StudentPolicy,
@@ -203,6 +205,7 @@ export class BatchDecoder {
       for (const p of batch) p.reject(err);
       return;
     }
+    this.stats.cancelled += batch.filter((p) => p.job.cancelled?.() === true).length;
     let at = 0;
     batch.forEach((p, b) => {
       const choices = texts[b].map((t, k) => {

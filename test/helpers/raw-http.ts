@@ -47,10 +47,26 @@ export function parseResponse(bytes: Buffer, head = false): RawResponse | null |
     }
     at = end + 4;
     if (status < 200) continue;
+    if (!head && headers['transfer-encoding'] === 'chunked') return dechunk(bytes.subarray(at), status, headers);
     const length = head || status === 204 || status === 304 ? 0 : Number(headers['content-length'] ?? NaN);
     if (!Number.isInteger(length) || length < 0) return 'malformed';
     if (bytes.length - at < length) return null;
     return { status, headers, body: bytes.subarray(at, at + length).toString('utf8') };
+  }
+}
+
+/** A chunked body (server-sent events come so): the chunks joined once the last one has arrived; null until then. */
+function dechunk(bytes: Buffer, status: number, headers: Record<string, string>): RawResponse | 'malformed' | null {
+  const parts: Buffer[] = [];
+  for (let at = 0; ; ) {
+    const eol = bytes.indexOf('\r\n', at);
+    if (eol < 0) return null;
+    const size = parseInt(bytes.subarray(at, eol).toString('latin1'), 16);
+    if (!Number.isInteger(size) || size < 0) return 'malformed';
+    if (bytes.length < eol + 2 + size + 2) return null;
+    if (size === 0) return { status, headers, body: Buffer.concat(parts).toString('utf8') };
+    parts.push(bytes.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
   }
 }
 
