@@ -121,7 +121,17 @@ export class Judge {
     return Promise.all(items.map((x) => this.judge(x.prompt, x.completion)));
   }
 
+  /** The judgment of one completion; never throws (a failure of any kind is no judgment, counted). */
   async judge(prompt: string, completion: string): Promise<Judgment> {
+    try {
+      return await this.ask(prompt, completion);
+    } catch (err) {
+      this.stats.failed++;
+      return { judge: this.name, score: null, reasoning: '', cached: false, error: `judging failed: ${(err as Error).message}` };
+    }
+  }
+
+  private async ask(prompt: string, completion: string): Promise<Judgment> {
     const exec = executeCompletion(completion);
     const canvasText = canvasAsText(exec.canvas, exec.errors);
     const input = this.options.image && exec.canvas && exec.canvas.shapes.size > 0 ? 'image' : 'text';
