@@ -1,7 +1,7 @@
 // The learning benchmark: recipe variants for the student, trained at equal wall-clock on the same kind of tasks, then
 // evaluated on the same IID held-out tasks, greedy and at temperature 0.7. Each (variant, seed) cell is cached in
 // OUT/results.jsonl, so a rerun adds only what is missing and prints the whole table.
-//   npx tsx bench/learning.ts [--variants base,clean,...] [--seeds 2] [--budget-s 240] [--eval 200] [--out runs/learning]
+//   npx tsx bench/learning.ts [--variants base,clean,...] [--seeds 2] [--budget-s 200] [--eval 200] [--out runs/learning]
 // Equal wall-clock: a variant's SFT steps are the budget times the tokens/s its model shape trains at on a quiet machine
 // (--tokens-per-s, the default shape's rate), divided by its tokens per step; so variants of one shape see the same
 // tokens, and the figures do not depend on what else shares the cores. The wall time each cell took is printed beside
@@ -27,6 +27,21 @@ interface Variant {
   trainTasks?: number;
   quirks?: QuirkRates;
   sft?: Partial<SFTConfig>;
+  /** Rewrites each teacher answer before SFT (same actions, another order). */
+  answer?: (text: string) => string;
+}
+
+/** Every shape first, in the teacher's order, then every arrow in the teacher's order: the arrows become a copy of the
+ *  request's edge list, with no shape between them. Prose-wrapped answers keep the teacher's order. */
+function shapesFirst(text: string): string {
+  let value: { actions?: { type?: string }[] };
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const actions = value.actions ?? [];
+  return JSON.stringify({ actions: [...actions.filter((a) => a.type === 'create_shape'), ...actions.filter((a) => a.type !== 'create_shape')] });
 }
 
 const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, missing_edge: 0.02, prose: 0.05 };
@@ -40,13 +55,15 @@ const VARIANTS: Record<string, Variant> = {
   nostutter: { about: 'no stutter noise', sft: { stutter_rate: 0 } },
   gpt2init: { about: 'GPT-2 init, no planted copying circuit', sft: { model_init: 'gpt2' } },
   bigbatch: { about: '4,096 tokens per step (half the steps)', sft: { tokens_per_batch: 4096 } },
+  vocab1024: { about: 'BPE vocabulary of 1,024 (default 2,048): names in more, more frequent pieces', sft: { vocab_size: 1024 } },
+  shapesfirst: { about: 'every shape, then every arrow (teacher answers reordered)', answer: shapesFirst },
 };
 
 const { values: args } = parseArgs({
   options: {
-    variants: { type: 'string', default: 'base,clean,fewquirks,fresh,lr6,nostutter,gpt2init,bigbatch' },
+    variants: { type: 'string', default: 'base,clean,nostutter,lr6,gpt2init,shapesfirst,fresh,vocab1024' },
     seeds: { type: 'string', default: '2' },
-    'budget-s': { type: 'string', default: '240' },
+    'budget-s': { type: 'string', default: '200' },
     eval: { type: 'string', default: '200' },
     'max-tokens': { type: 'string', default: '512' },
     'tokens-per-s': { type: 'string', default: '9300' },
@@ -147,6 +164,20 @@ async function teacherData(v: Variant, seed: number): Promise<{ path: string; se
   return { path, seconds };
 }
 
+/** The teacher's rows with each answer rewritten, next to the SFT run that reads them. */
+function rewritten(path: string, name: string, answer: (text: string) => string): string {
+  const target = join(out, 'data', `${name}-${path.split('/').at(-2)}.jsonl`);
+  mkdirSync(join(out, 'data'), { recursive: true });
+  const rows = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => {
+    const row = JSON.parse(l) as { messages: { role: string; content: string }[] };
+    const last = row.messages.at(-1)!;
+    last.content = answer(last.content);
+    return JSON.stringify(row);
+  });
+  writeFileSync(target, rows.join('\n') + '\n');
+  return target;
+}
+
 async function evaluate(dir: string, tasks: Task[], temperature: number): Promise<Figures> {
   const policy = await StudentPolicy.load(dir);
   try {
@@ -183,6 +214,7 @@ for (const seed of seeds) {
     const v = VARIANTS[name];
     log(`${name} seed ${seed}: teacher (load ${load()})`);
     const teacher = await teacherData(v, seed);
+    const dataPath = v.answer ? rewritten(teacher.path, name, v.answer) : teacher.path;
     const tokensPerBatch = v.sft?.tokens_per_batch ?? 2048;
     const steps = Math.round((budgetS * Number(args['tokens-per-s'])) / tokensPerBatch);
     const dir = join(out, 'sft', `${name}-s${seed}`);
@@ -191,7 +223,7 @@ for (const seed of seeds) {
     const t0 = performance.now();
     await runSft({
       config: sftConfig('default', dir, { ...v.sft, seed: 42 + seed, max_steps: steps, eval_steps: 1e9, save_steps: 1e9, final_eval_samples: 0, eval_samples: 0, final_eval_structured_output: false }),
-      dataPath: teacher.path,
+      dataPath,
       onProgress: (p) => {
         if (p.log && p.step % 100 === 0) log(`  step ${p.step}/${p.maxSteps} loss ${p.log.loss.toFixed(3)}`);
       },
