@@ -100,7 +100,7 @@ const CLAUSE_SPLIT = new RegExp(
 /** Words before a relation's subject: "Draw a system where the scheduler triggers ..." */
 const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with|showing|shows|how|whose|when|has|have|having|contains?|includes?)\s+/i;
 /** "For the blog, the editor submits ...": a phrase setting the scene before the subject. */
-const SCENE_LEAD = /^(?:for|in|on|at|during|after|before|once|then|next|finally)\b[^,]*,\s*/i;
+const SCENE_LEAD = /^(?:for|in|on|at|during|after|before|once|then|next|finally)\b[^,:]*,\s*/i;
 const PLURAL_SUBJECT = /,|\s(?:and|&)\s|\b(?:both|all|each)\s*$/i;
 const CAPITALISED_LINK = /^[A-Z]|\s(?:To|Into|Onto|On|At|Towards?|From)\s*$/;
 const ALSO = /(?:^|\s+)(?:also|all|each|both|then|is|are|was|were|will be|has been|have been)$/i;
