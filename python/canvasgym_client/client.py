@@ -102,7 +102,6 @@ class Client:
                 raise CanvasgymError(
                     f"cannot reach canvasgym at {self.url} (set CANVASGYM_URL): {reason} (after {attempt + 1} tries)"
                 ) from None
-        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def health(self) -> dict[str, Any]:
         return self.request("GET", "/health")
@@ -144,7 +143,6 @@ class Client:
                 if err.status != 413 or refreshed:
                     raise
                 self.limits(refresh=True)
-        raise AssertionError("unreachable: the second pass returns or raises")
 
     def score(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Rows {prompt, completion, spec?} -> {reward, components, errors} per row, in order (as `canvasgym score`)."""

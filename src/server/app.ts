@@ -1,6 +1,6 @@
 // The canvasgym HTTP server (node:http: the routes are few and a framework would add nothing but a dependency).
 // Reward scoring, Gymnasium-style episodes in sessions, OpenRLHF's remote reward, and, with a policy, OpenAI-compatible
-// chat completions. Every bad request gets a 4xx naming the problem, whatever its bytes; limits are set at start.
+// chat and text completions. Every bad request gets a 4xx naming the problem, whatever its bytes; limits are set at start.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -57,7 +57,7 @@ export interface ServerConfig {
   sessionTtlS: number;
   /** Default turn limit of editing episodes. */
   maxTurns: number;
-  /** Served on /v1/chat/completions when given. */
+  /** Served on /v1/chat/completions (and, for the student, /v1/completions) when given. */
   policy?: Policy;
   modelId: string;
   maxN: number;
