@@ -13,6 +13,7 @@ import { responseJsonSchema } from '../src/env/actions.ts';
 import { chatText, renderGenerationPrompt } from '../src/model/chat.ts';
 import { decode } from '../src/model/sampler.ts';
 import { BatchDecoder } from '../src/server/decoder.ts';
+import { rng } from '../src/random.ts';
 import { ActionGuide, GuideVocabulary } from '../src/policy/structured.ts';
 import { startServer, type RunningServer } from '../src/server/app.ts';
 
@@ -290,6 +291,56 @@ print(json.dumps({"whole": whole["choices"][0]["message"]["content"], "streamed"
     await expect(client.completions.create({ model: MODEL, prompt: 'x', echo: true })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/echo is not supported/) });
     await expect(client.completions.create({ model: MODEL, prompt: 'x', logprobs: 6 })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/logprobs must be an integer from 0 to 5/) });
   });
+
+  it('answers 300 random mixes of the options, 12 at a time: a 200 or a 4xx with its message, event streams well formed', async () => {
+    const r = rng(24);
+    const odd = [null, -1, 0, 1, 2.5, 1e9, 'x', true, [], {}, [1], 'é', '\u0000'];
+    const maybe = (good: () => unknown) => (r.next() < 0.8 ? good() : r.pick(odd));
+    const body = () => {
+      const b: Record<string, unknown> = { model: MODEL, messages: user(r.pick(['Draw A then B.', 'é', 'x'.repeat(r.int(50)), 'Draw Client then API.'])) };
+      const set = (k: string, good: () => unknown, p = 0.4) => void (r.next() < p && (b[k] = maybe(good)));
+      set('n', () => 1 + r.int(4));
+      set('temperature', () => r.pick([0, 0.5, 1, 2]));
+      set('top_p', () => r.pick([0.01, 0.5, 1]));
+      set('max_tokens', () => 1 + r.int(40), 0.8);
+      set('seed', () => r.int(1000));
+      set('stop', () => r.pick(['"', ['a', '}'], '{"', 'é', ['x', 'y', 'z', 'w']]));
+      set('logprobs', () => true);
+      set('top_logprobs', () => r.int(21));
+      set('stream', () => true);
+      set('stream_options', () => ({ include_usage: r.next() < 0.5 }), 0.2);
+      set('response_format', () => r.pick([{ type: 'json_object' }, { type: 'text' }, { type: 'json_schema', json_schema: { name: 'a', schema: responseJsonSchema() } }]), 0.3);
+      set('tools', () => r.pick([[], [{ type: 'function', function: { name: 'f' } }]]), 0.05);
+      return b;
+    };
+    const bad: string[] = [];
+    const statuses: Record<number, number> = {};
+    for (let round = 0; round < 25; round++) {
+      await Promise.all(
+        Array.from({ length: 12 }, async () => {
+          const b = body();
+          const res = await fetch(`${srv.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+          const text = await res.text();
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          const why = (w: string) => bad.push(`${w}: ${JSON.stringify(b).slice(0, 300)} -> ${res.status} ${text.slice(0, 200)}`);
+          if (res.status >= 500) return why('5xx');
+          if (res.status >= 400) return void (JSON.parse(text).error?.message || why('4xx without a message'));
+          if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+            const events = text.split('\n\n').filter(Boolean);
+            if (events.at(-1) !== 'data: [DONE]') return why('stream not ended by [DONE]');
+            const chunks = events.slice(0, -1).map((e) => JSON.parse(e.slice('data: '.length)));
+            if (chunks.some((c) => c.error)) return why('error event');
+            const n = typeof b.n === 'number' ? b.n : 1;
+            const finished = new Set(chunks.flatMap((c) => c.choices.filter((ch: { finish_reason: string | null }) => ch.finish_reason).map((ch: { index: number }) => ch.index)));
+            if (finished.size !== n) why(`${finished.size} of ${n} choices finished`);
+          } else if (JSON.parse(text).choices.length !== (typeof b.n === 'number' ? b.n : 1)) why('wrong number of choices');
+        }),
+      );
+    }
+    expect(bad).toEqual([]);
+    expect(statuses[200]).toBeGreaterThan(60);
+    expect((await fetch(`${srv.url}/health`)).status).toBe(200);
+  }, 120_000);
 
   it("works as the teacher and eval commands' openai: policy", async () => {
     // Explicit timeout and retries: without them policyFromSpec passes `undefined` over remote.ts's defaults and the
