@@ -93,8 +93,9 @@ for (const dir of dirs) {
 
 const names = [...new Set(tables.flatMap((t) => [...t.groups.keys()]))].sort();
 console.log(`Teacher-forced accuracy (the student's most likely token is the teacher's), ${tasks.length} IID held-out tasks (seed ${args.seed}), ${args.order} order\n`);
-/** `runs/default/sft/final` -> `default/sft`: the part that tells the columns apart. */
-const label = (dir: string) => dir.replace(/\/(final|checkpoint-\d+)\/?$/, '').split('/').slice(-2).join('/');
+/** `runs/default/sft/final` -> `default/sft`, `runs/default/sft/checkpoint-250` -> `sft/checkpoint-250`: the part that
+ *  tells the columns apart. */
+const label = (dir: string) => dir.replace(/\/$/, '').replace(/\/final$/, '').split('/').slice(-2).join('/');
 console.log(`| decision | tokens | ${tables.map((t) => label(t.dir)).join(' | ')} |`);
 console.log(`|---|---|${tables.map(() => '---').join('|')}|`);
 for (const name of names) {
