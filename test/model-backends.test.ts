@@ -11,6 +11,7 @@ import { GPT, type GPTConfig } from '../src/model/gpt.ts';
 import { Engine, type KernelName, type RunOptions } from '../src/model/kernels.ts';
 import { loadNative, resolveBackend } from '../src/model/kernels-native.ts';
 import { generate } from '../src/model/sampler.ts';
+import { batch, gradientError, lcg, perturb } from './helpers/gradient-check.ts';
 
 const native = loadNative();
 const available = 'addon' in native;
@@ -19,14 +20,6 @@ it('builds and loads the native backend where CI asks for it', () => {
   if (process.env.CANVASGYM_REQUIRE_NATIVE === '1') expect('error' in native ? native.error : 'loaded').toBe('loaded');
   else if (!available) console.log(`native backend skipped: ${native.error}`);
 });
-
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
 
 const relDiff = (x: Float32Array, y: Float32Array): number => {
   let err = 0, ref = 0;
@@ -186,14 +179,6 @@ describe.skipIf(!available)('the model on the native backend against the wasm ba
     await Promise.all(models.map((m) => m.dispose()));
   });
 
-  function batch(V: number, B: number, T: number, seed: number): { tokens: Int32Array; targets: Int32Array } {
-    const r = lcg(seed);
-    return {
-      tokens: Int32Array.from({ length: B * T }, () => Math.floor(r() * V)),
-      targets: Int32Array.from({ length: B * T }, () => (r() < 0.15 ? -1 : Math.floor(r() * V))),
-    };
-  }
-
   it.each([[2, 11, undefined], [5, 70, undefined], [5, 70, 0]])('gives the same log-probs, entropies and gradients (B=%i, T=%i, attnProbsBytes %s)', async (B, T, attnProbsBytes) => {
     const cfg: GPTConfig = { vocabSize: 61, nCtx: 80, nEmbd: 48, nLayer: 2, nHead: 4 };
     const [a, b] = await pair(cfg, { seed: 3, attnProbsBytes });
@@ -268,38 +253,13 @@ describe.skipIf(!available)('the model on the native backend against the wasm ba
   it('matches finite differences on its own', async () => {
     const cfg: GPTConfig = { vocabSize: 23, nCtx: 48, nEmbd: 16, nLayer: 2, nHead: 2 };
     const [m] = await pair(cfg, { seed: 7, threads: 1 });
-    const r0 = lcg(11);
-    for (const p of m.parameters()) for (let i = 0; i < p.data.length; i++) p.data[i] += (p.name.endsWith('.bias') || p.name.includes('.ln_') ? 0.3 : 0.4) * (r0() - 0.5);
+    perturb(m, 11);
     const B = 3, T = 40;
     const { tokens, targets } = batch(cfg.vocabSize, B, T, 5);
     const r = lcg(99);
     const coef = Float32Array.from({ length: B * T }, () => r() * 2 - 1);
-    const loss = (): number => m.forward(tokens, targets, B, T).logprobs.reduce((s, x, i) => s + x * coef[i], 0);
-    m.zeroGrad();
-    loss();
-    m.backward(coef);
-    const grads = m.gradients();
-    const central = (data: Float32Array, i: number, h: number): number => {
-      const x = data[i];
-      data[i] = x + h;
-      const up = loss();
-      data[i] = x - h;
-      const down = loss();
-      data[i] = x;
-      return (up - down) / (2 * h);
-    };
-    let worst = 0;
-    m.parameters().forEach((p, pi) => {
-      const g = grads[pi].data;
-      const idx = [...g.keys()].sort((x, y) => Math.abs(g[y]) - Math.abs(g[x])).slice(0, 4);
-      let num2 = 0, err2 = 0;
-      for (const i of idx) {
-        const numeric = (4 * central(p.data, i, 1e-2) - central(p.data, i, 2e-2)) / 3;
-        num2 += numeric * numeric;
-        err2 += (numeric - g[i]) ** 2;
-      }
-      worst = Math.max(worst, Math.sqrt(err2) / Math.max(Math.sqrt(num2), 1e-6));
-    });
+    const { worst, name } = gradientError(m, tokens, targets, B, T, coef, { entries: 4 });
+    console.log(`native gradient check B=${B} T=${T}: worst relative error ${worst.toExponential(2)} (${name})`);
     expect(worst).toBeLessThan(3e-3);
   });
 

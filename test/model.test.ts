@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GPT, presetConfig, type GPTConfig } from '../src/model/gpt.ts';
+import { batch, gradientError, lcg, perturb } from './helpers/gradient-check.ts';
 
 const models: GPT[] = [];
 async function make(config: GPTConfig, opts: { seed?: number; threads?: number; attnProbsBytes?: number } = {}): Promise<GPT> {
@@ -15,32 +16,6 @@ async function make(config: GPTConfig, opts: { seed?: number; threads?: number; 
 afterAll(async () => {
   await Promise.all(models.map((m) => m.dispose()));
 });
-
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
-
-function batch(V: number, B: number, T: number, seed: number): { tokens: Int32Array; targets: Int32Array } {
-  const r = lcg(seed);
-  const tokens = Int32Array.from({ length: B * T }, () => Math.floor(r() * V));
-  const targets = Int32Array.from({ length: B * T }, () => (r() < 0.15 ? -1 : Math.floor(r() * V)));
-  return { tokens, targets };
-}
-
-/** Moves LayerNorm and biases off their init values, and makes weights large enough for gradients to rise above float32 noise. */
-function perturb(m: GPT, seed: number): void {
-  const r = lcg(seed);
-  for (const p of m.parameters()) {
-    if (p.name.endsWith('.bias') || p.name.includes('.ln_')) for (let i = 0; i < p.data.length; i++) p.data[i] += 0.3 * (r() - 0.5);
-    else for (let i = 0; i < p.data.length; i++) p.data[i] += 0.4 * (r() - 0.5);
-  }
-}
-
-const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i], 0);
 
 describe('GPT', () => {
   it('has the GPT-2 parameter names, shapes and init', async () => {
@@ -85,37 +60,7 @@ describe('GPT', () => {
     const { tokens, targets } = batch(cfg.vocabSize, B, T, 5);
     const r = lcg(99);
     const coef = Float32Array.from({ length: B * T }, () => r() * 2 - 1);
-    const loss = (): number => dot(m.forward(tokens, targets, B, T).logprobs, coef);
-    m.zeroGrad();
-    loss();
-    m.backward(coef);
-    const grads = m.gradients();
-    // Central differences in float32 are noisy for small steps: take a large step and cancel its O(eps^2) error
-    // with Richardson extrapolation over eps and eps/2.
-    const eps = 2e-2;
-    const central = (data: Float32Array, i: number, h: number): number => {
-      const x = data[i];
-      data[i] = x + h;
-      const up = loss();
-      data[i] = x - h;
-      const down = loss();
-      data[i] = x;
-      return (up - down) / (2 * h);
-    };
-    let worst = 0, worstName = '';
-    m.parameters().forEach((p, pi) => {
-      const g = grads[pi].data;
-      // the entries with the largest gradients: float32 noise would swamp tiny ones
-      const idx = [...g.keys()].sort((a, b) => Math.abs(g[b]) - Math.abs(g[a])).slice(0, 6);
-      let num2 = 0, err2 = 0;
-      for (const i of idx) {
-        const numeric = (4 * central(p.data, i, eps / 2) - central(p.data, i, eps)) / 3;
-        num2 += numeric * numeric;
-        err2 += (numeric - g[i]) ** 2;
-      }
-      const rel = Math.sqrt(err2) / Math.max(Math.sqrt(num2), 1e-6);
-      if (rel > worst) { worst = rel; worstName = p.name; }
-    });
+    const { worst, name: worstName } = gradientError(m, tokens, targets, B, T, coef);
     console.log(`gradient check B=${B} T=${T} attnProbsBytes ${attnProbsBytes}: worst relative error ${worst.toExponential(2)} (${worstName})`);
     expect(worst).toBeLessThan(3e-3);
   });

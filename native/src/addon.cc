@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #ifdef __linux__
@@ -118,25 +119,23 @@ inline int chunkStart(int total, int n, int align, int c) {
 
 struct Barrier {
   std::atomic<int> arrived{0};
-  std::atomic<uint32_t> phase{0};
+  Waitable phase;
   int count = 1;
 };
 Barrier barrier;
 
-/** Spins (the phases between meetings are tens of microseconds), yielding the core after a while: the cores are shared,
- *  and a thread the OS has descheduled is the one everybody waits for. */
+/** The phases between meetings are tens of microseconds: a thread polls for a while, then sleeps on a futex, so that
+ *  while the cores are shared a waiting thread does not spend the CPU share its late partner needs. */
 void teamSync() {
   if (barrier.count <= 1) return;
-  const uint32_t ph = barrier.phase.load(std::memory_order_acquire);
+  const uint32_t ph = barrier.phase.word.load(std::memory_order_acquire);
   if (barrier.arrived.fetch_add(1, std::memory_order_acq_rel) == barrier.count - 1) {
     barrier.arrived.store(0, std::memory_order_relaxed);
-    barrier.phase.store(ph + 1, std::memory_order_release);
+    barrier.phase.word.store(ph + 1, std::memory_order_seq_cst);
+    barrier.phase.wake();
     return;
   }
-  for (int i = 0; barrier.phase.load(std::memory_order_acquire) == ph; i++) {
-    if (i < SPIN) CPU_RELAX();
-    else std::this_thread::yield();
-  }
+  barrier.phase.waitWhile(ph);
 }
 
 void runChunks(uint32_t g, int index) {
@@ -266,20 +265,33 @@ bool typedArrayData(napi_env env, napi_value v, void** data, size_t* bytes) {
   return true;
 }
 
-/** info(): { isa, blas, core, threadsInPool, names } */
+/** The call's N arguments, false if fewer came; with `engine`, the first must name a bound engine, which it returns. */
+template <size_t N>
+bool callArgs(napi_env env, napi_callback_info info, napi_value (&argv)[N], Bound** engine = nullptr) {
+  size_t argc = N;
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc < N) return false;
+  if (!engine) return true;
+  int32_t id;
+  if (napi_get_value_int32(env, argv[0], &id) != napi_ok || id < 0 || id >= static_cast<int32_t>(bound.size()) || !bound[id].base) return false;
+  *engine = &bound[id];
+  return true;
+}
+
+/** info(): { isa, blas, core, names } */
 napi_value Info(napi_env env, napi_callback_info) {
   napi_value out, v, names;
   CHECK(napi_create_object(env, &out));
   const char* isa = K->isa;
   if (std::strncmp(isa, "isa_", 4) == 0) isa += 4;
-  CHECK(napi_create_string_utf8(env, isa, NAPI_AUTO_LENGTH, &v));
-  CHECK(napi_set_named_property(env, out, "isa", v));
-  const char* config = openblas_get_config ? openblas_get_config() : "a CBLAS (not OpenBLAS)";
-  CHECK(napi_create_string_utf8(env, config, NAPI_AUTO_LENGTH, &v));
-  CHECK(napi_set_named_property(env, out, "blas", v));
-  const char* core = openblas_get_corename ? openblas_get_corename() : "";
-  CHECK(napi_create_string_utf8(env, core, NAPI_AUTO_LENGTH, &v));
-  CHECK(napi_set_named_property(env, out, "core", v));
+  const std::pair<const char*, const char*> fields[] = {
+    {"isa", isa},
+    {"blas", openblas_get_config ? openblas_get_config() : "a CBLAS (not OpenBLAS)"},
+    {"core", openblas_get_corename ? openblas_get_corename() : ""},
+  };
+  for (const auto& [name, text] : fields) {
+    CHECK(napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &v));
+    CHECK(napi_set_named_property(env, out, name, v));
+  }
   CHECK(napi_create_array_with_length(env, K->count, &names));
   for (int i = 0; i < K->count; i++) {
     CHECK(napi_create_string_utf8(env, K->entries[i].name, NAPI_AUTO_LENGTH, &v));
@@ -292,10 +304,8 @@ napi_value Info(napi_env env, napi_callback_info) {
 /** bind(memory: Uint8Array over the arena's SharedArrayBuffer, args: Float64Array) -> engine id. The arena is a shared
  *  WebAssembly.Memory, which grows in place: its base address never changes. */
 napi_value Bind(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
-  if (argc < 2) return throwError(env, "bind(memory, args) takes two typed arrays");
+  if (!callArgs(env, info, argv)) return throwError(env, "bind(memory, args) takes two typed arrays");
   Bound b;
   void *mem, *args;
   size_t argsBytes;
@@ -311,22 +321,14 @@ napi_value Bind(napi_env env, napi_callback_info info) {
   return id;
 }
 
-bool engineArg(napi_env env, napi_value v, Bound** out) {
-  int32_t id;
-  if (napi_get_value_int32(env, v, &id) != napi_ok || id < 0 || id >= static_cast<int32_t>(bound.size()) || !bound[id].base) return false;
-  *out = &bound[id];
-  return true;
-}
 
 /** grown(id, memory): the arena grew (same base address; checked). */
 napi_value Grown(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
   Bound* b;
   void* mem;
   size_t bytes;
-  if (argc < 2 || !engineArg(env, argv[0], &b) || !typedArrayData(env, argv[1], &mem, &bytes)) return throwError(env, "grown(id, memory): bad arguments");
+  if (!callArgs(env, info, argv, &b) || !typedArrayData(env, argv[1], &mem, &bytes)) return throwError(env, "grown(id, memory): bad arguments");
   if (static_cast<char*>(mem) != b->base) return throwError(env, "the arena moved when it grew (expected a shared WebAssembly.Memory)");
   napi_delete_reference(env, b->memoryRef);
   CHECK(napi_create_reference(env, argv[1], 1, &b->memoryRef));
@@ -336,11 +338,9 @@ napi_value Grown(napi_env env, napi_callback_info info) {
 
 /** unbind(id): drops the engine's references (after this, run(id) is refused). */
 napi_value Unbind(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
   Bound* b;
-  if (argc < 1 || !engineArg(env, argv[0], &b)) return nullptr;
+  if (!callArgs(env, info, argv, &b)) return nullptr;
   napi_delete_reference(env, b->memoryRef);
   napi_delete_reference(env, b->argsRef);
   *b = Bound();
@@ -349,11 +349,9 @@ napi_value Unbind(napi_env env, napi_callback_info info) {
 
 /** run(id, op, total, grain, align, chunksPerThread, threads): the kernel's arguments are in the engine's args buffer. */
 napi_value Run(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
   napi_value argv[7];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
   Bound* b;
-  if (argc < 7 || !engineArg(env, argv[0], &b)) return throwError(env, "run: unknown or released engine");
+  if (!callArgs(env, info, argv, &b)) return throwError(env, "run: unknown or released engine");
   int32_t n[6];
   for (int i = 0; i < 6; i++) CHECK(napi_get_value_int32(env, argv[i + 1], &n[i]));
   if (n[0] < 0 || n[0] >= K->count) return throwError(env, "run: unknown kernel");
@@ -363,12 +361,10 @@ napi_value Run(napi_env env, napi_callback_info info) {
 
 /** sumSquares(id, ptr, n) -> sum of squares of n floats at ptr (in float64). */
 napi_value SumSquares(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
   Bound* b;
   double ptr, n;
-  if (argc < 3 || !engineArg(env, argv[0], &b)) return throwError(env, "sumSquares: unknown or released engine");
+  if (!callArgs(env, info, argv, &b)) return throwError(env, "sumSquares: unknown or released engine");
   CHECK(napi_get_value_double(env, argv[1], &ptr));
   CHECK(napi_get_value_double(env, argv[2], &n));
   if (ptr < 0 || n < 0 || ptr + 4 * n > static_cast<double>(b->bytes)) return throwError(env, "sumSquares: range outside the arena");
@@ -379,11 +375,9 @@ napi_value SumSquares(napi_env env, napi_callback_info info) {
 
 /** packedLayerFloats(C): floats of one layer's matmul weights packed for decoding (the layout of packLayers). */
 napi_value PackedLayerFloats(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
   int32_t C;
-  if (argc < 1 || napi_get_value_int32(env, argv[0], &C) != napi_ok || C < 1) return throwError(env, "packedLayerFloats(C): C must be a positive integer");
+  if (!callArgs(env, info, argv) || napi_get_value_int32(env, argv[0], &C) != napi_ok || C < 1) return throwError(env, "packedLayerFloats(C): C must be a positive integer");
   napi_value out;
   CHECK(napi_create_double(env, static_cast<double>(K->packedLayerFloats(C)), &out));
   return out;

@@ -96,15 +96,16 @@ inline void geluSpan(float* x, float* y, long n, bool keepGrad) {
 #include "gemm.h"
 
 /** Which GEMMs go through BLAS instead of gemm.h: 0 none, 1 all, 2 (the default) those where OpenBLAS was faster here
- *  with cold caches: the weight gradients (transposed A: 69-74 against 75-79 GFLOP/s per core) and K over one block
- *  (K = 1024: 67 against 70-72); gemm.h kept the rest (K <= 256: 69-80 against 61-77, and its epilogues in
- *  registers). Through BLAS, the epilogues become passes over C. CANVASGYM_NATIVE_GEMM=own|blas picks 0 or 1. */
+ *  with cold caches: the weight gradients (transposed A: 69-74 against 75-79 GFLOP/s per core) and K over two blocks
+ *  (4096 x 1024 x 256 with the residual: 69-74 against 64-71); gemm.h kept the rest (K <= 256: 69-80 against 61-77;
+ *  4096 x 512 x 128: 53-67 against 49-59; and its epilogues in registers). Through BLAS, the epilogues become passes
+ *  over C. CANVASGYM_NATIVE_GEMM=own|blas picks 0 or 1. */
 int useBlas = 0;
 
 /** Rows [m0, m1) of C = start + op(A) op(B), then the epilogue, as gemm() computes it. */
 void mm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A, long lda, const float* B, long ldb, float* C, long ldc,
         const Epi& e, float* colSums = nullptr) {
-  if (useBlas == 0 || (useBlas == 2 && !ta && K <= KC) || K <= 0) return gemm(ta, tb, m0, m1, N, K, A, lda, B, ldb, C, ldc, e, colSums);
+  if (useBlas == 0 || (useBlas == 2 && !ta && K <= 2 * KC) || K <= 0) return gemm(ta, tb, m0, m1, N, K, A, lda, B, ldb, C, ldc, e, colSums);
   if (m1 <= m0 || N <= 0) return;
   for (int i = m0; i < m1; i++) {
     float* c = C + (long)i * ldc;
@@ -125,51 +126,34 @@ void mm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A, long lda
   }
 }
 
-// gemmRows(A, lda, B, ldb, C, ldc, bias, N, K, accumulate): rows [lo, hi) of C = (accumulate ? C : 0) + bias + A @ B.
-void gemmRows(const Call& c, int lo, int hi) {
-  Epi e;
-  e.accumulate = c.n(9) != 0;
-  e.bias = c.f(6);
-  mm(false, false, lo, hi, c.n(7), c.n(8), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e);
+// The GEMM kernels: arguments (A, lda, B, ldb, C, ldc, ...) as in the wasm kernels, then what the kernel's epilogue takes.
+
+/** Rows [lo, hi) (or all M rows, for a column range) of C = start + op(A) op(B) for a kernel's (A, lda, B, ldb, C, ldc). */
+inline void gemmCall(const Call& c, bool ta, int m0, int m1, int N, int K, const Epi& e, int col0 = 0, float* colSums = nullptr) {
+  mm(ta, false, m0, m1, N, K, c.f(0), c.n(1), c.f(2) + col0, c.n(3), c.f(4) + col0, c.n(5), e, colSums);
 }
 
-// gemmCols(A, lda, B, ldb, C, ldc, bias, M, K, accumulate): columns [lo, hi) of the same product over rows 0..M.
+// gemmRows(..., bias, N, K, accumulate): rows [lo, hi) of C = (accumulate ? C : 0) + bias + A @ B.
+void gemmRows(const Call& c, int lo, int hi) { gemmCall(c, false, lo, hi, c.n(7), c.n(8), {.accumulate = c.n(9) != 0, .bias = c.f(6)}); }
+
+// gemmCols(..., bias, M, K, accumulate): columns [lo, hi) of the same product over rows 0..M.
 void gemmCols(const Call& c, int lo, int hi) {
-  Epi e;
-  e.accumulate = c.n(9) != 0;
-  e.bias = c.f(6) ? c.f(6) + lo : nullptr;
-  mm(false, false, 0, c.n(7), hi - lo, c.n(8), c.f(0), c.n(1), c.f(2) + lo, c.n(3), c.f(4) + lo, c.n(5), e);
+  gemmCall(c, false, 0, c.n(7), hi - lo, c.n(8), {.accumulate = c.n(9) != 0, .bias = c.f(6) ? c.f(6) + lo : nullptr}, lo);
 }
 
-// gemmRowsGelu(A, lda, B, ldb, C, ldc, bias, N, K, Y): rows of Y = gelu(bias + A @ B), C = gelu'(bias + A @ B).
-void gemmRowsGelu(const Call& c, int lo, int hi) {
-  Epi e;
-  e.bias = c.f(6);
-  e.geluOut = c.f(9);
-  mm(false, false, lo, hi, c.n(7), c.n(8), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e);
-}
+// gemmRowsGelu(..., bias, N, K, Y): rows of Y = gelu(bias + A @ B), C = gelu'(bias + A @ B).
+void gemmRowsGelu(const Call& c, int lo, int hi) { gemmCall(c, false, lo, hi, c.n(7), c.n(8), {.bias = c.f(6), .geluOut = c.f(9)}); }
 
-// gemmRowsMul(A, lda, B, ldb, C, ldc, N, K, M): rows of C = (A @ B) * M elementwise (M laid out as C).
-void gemmRowsMul(const Call& c, int lo, int hi) {
-  Epi e;
-  e.mulBy = c.f(8);
-  mm(false, false, lo, hi, c.n(6), c.n(7), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e);
-}
+// gemmRowsMul(..., N, K, M): rows of C = (A @ B) * M elementwise (M laid out as C).
+void gemmRowsMul(const Call& c, int lo, int hi) { gemmCall(c, false, lo, hi, c.n(6), c.n(7), {.mulBy = c.f(8)}); }
 
-// gemmRowsRes(A, lda, B, ldb, C, ldc, bias, N, K, R): rows of C = R + bias + A @ B (R laid out as C).
-void gemmRowsRes(const Call& c, int lo, int hi) {
-  Epi e;
-  e.bias = c.f(6);
-  e.residual = c.f(9);
-  mm(false, false, lo, hi, c.n(7), c.n(8), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e);
-}
+// gemmRowsRes(..., bias, N, K, R): rows of C = R + bias + A @ B (R laid out as C).
+void gemmRowsRes(const Call& c, int lo, int hi) { gemmCall(c, false, lo, hi, c.n(7), c.n(8), {.bias = c.f(6), .residual = c.f(9)}); }
 
-// gemmRowsTA(A, lda, B, ldb, C, ldc, N, K, accumulate, colSums): rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B for
-// A stored (K, M); colSums (if set) += the column sums of B, by the chunk that starts at row 0 (summed while packing B).
+// gemmRowsTA(..., N, K, accumulate, colSums): rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B for A stored (K, M);
+// colSums (if set) += the column sums of B, by the chunk that starts at row 0 (summed while packing B).
 void gemmRowsTA(const Call& c, int lo, int hi) {
-  Epi e;
-  e.accumulate = c.n(8) != 0;
-  mm(true, false, lo, hi, c.n(6), c.n(7), c.f(0), c.n(1), c.f(2), c.n(3), c.f(4), c.n(5), e, lo == 0 ? c.f(9) : nullptr);
+  gemmCall(c, true, lo, hi, c.n(6), c.n(7), {.accumulate = c.n(8) != 0}, 0, lo == 0 ? c.f(9) : nullptr);
 }
 
 // ---------------------------------------------------------------- elementwise and row kernels
@@ -248,11 +232,9 @@ inline float rowDot(const float* x, const float* y, int n) {
   return t;
 }
 
-// layerNorm(x, w, b, y, mean, rstd, C): y = (x - mean) / sqrt(var + 1e-5) * w + b per row; mean, rstd kept if set.
-void layerNorm(const Call& c, int lo, int hi) {
-  const float *x = c.f(0), *w = c.f(1), *b = c.f(2);
-  float *y = c.f(3), *mean = c.f(4), *rstd = c.f(5);
-  const int C = c.n(6);
+/** Rows [lo, hi) of y = (x - mean) / sqrt(var + 1e-5) * w + b; mean and rstd kept where given. */
+void layerNormRows(const float* x, const float* w, const float* b, float* y, int C, int lo, int hi, float* mean = nullptr,
+                   float* rstd = nullptr) {
   const float invC = 1.0f / C;
   for (int r = lo; r < hi; r++) {
     const float* xr = x + (long)r * C;
@@ -264,6 +246,9 @@ void layerNorm(const Call& c, int lo, int hi) {
     if (rstd) rstd[r] = rs;
   }
 }
+
+// layerNorm(x, w, b, y, mean, rstd, C): y = (x - mean) / sqrt(var + 1e-5) * w + b per row; mean, rstd kept if set.
+void layerNorm(const Call& c, int lo, int hi) { layerNormRows(c.f(0), c.f(1), c.f(2), c.f(3), c.n(6), lo, hi, c.f(4), c.f(5)); }
 
 // layerNormBackward(x, w, mean, rstd, dy, dx, C): dx[r] += d/dx of the LayerNorm given dy, per row.
 void layerNormBackward(const Call& c, int lo, int hi) {
@@ -695,17 +680,6 @@ void kvAttend(const float* qkv, float* out, const float* kc, const float* vc, co
   }
 }
 
-void layerNormRows(const float* x, const float* w, const float* b, float* y, int C, int lo, int hi) {
-  const float invC = 1.0f / C;
-  for (int r = lo; r < hi; r++) {
-    const float* xr = x + (long)r * C;
-    float* yr = y + (long)r * C;
-    const float m = rowSum(xr, C) * invC;
-    const float rs = 1.0f / std::sqrt(rowSquares(xr, m, C) * invC + 1e-5f);
-    for (int j = 0; j < C; j++) yr[j] = (xr[j] - m) * rs * w[j] + b[j];
-  }
-}
-
 /** Start of part t of [0, total) cut into n parts at multiples of align. */
 inline int partStart(int total, int n, int align, int t) {
   if (t >= n) return total;
@@ -738,6 +712,8 @@ constexpr long ROWS_MODE_BYTES = 8L << 20;
 // normalizes every row itself (a LayerNorm of M rows costs less than a meeting). Rows of one slot (a prompt) need each
 // other's keys: they are all written before any row attends. Every output element is computed by one thread, in the
 // same order whatever the split.
+// Where the caches keep the weights between steps (below ROWS_MODE_BYTES) there is no reason to meet: each thread then
+// runs every layer for its own rows and all the columns, as the wasm kernels do, if the rows' slots are distinct.
 void decodeRows(const Call& c, int t, int n) {
   const Desc d{c.i32(0), c.base};
   const int M = c.total;
@@ -749,47 +725,26 @@ void decodeRows(const Call& c, int t, int n) {
   const long layerSize = 12L * C * C + 13L * C, cacheSize = (long)slotCount * C * ctx;
   const float *wte = P, *wpe = P + (long)V * C, *layers = wpe + (long)nCtx * C, *lnf = layers + L * layerSize;
   float* ln = scratch(2, (size_t)M * C);
-  // Weights that the caches keep between steps (about 3 MB for the `small` bench model) are no reason to meet: then
-  // each thread runs every layer for its own rows, as the wasm kernels do, if the rows' slots are distinct.
   bool byRows = n > 1 && 48L * C * C * L < ROWS_MODE_BYTES;
   if (byRows) {
     std::vector<char> seen(slotCount, 0);
     for (int r = 0; r < M && byRows; r++) byRows = !seen[slots[r]]++;
   }
-  if (byRows) {
-    const int lo = partStart(M, n, 1, t), hi = partStart(M, n, 1, t + 1);
-    for (int r = lo; r < hi; r++) {
-      const float *te = wte + (long)tok[r] * C, *pe = wpe + (long)pos[r] * C;
-      for (int j = 0; j < C; j++) x[(long)r * C + j] = te[j] + pe[j];
-    }
-    for (int l = 0; l < L; l++) {
-      const float* ln1w = layers + l * layerSize;
-      const float *ln1b = ln1w + C, *attnB = ln1b + C + 3L * C * C, *projB = attnB + 3 * C + (long)C * C;
-      const float *ln2w = projB + C, *ln2b = ln2w + C, *fcB = ln2b + C + 4L * C * C, *fc2B = fcB + 4 * C + 4L * C * C;
-      float *kl = kc + l * cacheSize, *vl = vc + l * cacheSize;
-      layerNormRows(x, ln1w, ln1b, ln, C, lo, hi);
-      gemmPanels(ln, C, packed + packedWeightAt(l, C, 0), C, 3 * C, qkv, 3 * C, attnB, false, lo, hi);
-      kvWriteCols(qkv + (long)lo * 3 * C, kl, vl, slots + lo, pos + lo, hi - lo, C, nh, ctx, C, 3 * C);
-      kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, lo * nh, hi * nh);
-      gemmPanels(atty, C, packed + packedWeightAt(l, C, 1), C, C, x, C, projB, true, lo, hi);
-      layerNormRows(x, ln2w, ln2b, ln, C, lo, hi);
-      gemmPanels(ln, C, packed + packedWeightAt(l, C, 2), C, 4 * C, fc, 4 * C, fcB, false, lo, hi);
-      geluSpan(fc + (long)lo * 4 * C, fc + (long)lo * 4 * C, (long)(hi - lo) * 4 * C, false);
-      gemmPanels(fc, 4 * C, packed + packedWeightAt(l, C, 3), 4 * C, C, x, C, fc2B, true, lo, hi);
-    }
-    layerNormRows(x, lnf, lnf + C, ln, C, lo, hi);
-    gemmPanels(ln, C, wteP, C, V, logits, V, nullptr, false, lo, hi);
-    return;
-  }
-  // this thread's columns of an N-wide product (in pairs of 8-column panels) and its rows and (row, head) items
-  auto cols = [&](int N, int& a, int& b) { a = partStart(N, n, 16, t); b = partStart(N, n, 16, t + 1); };
+  // this thread's rows; the rows it normalizes and multiplies [g0, g1), its (row, head) items, and its columns of an
+  // N-wide product (in pairs of 8-column panels)
   const int r0 = partStart(M, n, 1, t), r1 = partStart(M, n, 1, t + 1);
-  const int i0 = partStart(M * nh, n, 1, t), i1 = partStart(M * nh, n, 1, t + 1);
+  const int g0 = byRows ? r0 : 0, g1 = byRows ? r1 : M;
+  const int i0 = byRows ? r0 * nh : partStart(M * nh, n, 1, t), i1 = byRows ? r1 * nh : partStart(M * nh, n, 1, t + 1);
+  auto cols = [&](int N, int& a, int& b) {
+    a = byRows ? 0 : partStart(N, n, 16, t);
+    b = byRows ? N : partStart(N, n, 16, t + 1);
+  };
+  auto sync = [&]() { if (!byRows) c.sync(); };
   for (int r = r0; r < r1; r++) {
     const float *te = wte + (long)tok[r] * C, *pe = wpe + (long)pos[r] * C;
     for (int j = 0; j < C; j++) x[(long)r * C + j] = te[j] + pe[j];
   }
-  c.sync();
+  sync();
   int a, b;
   for (int l = 0; l < L; l++) {
     const float* ln1w = layers + l * layerSize;
@@ -797,30 +752,30 @@ void decodeRows(const Call& c, int t, int n) {
     const float *ln2w = projB + C, *ln2b = ln2w + C, *fcB = ln2b + C + 4L * C * C, *fc2B = fcB + 4 * C + 4L * C * C;
     float *kl = kc + l * cacheSize, *vl = vc + l * cacheSize;
     // qkv = ln_1(x) @ c_attn, its keys and values into the cache; atty = attention; x += atty @ c_proj
-    layerNormRows(x, ln1w, ln1b, ln, C, 0, M);
+    layerNormRows(x, ln1w, ln1b, ln, C, g0, g1);
     cols(3 * C, a, b);
-    gemmPanels(ln, C, packed + packedWeightAt(l, C, 0), C, 3 * C, qkv, 3 * C, attnB, false, 0, M, a, b);
-    kvWriteCols(qkv, kl, vl, slots, pos, M, C, nh, ctx, a, b);
-    c.sync();
+    gemmPanels(ln, C, packed + packedWeightAt(l, C, 0), C, 3 * C, qkv, 3 * C, attnB, false, g0, g1, a, b);
+    kvWriteCols(qkv + (long)g0 * 3 * C, kl, vl, slots + g0, pos + g0, g1 - g0, C, nh, ctx, a, b);
+    sync();
     kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, i0, i1);
-    c.sync();
+    sync();
     cols(C, a, b);
-    gemmPanels(atty, C, packed + packedWeightAt(l, C, 1), C, C, x, C, projB, true, 0, M, a, b);
-    c.sync();
+    gemmPanels(atty, C, packed + packedWeightAt(l, C, 1), C, C, x, C, projB, true, g0, g1, a, b);
+    sync();
     // x += gelu(ln_2(x) @ c_fc) @ c_proj
-    layerNormRows(x, ln2w, ln2b, ln, C, 0, M);
+    layerNormRows(x, ln2w, ln2b, ln, C, g0, g1);
     cols(4 * C, a, b);
-    gemmPanels(ln, C, packed + packedWeightAt(l, C, 2), C, 4 * C, fc, 4 * C, fcB, false, 0, M, a, b);
-    for (int r = 0; r < M; r++) geluSpan(fc + (long)r * 4 * C + a, fc + (long)r * 4 * C + a, b - a, false);
-    c.sync();
+    gemmPanels(ln, C, packed + packedWeightAt(l, C, 2), C, 4 * C, fc, 4 * C, fcB, false, g0, g1, a, b);
+    for (int r = g0; r < g1; r++) geluSpan(fc + (long)r * 4 * C + a, fc + (long)r * 4 * C + a, b - a, false);
+    sync();
     cols(C, a, b);
-    gemmPanels(fc, 4 * C, packed + packedWeightAt(l, C, 3), 4 * C, C, x, C, fc2B, true, 0, M, a, b);
-    c.sync();
+    gemmPanels(fc, 4 * C, packed + packedWeightAt(l, C, 3), 4 * C, C, x, C, fc2B, true, g0, g1, a, b);
+    sync();
   }
   // logits = ln_f(x) @ wte^T
-  layerNormRows(x, lnf, lnf + C, ln, C, 0, M);
+  layerNormRows(x, lnf, lnf + C, ln, C, g0, g1);
   cols(V, a, b);
-  gemmPanels(ln, C, wteP, C, V, logits, V, nullptr, false, 0, M, a, b);
+  gemmPanels(ln, C, wteP, C, V, logits, V, nullptr, false, g0, g1, a, b);
 }
 
 // ---------------------------------------------------------------- optimizer
