@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { announceBackend, resolveBackend, type Backend, type NativeAddon } from './kernels-native.ts';
+import { workerEntry } from '../io/worker-entry.ts';
 
 export { BACKENDS, setDefaultBackend, type Backend } from './kernels-native.ts';
 
@@ -107,14 +108,6 @@ function bindExports(instance: WebAssembly.Instance): KernelExports {
   };
 }
 
-/** Worker threads do not inherit tsx (and Node 20 ignores `--import` in a worker's execArgv): the worker registers it
- *  itself, from this package's copy, then loads workers.ts. */
-function workerBootstrap(): string {
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const entry = JSON.stringify(new URL('./workers.ts', import.meta.url).href);
-  return `import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); });`;
-}
-
 export interface RunOptions {
   /** Work items below which a part is not worth a thread. */
   grain?: number;
@@ -193,7 +186,7 @@ export class Engine {
     const module = kernelModule();
     const started: Promise<void>[] = [];
     for (let i = 1; i < n; i++) {
-      const worker = new Worker(workerBootstrap(), {
+      const worker = new Worker(workerEntry('workers', import.meta.url), {
         eval: true,
         workerData: { module, memory: engine.memory, ctrl: engine.ctrl.buffer, args: engine.args.buffer, scratch: engine.scratch.buffer, index: i },
       });

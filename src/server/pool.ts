@@ -9,6 +9,7 @@
 // requests with a 500 and is replaced.
 import { Worker } from 'node:worker_threads';
 import { runScoreJob, type JobOutcome, type ScoreJob } from './score-job.ts';
+import { workerEntry } from '../io/worker-entry.ts';
 
 /** Bytes of request bodies one message to a thread may carry: batching saves messages, not latency. */
 const BATCH_BYTES = 1 << 20;
@@ -39,14 +40,6 @@ export interface PoolStats {
   inline: number;
   /** Threads replaced after dying. */
   restarts: number;
-}
-
-/** Worker threads do not inherit tsx (and Node 20 ignores `--import` in a worker's execArgv): the thread registers it
- *  itself, from this package's copy, then loads its entry. */
-function bootstrap(): string {
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const entry = JSON.stringify(new URL('./score-worker.ts', import.meta.url).href);
-  return `import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); });`;
 }
 
 export class ScoringPool {
@@ -142,7 +135,7 @@ export class ScoringPool {
 
   private spawn(): Promise<void> {
     return new Promise((started) => {
-      const worker = new Worker(bootstrap(), { eval: true });
+      const worker = new Worker(workerEntry('score-worker', import.meta.url), { eval: true });
       worker.unref();
       const thread: Thread = { worker, ready: false, inFlight: new Map(), heavy: false };
       this.live.push(thread);
