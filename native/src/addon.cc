@@ -141,7 +141,7 @@ void teamSync() {
 void runChunks(uint32_t g, int index) {
   const KernelFn fn = pool->fn.load(std::memory_order_relaxed);
   const Call call{pool->args.load(std::memory_order_relaxed), pool->base.load(std::memory_order_relaxed), teamSync,
-                  pool->total.load(std::memory_order_relaxed)};
+                  pool->total.load(std::memory_order_relaxed), pool->team.load(std::memory_order_relaxed)};
   const int n = pool->chunks.load(std::memory_order_relaxed), total = pool->total.load(std::memory_order_relaxed);
   const int align = pool->align.load(std::memory_order_relaxed);
   const uint32_t tag = (g & 0xffff) << 16;
@@ -185,14 +185,10 @@ void ensureWorkers(int n) {
 }
 
 /** Calls fn over [0, total) on `threads` threads (this one included), cut as the wasm pool cuts it. */
-void dispatch(const KernelEntry& k, const Call& call, int total, int grain, int align, int chunksPerThread, int threads) {
+void dispatch(const KernelEntry& k, Call call, int total, int grain, int align, int chunksPerThread, int threads) {
   if (total <= 0) return;
-  const bool team = k.split == Split::Team;
-  if (team && threads == 1) {
-    barrier.count = 1;
-    k.fn(call, 0, 1);
-    return;
-  }
+  const bool team = k.split == Split::Team && threads > 1 && (!k.teamWhen || k.teamWhen(call));
+  call.team = team;
   align = std::max(1, align);
   grain = std::max(grain, align);
   const int parts = team ? threads : std::max(1, std::min(threads, total / grain));

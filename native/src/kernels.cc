@@ -712,11 +712,14 @@ constexpr long ROWS_MODE_BYTES = 8L << 20;
 // normalizes every row itself (a LayerNorm of M rows costs less than a meeting). Rows of one slot (a prompt) need each
 // other's keys: they are all written before any row attends. Every output element is computed by one thread, in the
 // same order whatever the split.
-// Where the caches keep the weights between steps (below ROWS_MODE_BYTES) there is no reason to meet: each thread then
-// runs every layer for its own rows and all the columns, as the wasm kernels do, if the rows' slots are distinct.
-void decodeRows(const Call& c, int t, int n) {
+// Where the caches keep the weights between steps (below ROWS_MODE_BYTES) there is no reason to meet (decodeAsTeam):
+// the call is then cut into chunks of rows by the caller's hints, as the wasm kernels' is, and each chunk runs every
+// layer for its own rows and all the columns; a thread that is slow to wake delays a step by a chunk at most.
+void decodeRows(const Call& c, int lo, int hi) {
   const Desc d{c.i32(0), c.base};
   const int M = c.total;
+  const bool byRows = !c.team;
+  const int t = byRows ? 0 : lo, n = byRows ? 1 : hi;
   const int V = d[D_V], nCtx = d[D_NCTX], C = d[D_C], L = d[D_L], nh = d[D_NH], ctx = d[D_CTX], slotCount = d[D_SLOTS];
   const float *P = d.f(D_PARAMS), *wteP = d.f(D_WTET), *packed = d.f(D_PACKED);
   float *kc = d.f(D_K), *vc = d.f(D_VC), *x = d.f(D_X), *qkv = d.f(D_QKV), *atty = d.f(D_ATTY);
@@ -725,14 +728,9 @@ void decodeRows(const Call& c, int t, int n) {
   const long layerSize = 12L * C * C + 13L * C, cacheSize = (long)slotCount * C * ctx;
   const float *wte = P, *wpe = P + (long)V * C, *layers = wpe + (long)nCtx * C, *lnf = layers + L * layerSize;
   float* ln = scratch(2, (size_t)M * C);
-  bool byRows = n > 1 && 48L * C * C * L < ROWS_MODE_BYTES;
-  if (byRows) {
-    std::vector<char> seen(slotCount, 0);
-    for (int r = 0; r < M && byRows; r++) byRows = !seen[slots[r]]++;
-  }
   // this thread's rows; the rows it normalizes and multiplies [g0, g1), its (row, head) items, and its columns of an
   // N-wide product (in pairs of 8-column panels)
-  const int r0 = partStart(M, n, 1, t), r1 = partStart(M, n, 1, t + 1);
+  const int r0 = byRows ? lo : partStart(M, n, 1, t), r1 = byRows ? hi : partStart(M, n, 1, t + 1);
   const int g0 = byRows ? r0 : 0, g1 = byRows ? r1 : M;
   const int i0 = byRows ? r0 * nh : partStart(M * nh, n, 1, t), i1 = byRows ? r1 * nh : partStart(M * nh, n, 1, t + 1);
   auto cols = [&](int N, int& a, int& b) {
@@ -776,6 +774,12 @@ void decodeRows(const Call& c, int t, int n) {
   layerNormRows(x, lnf, lnf + C, ln, C, g0, g1);
   cols(V, a, b);
   gemmPanels(ln, C, wteP, C, V, logits, V, nullptr, false, g0, g1, a, b);
+}
+
+/** Whether a decodeRows call runs as a team: where its matmul weights are over ROWS_MODE_BYTES. */
+bool decodeAsTeam(const Call& c) {
+  const int32_t* d = c.i32(0);
+  return 48L * d[D_C] * d[D_C] * d[D_L] >= ROWS_MODE_BYTES;
 }
 
 // ---------------------------------------------------------------- optimizer
@@ -847,7 +851,7 @@ const KernelEntry ENTRIES[] = {
   {"softmaxRowsBackward", softmaxRowsBackward, Split::Hints},
   {"attnForward", attnForward, Split::Hints},
   {"attnBackward", attnBackward, Split::Hints},
-  {"decodeRows", decodeRows, Split::Team},
+  {"decodeRows", decodeRows, Split::Team, decodeAsTeam},
   {"scale", scale, Split::Hints},
   {"adamw", adamw, Split::Hints},
   {"gemmRowsTA", gemmRowsTA, Split::Hints},

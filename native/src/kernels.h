@@ -16,6 +16,9 @@ struct Call {
   void (*sync)() = nullptr;
   /** Split::Team kernels: the call's work range is [0, total). */
   int total = 0;
+  /** Split::Team kernels: true where the threads run it as a team, (lo, hi) = (thread index, thread count); false where
+   *  the call was cut by the caller's hints like any other kernel's, (lo, hi) a range of the work. */
+  bool team = false;
   float* f(int i) const { return args[i] != 0 ? reinterpret_cast<float*>(base + static_cast<size_t>(args[i])) : nullptr; }
   int32_t* i32(int i) const { return args[i] != 0 ? reinterpret_cast<int32_t*>(base + static_cast<size_t>(args[i])) : nullptr; }
   int n(int i) const { return static_cast<int>(args[i]); }
@@ -27,13 +30,16 @@ using KernelFn = void (*)(const Call& c, int lo, int hi);
 
 /** How the pool cuts a call into chunks, where a kernel wants other chunks than the caller's hints (see addon.cc).
  *  Team: every thread of the call runs the kernel once, as (thread index, thread count), whatever the work range, and
- *  the threads meet at Call::sync between phases. */
+ *  the threads meet at Call::sync between phases; where the kernel's teamWhen says no for a call, the call is cut by
+ *  the hints instead. */
 enum class Split { Hints, GemmRows, Team };
 
 struct KernelEntry {
   const char* name;
   KernelFn fn;
   Split split;
+  /** Split::Team: whether this call is worth a team (else, or if null, always). */
+  bool (*teamWhen)(const Call& c) = nullptr;
 };
 
 struct KernelSet {
