@@ -205,13 +205,39 @@ describe('OpenAI-compatible serving of the student', () => {
     const cut = await decoder.run({ ...job, stop: [], onDelta: () => void pieces++, cancelled: () => pieces >= 3 });
     expect(full.every((c) => c.completionTokens > 10)).toBe(true);
     expect(Math.max(...cut.map((c) => c.completionTokens))).toBeLessThanOrEqual(5);
-    expect(decoder.stats).toMatchObject({ requests: 2, cancelled: 1 });
+    expect(decoder.stats).toMatchObject({ requests: 2, cancelled: 1, tokens: full.concat(cut).reduce((n, c) => n + c.completionTokens, 0) });
     // Streamed with a stop string taken from the answer: no piece sent ever holds any of it.
     const stop = full[0].text.slice(6, 9);
     const sent: string[] = [];
     const [stopped] = await decoder.run({ ...job, n: 1, stop: [stop], onDelta: (_i, d) => void sent.push(d.text) });
     expect(stopped.text).toBe(full[0].text.slice(0, full[0].text.indexOf(stop)));
     expect(sent.join('')).toBe(stopped.text);
+  });
+
+  it('stops decoding for a streaming client that leaves', async () => {
+    // A long batch window keeps the request queued until after its client has gone.
+    const slow = await startServer({ port: 0, policy: student, modelId: MODEL, batchWindowMs: 1000, scoringThreads: 0 });
+    try {
+      const sdk = new OpenAI({ baseURL: `${slow.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+      const controller = new AbortController();
+      const asked = sdk.chat.completions.create({ model: MODEL, messages: user('Draw A then B.'), n: 4, max_tokens: 100, stream: true }, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 300);
+      // The SDK rejects, or (the headers having come) ends the iteration quietly at the abort: no token reaches it.
+      let tokens = 0;
+      try {
+        for await (const chunk of await asked) tokens += chunk.choices[0]?.delta.content ? 1 : 0;
+      } catch (err) {
+        expect(String(err)).toMatch(/abort/i);
+      }
+      expect(tokens).toBe(0);
+      const stats = async () => ((await (await fetch(`${slow.url}/health`)).json()) as { generation: { cancelled: number; requests: number; tokens: number } }).generation;
+      await expect.poll(stats, { timeout: 5000 }).toMatchObject({ requests: 1, cancelled: 1 });
+      // Gone before its batch started: the server notices at its first writes, and the 4 samples end within a few
+      // tokens of that, not at 100.
+      expect((await stats()).tokens).toBeLessThanOrEqual(4 * 5);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('serves /v1/completions for raw prompts: the chat template written out gives the chat answer', async () => {

@@ -56,6 +56,8 @@ export interface DecoderStats {
   largest_batch: number;
   /** Requests whose client left before their answer was done (their samples were ended early). */
   cancelled: number;
+  /** Tokens generated, all sequences together. */
+  tokens: number;
 }
 
 /** One choice's text, assembled token by token. */
@@ -142,7 +144,7 @@ export class BatchDecoder {
   private readonly queue: Pending[] = [];
   private running = false;
   private timer: NodeJS.Timeout | undefined;
-  readonly stats: DecoderStats = { batches: 0, requests: 0, sequences: 0, largest_batch: 0, cancelled: 0 };
+  readonly stats: DecoderStats = { batches: 0, requests: 0, sequences: 0, largest_batch: 0, cancelled: 0, tokens: 0 };
 
   constructor(
     readonly student: StudentPolicy,
@@ -206,6 +208,7 @@ export class BatchDecoder {
       return;
     }
     this.stats.cancelled += batch.filter((p) => p.job.cancelled?.() === true).length;
+    for (const sample of samples) this.stats.tokens += sample.tokens.length;
     let at = 0;
     batch.forEach((p, b) => {
       const choices = texts[b].map((t, k) => {
