@@ -1,6 +1,6 @@
 // Latency of the OpenAI-compatible student server, one request alone against several at once: requests that arrive
 // together are decoded in one batch (src/server/decoder.ts), against the same server decoding one request at a time
-// (--max-sequences 1, what serving did before batching).
+// (--max-sequences 1: no batching).
 //   npx tsx bench/serve-batching.ts [--ckpt runs/default/sft/final] [--concurrency 8] [--max-tokens 128] [--rounds 3] [--threads 2]
 // Every request is a held-out diagram task at temperature 0.7 with its own seed and the same max_tokens, the same
 // requests in every phase. The phases take turns, --rounds times, so that all see the same spread of load on a shared
