@@ -2,11 +2,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, UsageError } from '../src/cli/main.ts';
+import { buildProgram } from '../src/cli/main.ts';
+import { UsageError } from '../src/cli/usage-error.ts';
 import { Task } from '../src/tasks/spec.ts';
 import { maxDistinct } from '../src/tasks/generate.ts';
 
-const run = (args: string[]) => buildProgram().exitOverride().parseAsync(['node', 'canvasgym', 'tasks', ...args]);
+const run = async (args: string[]) => (await buildProgram()).exitOverride().parseAsync(['node', 'canvasgym', 'tasks', ...args]);
 
 describe('canvasgym tasks', () => {
   it('writes N valid JSONL tasks to --out, the same for the same seed', async () => {

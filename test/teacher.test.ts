@@ -13,7 +13,8 @@ import { ScriptedPolicy } from '../src/policy/scripted.ts';
 import { errorKind, runTeacher, type RejectedRow, type TeacherConfig, type TrainRow } from '../src/policy/teacher.ts';
 import { startServer } from './helpers/http-server.ts';
 import { startOpenAIServer } from './helpers/openai-server.ts';
-import { buildProgram, UsageError } from '../src/cli/main.ts';
+import { buildProgram } from '../src/cli/main.ts';
+import { UsageError } from '../src/cli/usage-error.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'canvasgym-teacher-'));
@@ -131,7 +132,7 @@ describe('canvasgym teacher', () => {
     [...rows<TrainRow>(join(out, 'train.jsonl')), ...rows<RejectedRow>(join(out, 'rejected.jsonl'))]
       .map((r) => JSON.stringify(r))
       .sort();
-  const run = (argv: string[]) => buildProgram().parseAsync(['node', 'canvasgym', 'teacher', ...argv]);
+  const run = async (argv: string[]) => (await buildProgram()).parseAsync(['node', 'canvasgym', 'teacher', ...argv]);
 
   it('resumes after SIGKILL with no duplicate and no lost row, matching an uninterrupted run', async () => {
     const reference = join(work, 'ref');

@@ -14,7 +14,7 @@ import { generateTasks, maxDistinct } from '../tasks/generate.ts';
 import { SPLITS, type Split } from '../tasks/scenarios.ts';
 import type { Task } from '../tasks/spec.ts';
 import { parseRenderer, RENDERERS } from '../tldraw/renderer.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { numberFlag, outputDirFlag } from './flags.ts';
 import { readTasks } from './teacher.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
@@ -59,10 +59,8 @@ async function tasksFrom(flags: EvalFlags): Promise<Task[]> {
   return generateTasks({ split, n, seed: seedOf(flags.seed) });
 }
 
-export function registerEval(program: Command): void {
-  const cmd = program
-    .command('eval')
-    .description('evaluate a policy on tasks: metrics with 95% intervals, rollouts, a PNG per diagram and report.html; or compare eval directories')
+export function registerEval(cmd: Command): void {
+  cmd
     .option('--policy <policy>', `scripted, openai:MODEL, gemini:MODEL, baseline:${BASELINE_NAMES.join('|')}, or a student checkpoint directory`)
     .option('--tasks <file>', 'tasks JSONL (from `canvasgym tasks`)')
     .option('--split <split>', `tasks from the suite: ${SPLITS.join(' or ')} (default heldout)`)

@@ -3,7 +3,7 @@
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 
 export interface NumberRule {
   /** A safe integer: past 2^53 a seed or a count no longer says which value it is. */

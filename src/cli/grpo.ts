@@ -9,7 +9,7 @@ import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { GRPO_DEFAULTS, grpoConfig, GrpoInputError, LOSS_TYPES, LR_SCHEDULERS, SCALE_REWARDS, trainGrpo, type GRPOConfig } from '../train/grpo.ts';
 import { judgeSummary } from '../reward/judge.ts';
 import { readTasks } from './teacher.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 import { stopOnSignals } from './interrupt.ts';
 import { choiceFlag, numberFlag, outputDirFlag, threadsFlag } from './flags.ts';
@@ -100,11 +100,9 @@ export function configFromFlags(flags: GrpoFlags): GRPOConfig {
   return config;
 }
 
-export function registerGrpo(program: Command): void {
+export function registerGrpo(cmd: Command): void {
   const d = GRPO_DEFAULTS;
-  const cmd = program
-    .command('grpo')
-    .description('GRPO from a student checkpoint: sample groups, score them in the environment, clipped updates with a KL to the start')
+  cmd
     .option('--init <dir>', 'student checkpoint to start from; also the frozen reference model')
     .option('--tasks <file>', 'prompt pool: tasks JSONL (from `canvasgym tasks`)')
     .option('--split <split>', 'prompt pool: the train split of the task suite (the default)')

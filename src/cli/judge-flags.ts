@@ -1,7 +1,7 @@
 // The judge's flags, the same on `score`, `eval`, `grpo` and `run`: off unless --judge names a model.
 import type { Command } from 'commander';
 import { Judge, parseJudgeSpec } from '../reward/judge.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { numberFlag, outputDirFlag } from './flags.ts';
 
 export interface JudgeFlags {

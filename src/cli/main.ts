@@ -1,50 +1,59 @@
-// The `canvasgym` command line. Each command lives in its own module and registers itself here.
+// The `canvasgym` command line. Each command lives in its own module, loaded only when that command runs (or shows
+// its help): what a command imports (the model, tldraw's Chromium driver, the reward) would otherwise cost every
+// command, `canvasgym --help` included, seconds of start-up.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { registerSchema } from './schema.ts';
-import { registerServe } from './serve.ts';
-import { registerTeacher } from './teacher.ts';
-import { registerScore } from './score.ts';
-import { registerRender } from './render.ts';
-import { registerSft } from './sft.ts';
-import { registerTasks } from './tasks.ts';
-import { registerGrpo } from './grpo.ts';
-import { registerEval } from './eval.ts';
-import { registerRun } from './run.ts';
 import { choiceFlag } from './flags.ts';
-import { BACKENDS, loadNative, setDefaultBackend } from '../model/kernels-native.ts';
+import { UsageError } from './usage-error.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 /** A message as the one line a refusal prints: what it quotes from the user's input may hold line breaks. */
 const oneLine = (message: string) => message.trim().replace(/\s*\n\s*/g, ' ');
 
-export function buildProgram(): Command {
+interface CommandEntry {
+  name: string;
+  /** The line `canvasgym --help` lists, and the command's own description. */
+  description: string;
+  /** The command's options and action. */
+  load: () => Promise<(cmd: Command) => void>;
+  /** Whether it runs the student, whose compute backend `--backend` picks (src/model/kernels.ts). */
+  backend?: true;
+}
+
+const COMMANDS: CommandEntry[] = [
+  { name: 'schema', description: 'print the JSON Schema of the response object {"actions": [...]} sent to models for structured output', load: async () => (await import('./schema.ts')).registerSchema },
+  { name: 'serve', description: 'serve the environment over HTTP: /reward, /get_reward (OpenRLHF), /reset /step /state /close (sessions), /schema, /health; with --policy also /v1/chat/completions and /v1/completions', load: async () => (await import('./serve.ts')).registerServe, backend: true },
+  { name: 'teacher', description: 'generate teacher data: sample attempts per task, score them, keep the good ones in DIR/train.jsonl (resumable)', load: async () => (await import('./teacher.ts')).registerTeacher },
+  { name: 'score', description: 'score JSONL rows {"prompt", "completion", "spec"?} with a reward preset; writes each row back with reward, components and errors', load: async () => (await import('./score.ts')).registerScore },
+  { name: 'render', description: 'draw a completion (raw model text, {"actions": [...]}, or a record with a "completion" field) as SVG or PNG', load: async () => (await import('./render.ts')).registerRender },
+  { name: 'sft', description: 'train the student GPT from scratch on teacher traces: loss on assistant tokens, held-out loss and sampled evaluation, checkpoints', load: async () => (await import('./sft.ts')).registerSft, backend: true },
+  { name: 'tasks', description: 'write diagram tasks ({"id", "prompt", "spec"}) as JSONL, or print the suite\'s statistics with --stats', load: async () => (await import('./tasks.ts')).registerTasks },
+  { name: 'grpo', description: 'GRPO from a student checkpoint: sample groups, score them in the environment, clipped updates with a KL to the start', load: async () => (await import('./grpo.ts')).registerGrpo, backend: true },
+  { name: 'eval', description: 'evaluate a policy on tasks: metrics with 95% intervals, rollouts, a PNG per diagram and report.html; or compare eval directories', load: async () => (await import('./eval.ts')).registerEval, backend: true },
+  { name: 'run', description: 'the main job: tasks -> scripted teacher with quirks -> SFT -> GRPO -> eval of baselines, teacher, SFT and GRPO on IID held-out and out-of-distribution tasks -> report.html', load: async () => (await import('./run.ts')).registerRun, backend: true },
+];
+
+/** The command a command line runs (`canvasgym help X` shows X's help): the first word, as the program has no option
+ *  that takes a value. */
+function commandOf(argv: string[]): string | undefined {
+  const words = argv.slice(2).filter((a) => !a.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+/** The program, with every command fully defined, or with only the one `argv` runs (the others are listed by name and
+ *  description, for the help and for "did you mean"). */
+export async function buildProgram(argv?: string[]): Promise<Command> {
   const program = new Command('canvasgym')
     .description('Train LLM agents from first principles: a text-to-diagram environment, rewards, teacher data, SFT and GRPO.')
     .version(version);
-  registerSchema(program);
-  registerServe(program);
-  registerTeacher(program);
-  registerScore(program);
-  registerRender(program);
-  registerSft(program);
-  registerTasks(program);
-  registerGrpo(program);
-  registerEval(program);
-  registerRun(program);
-  // The student's compute backend (src/model/kernels.ts) on every command that runs it, set before the command runs.
-  for (const cmd of program.commands) {
-    if (!['sft', 'grpo', 'eval', 'run', 'serve'].includes(cmd.name())) continue;
-    cmd.option('--backend <backend>', `model compute backend: ${BACKENDS.join(' | ')} (default: native where it is built, else wasm; $CANVASGYM_BACKEND)`);
+  const wanted = argv && commandOf(argv);
+  for (const entry of COMMANDS) {
+    const cmd = program.command(entry.name).description(entry.description);
+    if (argv && entry.name !== wanted) continue;
+    (await entry.load())(cmd);
+    if (entry.backend) await addBackendOption(cmd);
   }
-  program.hook('preAction', (_program, command) => {
-    const flag = command.opts().backend as string | undefined;
-    const backend = flag === undefined ? undefined : choiceFlag('--backend', flag, BACKENDS);
-    const native = backend === 'native' ? loadNative() : undefined;
-    if (native && 'error' in native) throw new UsageError(`--backend native is not available here: ${native.error}`);
-    setDefaultBackend(backend);
-  });
   // A mistyped command line gets one line, as every other usage error does: commander's message (with its "did you
   // mean" suggestion) and where the full help is, not the help itself.
   for (const cmd of [program, ...program.commands]) {
@@ -56,8 +65,18 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** A problem with what the user asked for (bad flag value, missing file): printed as one line, exit code 2. */
-export class UsageError extends Error {}
+/** `--backend`, set before the command runs. */
+async function addBackendOption(cmd: Command): Promise<void> {
+  const { BACKENDS, loadNative, setDefaultBackend } = await import('../model/kernels-native.ts');
+  cmd.option('--backend <backend>', `model compute backend: ${BACKENDS.join(' | ')} (default: native where it is built, else wasm; $CANVASGYM_BACKEND)`);
+  cmd.hook('preAction', () => {
+    const flag = cmd.opts().backend as string | undefined;
+    const backend = flag === undefined ? undefined : choiceFlag('--backend', flag, BACKENDS);
+    const native = backend === 'native' ? loadNative() : undefined;
+    if (native && 'error' in native) throw new UsageError(`--backend native is not available here: ${native.error}`);
+    setDefaultBackend(backend);
+  });
+}
 
 /** The line printed for an error that is the user's to fix, or undefined for a bug (which keeps its stack trace). */
 function usageMessage(err: unknown): string | undefined {
@@ -72,7 +91,7 @@ function usageMessage(err: unknown): string | undefined {
 /** Parses and runs one command line; returns its exit code, after printing a usage problem as one line. */
 export async function runCli(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
     return 0;
   } catch (err) {
     // Commander has printed its line already (or the help or version, which exit 0).

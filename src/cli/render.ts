@@ -4,12 +4,11 @@ import { extname, join } from 'node:path';
 import type { Command } from 'commander';
 import { executeCompletion } from '../env/execute.ts';
 import type { Canvas } from '../env/canvas.ts';
-import type { Rubric } from '../reward/rubric.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
 import { renderSvg } from '../render/svg.ts';
 import { rasterize } from '../render/png.ts';
 import { parseRenderer } from '../tldraw/renderer.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { numberFlag, outputDirFlag, outputFileFlag } from './flags.ts';
 
 interface RenderFlags {
@@ -154,34 +153,18 @@ export const SAMPLES: Sample[] = [
   },
 ];
 
-type GetRubric = (name: string) => Rubric;
-
-/** The reward presets, if that module exists yet; the sample is still drawn without them. */
-async function loadRubrics(): Promise<{ rubrics: Rubric[]; note?: string }> {
-  let mod: { getRubric?: unknown };
-  try {
-    mod = (await import(new URL('../reward/presets.ts', import.meta.url).href)) as { getRubric?: unknown };
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return { rubrics: [], note: 'scores skipped: src/reward/presets.ts is not there yet' };
-    throw err;
-  }
-  if (typeof mod.getRubric !== 'function') return { rubrics: [], note: 'scores skipped: src/reward/presets.ts has no getRubric' };
-  const getRubric = mod.getRubric as GetRubric;
-  return { rubrics: ['strong', 'seed'].map((name) => getRubric(name)) };
-}
-
 async function renderSamples(flags: RenderFlags): Promise<void> {
   const dir = flags.out;
   if (!dir) throw new UsageError('render --sample needs --out DIR');
   mkdirSync(outputDirFlag('--out', dir), { recursive: true });
-  const { rubrics, note } = await loadRubrics();
+  const { getRubric } = await import('../reward/presets.ts');
+  const rubrics = ['strong', 'seed'].map((name) => getRubric(name));
   for (const s of SAMPLES) {
     const drawing = draw(s.completion, `sample ${s.name}`, s.prompt, flags.errors);
     process.stdout.write(`${writeDrawing(drawing, join(dir, `${s.name}.svg`), flags)}\n`);
     const scores = rubrics.map((r) => `${r.name} ${r.score({ prompt: s.prompt, completion: s.completion, spec: s.spec }).reward.toFixed(3)}`);
-    process.stdout.write(`${writeDrawing(drawing, join(dir, `${s.name}.png`), flags)}${scores.length ? `; reward ${scores.join(', ')}` : ''}\n`);
+    process.stdout.write(`${writeDrawing(drawing, join(dir, `${s.name}.png`), flags)}; reward ${scores.join(', ')}\n`);
   }
-  if (note) process.stdout.write(`${note}\n`);
 }
 
 /** --renderer tldraw: the PNG tldraw itself exports, of the file or of the samples (one browser for all). */
@@ -218,10 +201,8 @@ async function renderTldraw(flags: RenderFlags): Promise<void> {
   }
 }
 
-export function registerRender(program: Command): void {
-  program
-    .command('render')
-    .description('draw a completion (raw model text, {"actions": [...]}, or a record with a "completion" field) as SVG or PNG')
+export function registerRender(cmd: Command): void {
+  cmd
     .option('--in <file>', 'file holding the completion')
     .option('--out <path>', 'output file, .svg or .png (a directory with --sample)')
     .option('--prompt <text>', 'title shown above the diagram (default: the record\'s "prompt", if any)')

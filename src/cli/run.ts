@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { StageProgress } from '../io/progress.ts';
 import { badRunName, RUN_CONFIGS, RUN_PRESETS, RunDirError, runPipeline, STAGES, type RunPreset } from '../pipeline/run.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { outputDirFlag } from './flags.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 
@@ -15,10 +15,8 @@ interface RunFlags extends JudgeFlags {
   progress: boolean;
 }
 
-export function registerRun(program: Command): void {
-  const cmd = program
-    .command('run')
-    .description('the main job: tasks -> scripted teacher with quirks -> SFT -> GRPO -> eval of baselines, teacher, SFT and GRPO on IID held-out and out-of-distribution tasks -> report.html')
+export function registerRun(cmd: Command): void {
+  cmd
     .option('--name <name>', 'run directory name under --runs-dir (default: the preset name)')
     .option('--preset <preset>', `${RUN_PRESETS.join(' | ')}: quick takes under 3 minutes, default under 15, full longer and better`, 'default')
     .option('--fresh', 'start over instead of continuing the run directory')

@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import { DEFAULT_MAX_ACTIONS, responseJsonSchema } from '../env/actions.ts';
 import { numberFlag } from './flags.ts';
 
-export function registerSchema(program: Command): void {
-  program
-    .command('schema')
-    .description('print the JSON Schema of the response object {"actions": [...]} sent to models for structured output')
+export function registerSchema(cmd: Command): void {
+  cmd
     .option('--editing', 'include the editing actions (update_shape, delete_shape, disconnect) used in multi-turn episodes')
     .option('--max-actions <n>', 'maximum actions per response', String(DEFAULT_MAX_ACTIONS))
     .action((opts: { editing?: boolean; maxActions: string }) => {

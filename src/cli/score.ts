@@ -9,7 +9,7 @@ import { judgeSummary, withJudgment } from '../reward/judge.ts';
 import { scoreLine } from '../reward/rows.ts';
 import type { TldrawDriver } from '../tldraw/driver.ts';
 import { parseRenderer } from '../tldraw/renderer.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 
 export const DEFAULT_JUDGE_CACHE = '.canvasgym/judge-cache';
@@ -93,12 +93,8 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
   return { rows, failed, ...(judged ? { judge: judgeSummary(judged.judge) } : {}) };
 }
 
-export function registerScore(program: Command): void {
-  const cmd = program
-    .command('score')
-    .description(
-      'score JSONL rows {"prompt", "completion", "spec"?} with a reward preset; writes each row back with reward, components and errors',
-    )
+export function registerScore(cmd: Command): void {
+  cmd
     .requiredOption('--reward <preset>', `reward preset: ${RUBRIC_NAMES.join(' | ')}`)
     .option('--in <file>', 'input JSONL (default: stdin); blank lines are skipped')
     .option('--out <file>', 'output JSONL, one row per input row in order, written row by row (default: stdout)')

@@ -6,7 +6,7 @@ import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { isLoopbackHost, parseOrigins } from '../server/access.ts';
 import { DEFAULT_CONFIG, describeAccess, describeLimits, startServer, type ServerConfig } from '../server/app.ts';
 import { MAX_TURNS_LIMIT } from '../env/episode.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { choiceFlag, numberFlag } from './flags.ts';
 
 interface ServeFlags {
@@ -50,11 +50,9 @@ function openFileLimit(): number | undefined {
   }
 }
 
-export function registerServe(program: Command): void {
+export function registerServe(cmd: Command): void {
   const d = DEFAULT_CONFIG;
-  program
-    .command('serve')
-    .description('serve the environment over HTTP: /reward, /get_reward (OpenRLHF), /reset /step /state /close (sessions), /schema, /health; with --policy also /v1/chat/completions and /v1/completions')
+  cmd
     .option('--host <host>', 'address to listen on', d.host)
     .option('--port <n>', 'port (0 picks a free one)', String(d.port))
     .option('--reward <preset>', `default reward preset: ${RUBRIC_NAMES.join(' | ')} (?reward= overrides per request)`, d.reward)

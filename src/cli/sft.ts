@@ -6,7 +6,7 @@ import cliProgress from 'cli-progress';
 import { PRESETS, runSft, sftConfig, SftInputError, type SFTConfig } from '../train/sft.ts';
 import { MODEL_INITS } from '../model/gpt.ts';
 import { MAX_VOCAB_SIZE, MIN_VOCAB_SIZE } from '../model/tokenizer.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { stopOnSignals } from './interrupt.ts';
 import { choiceFlag, numberFlag, outputDirFlag, threadsFlag } from './flags.ts';
 
@@ -31,10 +31,8 @@ interface SftFlags {
   progress: boolean;
 }
 
-export function registerSft(program: Command): void {
-  program
-    .command('sft')
-    .description('train the student GPT from scratch on teacher traces: loss on assistant tokens, held-out loss and sampled evaluation, checkpoints')
+export function registerSft(cmd: Command): void {
+  cmd
     .requiredOption('--data <file>', 'TRL messages JSONL, e.g. DIR/train.jsonl')
     .requiredOption('--out <dir>', 'output directory: log.jsonl, checkpoint-N/, final/')
     .option('--preset <name>', `model and training preset: ${PRESETS.join(', ')}`, 'default')

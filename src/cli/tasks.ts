@@ -6,7 +6,7 @@ import { generateTasks, maxDistinct, TaskRequestError, type TaskFilter } from '.
 import { SPLITS, VOCABS, type Split } from '../tasks/scenarios.ts';
 import { formatStats, splitStats } from '../tasks/stats.ts';
 import { JsonlWriter } from '../io/jsonl.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { numberFlag, outputFileFlag } from './flags.ts';
 
 interface TasksFlags {
@@ -42,10 +42,8 @@ export function parseTaskFlags(flags: TasksFlags): { split: Split; n: number; se
   return { split: flags.split as Split, n: integer('--n', flags.n, 1), seed: integer('--seed', flags.seed, 0), filter };
 }
 
-export function registerTasks(program: Command): void {
-  program
-    .command('tasks')
-    .description('write diagram tasks ({"id", "prompt", "spec"}) as JSONL, or print the suite\'s statistics with --stats')
+export function registerTasks(cmd: Command): void {
+  cmd
     .option('--split <split>', `${SPLITS.join(', ')}: heldout is IID (train's phrasings, made-up names never used in train); ood shares no entity name, phrasing template or connector word with train`)
     .option('--n <n>', 'how many distinct tasks')
     .option('--seed <seed>', 'the same seed gives the same tasks', '0')

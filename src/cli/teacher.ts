@@ -10,7 +10,7 @@ import { parseQuirks, QUIRK_HELP, QUIRK_NAMES } from '../policy/quirks.ts';
 import { policyFromSpec, POLICY_FORMS } from '../policy/registry.ts';
 import { RemoteError } from '../policy/remote.ts';
 import { runTeacher, TeacherRunMismatch, type TeacherSummary, type TeacherTask } from '../policy/teacher.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 import { numberFlag, outputDirFlag } from './flags.ts';
 
 interface TeacherFlags {
@@ -116,10 +116,8 @@ export function formatSummary(s: TeacherSummary, outDir: string): string {
   return lines.join('\n');
 }
 
-export function registerTeacher(program: Command): void {
-  program
-    .command('teacher')
-    .description('generate teacher data: sample attempts per task, score them, keep the good ones in DIR/train.jsonl (resumable)')
+export function registerTeacher(cmd: Command): void {
+  cmd
     .requiredOption('--tasks <file>', 'tasks JSONL (from `canvasgym tasks`)')
     .requiredOption('--out <dir>', 'output directory: train.jsonl, rejected.jsonl, summary.json, run.json')
     .option('--policy <name>', `the teacher: ${POLICY_FORMS}`, 'scripted')

@@ -1,0 +1,53 @@
+// canvasgym as a library (`import { ... } from 'canvasgym'`): the names a project that trains or scores agents uses,
+// whatever file of the toolkit holds them. What is not here is internal and may move.
+
+// The environment: the action language, executing a completion on the canvas, multi-turn episodes.
+export { Action, ACTION_TYPES, DEFAULT_MAX_ACTIONS, responseJsonSchema, responseSchema, SHAPE_KINDS, type ActionType, type ShapeKind } from './env/actions.ts';
+export { Canvas, type Arrow, type CanvasJson, type Shape } from './env/canvas.ts';
+export { executeCompletion, type Execution, type ExecuteOptions } from './env/execute.ts';
+export { parseCompletion, type ParseError, type ParseResult } from './env/parse.ts';
+export type { ActionError, ActionOutcome, ApplyResult } from './env/apply.ts';
+export { DiagramEnv, EditingEnv, ENV_NAMES, EpisodeError, makeEnv, type Env, type EnvName, type Observation, type ResetResult, type StepAction, type StepResult } from './env/episode.ts';
+export { checkEnv, type CheckOptions, type CheckReport } from './env/check-env.ts';
+
+// Tasks: the diagram requests of each split.
+export { generateTasks, maxDistinct, TaskRequestError, type GenerateOptions, type TaskFilter } from './tasks/generate.ts';
+export { DIAGRAM_KINDS, DiagramKind, DiagramSpec, Task } from './tasks/spec.ts';
+export { SPLITS, type Split } from './tasks/scenarios.ts';
+
+// Rewards: rubrics of named, weighted components, and the optional judge.
+export { getRubric, RUBRIC_NAMES } from './reward/presets.ts';
+export { defineRubric, type Component, type Rubric, type RubricDefinition, type Score, type ScoreInput } from './reward/rubric.ts';
+export { Judge, parseJudgeSpec, withJudgment } from './reward/judge.ts';
+
+// Rendering a canvas.
+export { renderSvg, type SvgOptions } from './render/svg.ts';
+export { renderPng, type PngOptions } from './render/png.ts';
+
+// Policies: what answers a conversation.
+export type { ChatMessage, Completion, FinishReason, Policy, SamplingOptions } from './policy/policy.ts';
+export { conversationFor, SYSTEM_PROMPT } from './policy/prompt.ts';
+export { policyFromSpec, POLICY_FORMS, type PolicySettings } from './policy/registry.ts';
+export { ScriptedPolicy, type ScriptedOptions } from './policy/scripted.ts';
+export { OpenAIPolicy, type OpenAIPolicyOptions } from './policy/openai.ts';
+export { GeminiPolicy, type GeminiPolicyOptions } from './policy/gemini.ts';
+export { BaselinePolicy, BASELINE_NAMES, type BaselineName } from './policy/baselines.ts';
+export { StudentPolicy, type StudentOptions } from './policy/student.ts';
+export { QUIRK_NAMES, type QuirkName, type QuirkRates } from './policy/quirks.ts';
+export { runTeacher, type TeacherOptions, type TeacherSummary, type TrainRow } from './policy/teacher.ts';
+
+// The student model.
+export { GPT, MODEL_INITS, presetConfig, type GPTConfig, type ModelInit } from './model/gpt.ts';
+export { Tokenizer, trainTokenizer, type TrainTokenizerOptions } from './model/tokenizer.ts';
+export { loadCheckpoint, saveCheckpoint, type LoadedCheckpoint } from './model/checkpoint.ts';
+export { BACKENDS, setDefaultBackend, type Backend } from './model/kernels.ts';
+
+// Trainers, evaluation and the whole pipeline.
+export { PRESETS as SFT_PRESETS, readSftData, runSft, sftConfig, SftInputError, type SFTConfig, type SftResult, type SftRunOptions } from './train/sft.ts';
+export { GRPO_DEFAULTS, grpoConfig, GrpoInputError, trainGrpo, type GRPOConfig, type GrpoLogRow, type GrpoResult, type GrpoRunOptions } from './train/grpo.ts';
+export { evaluatePolicy, type EvalMetrics, type EvalOptions, type EvalResult, type Rollout } from './eval/evaluate.ts';
+export { renderReport } from './eval/report.ts';
+export { RUN_CONFIGS, RUN_PRESETS, runPipeline, type RunConfig, type RunOptions, type RunPreset, type RunResult } from './pipeline/run.ts';
+
+// The environment and the student over HTTP.
+export { DEFAULT_CONFIG as SERVER_DEFAULTS, startServer, type RunningServer, type ServerConfig } from './server/app.ts';
