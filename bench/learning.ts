@@ -1,7 +1,7 @@
 // The learning benchmark: recipe variants for the student, trained at equal wall-clock on the same kind of tasks, then
 // evaluated on the same IID held-out tasks, greedy and at temperature 0.7. Each (variant, seed) cell is cached in
 // OUT/results.jsonl, so a rerun adds only what is missing and prints the whole table.
-//   npx tsx bench/learning.ts [--variants base,clean,...] [--seeds 2] [--budget-s 200] [--eval 200] [--out runs/learning]
+//   npx tsx bench/learning.ts [--variants base,clean,...] [--seeds 2] [--budget-s 200] [--eval 200] [--out runs/learning] [--table-only]
 // Equal wall-clock: a variant's SFT steps are the budget times the tokens/s its model shape trains at on a quiet machine
 // (--tokens-per-s, the default shape's rate), divided by its tokens per step; so variants of one shape see the same
 // tokens, and the figures do not depend on what else shares the cores. The wall time each cell took is printed beside
@@ -68,6 +68,8 @@ const { values: args } = parseArgs({
     'max-tokens': { type: 'string', default: '512' },
     'tokens-per-s': { type: 'string', default: '9300' },
     out: { type: 'string', default: 'runs/learning' },
+    /** Print the table of the cells already measured, running none. */
+    'table-only': { type: 'boolean', default: false },
   },
 });
 
@@ -208,7 +210,7 @@ function printTable(): void {
   console.log(`\nvariants:\n${names.map((n) => `- ${n}: ${VARIANTS[n].about}`).join('\n')}`);
 }
 
-for (const seed of seeds) {
+for (const seed of args['table-only'] ? [] : seeds) {
   for (const name of names) {
     if (cells.some((c) => c.variant === name && c.seed === seed)) continue;
     const v = VARIANTS[name];
