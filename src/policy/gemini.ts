@@ -1,6 +1,6 @@
 // A Gemini policy through Google's SDK, as in the seed's teacher_generate.py: JSON out via
 // `responseMimeType: application/json` with the response JSON Schema. The system prompt goes in `systemInstruction`.
-import { GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
+import type { Content, GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import type { ChatMessage, Completion, FinishReason, Policy, SamplingOptions } from './policy.ts';
 import { callWithRetries, Limiter, portableResponseSchema, RemoteError, withDefaults, type Endpoint, type RemoteOptions } from './remote.ts';
 
@@ -30,7 +30,7 @@ export function toGeminiContents(conversation: ChatMessage[]): { system: string 
 
 export class GeminiPolicy implements Policy {
   readonly name: string;
-  private readonly ai: GoogleGenAI;
+  private readonly ai: Promise<GoogleGenAI>;
   private readonly limiter: Limiter;
   private readonly endpoint: Endpoint;
   private readonly schema = portableResponseSchema();
@@ -44,7 +44,8 @@ export class GeminiPolicy implements Policy {
     const baseUrl = options.baseUrl?.replace(/\/+$/, '');
     this.endpoint = { policy: this.name, baseUrl: baseUrl ?? GEMINI_DEFAULT_BASE_URL, model: options.model, keyHint: 'GEMINI_API_KEY or --api-key' };
     // No SDK retries (none without retryOptions) and no SDK timeout: remote.ts handles both for every protocol.
-    this.ai = new GoogleGenAI({ apiKey, ...(baseUrl ? { httpOptions: { baseUrl } } : {}) });
+    // The SDK loads with the first client (most of a second): what never asks Gemini does not pay for it.
+    this.ai = import('@google/genai').then(({ GoogleGenAI: SDK }) => new SDK({ apiKey, ...(baseUrl ? { httpOptions: { baseUrl } } : {}) }));
     this.limiter = new Limiter(withDefaults(options).concurrency);
   }
 
@@ -90,9 +91,9 @@ export class GeminiPolicy implements Policy {
     return out;
   }
 
-  private request(conversation: ChatMessage[], opts: SamplingOptions, n: number, signal: AbortSignal): Promise<GenerateContentResponse> {
+  private async request(conversation: ChatMessage[], opts: SamplingOptions, n: number, signal: AbortSignal): Promise<GenerateContentResponse> {
     const { system, contents } = toGeminiContents(conversation);
-    return this.ai.models.generateContent({
+    return (await this.ai).models.generateContent({
       model: this.options.model,
       contents,
       config: {

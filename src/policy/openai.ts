@@ -1,6 +1,6 @@
 // A policy served over the OpenAI chat-completions protocol: OpenAI itself, vLLM, llama.cpp server, Ollama, or
 // Gemini's OpenAI-compatible endpoint. Structured output through `response_format: json_schema`.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ChatMessage, Completion, FinishReason, Policy, SamplingOptions } from './policy.ts';
 import { callWithRetries, Limiter, portableResponseSchema, RemoteError, withDefaults, type Endpoint, type RemoteOptions } from './remote.ts';
@@ -26,7 +26,7 @@ function finishReason(r: string | null | undefined): FinishReason {
 
 export class OpenAIPolicy implements Policy {
   readonly name: string;
-  private readonly client: OpenAI;
+  private readonly client: Promise<OpenAI>;
   private readonly limiter: Limiter;
   private readonly endpoint: Endpoint;
   private readonly schema = portableResponseSchema();
@@ -46,7 +46,8 @@ export class OpenAIPolicy implements Policy {
     this.name = `openai:${options.model}`;
     this.endpoint = { policy: this.name, baseUrl: baseURL, model: options.model, keyHint: 'OPENAI_API_KEY or --api-key' };
     // Retries and timeouts are ours (remote.ts), the same for every protocol; the SDK's own are switched off.
-    this.client = new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: withDefaults(options).timeoutMs + 1_000 });
+    // The SDK loads with the first client (a few hundred ms): what never asks a remote model does not pay for it.
+    this.client = import('openai').then(({ default: SDK }) => new SDK({ apiKey, baseURL, maxRetries: 0, timeout: withDefaults(options).timeoutMs + 1_000 }));
     this.limiter = new Limiter(withDefaults(options).concurrency);
   }
 
@@ -88,9 +89,9 @@ export class OpenAIPolicy implements Policy {
     return out;
   }
 
-  private request(conversation: ChatMessage[], opts: SamplingOptions, n: number, signal: AbortSignal): Promise<ChatCompletion> {
+  private async request(conversation: ChatMessage[], opts: SamplingOptions, n: number, signal: AbortSignal): Promise<ChatCompletion> {
     const structured = this.options.structuredOutput ?? true;
-    return this.client.chat.completions.create(
+    return (await this.client).chat.completions.create(
       {
         model: this.options.model,
         messages: conversation.map((m) => ({ role: m.role, content: m.content })),

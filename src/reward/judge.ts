@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { executeCompletion } from '../env/execute.ts';
 import type { Canvas } from '../env/canvas.ts';
@@ -101,7 +101,7 @@ export interface JudgeStats {
 export class Judge {
   readonly name: string;
   readonly stats: JudgeStats = { asked: 0, cached: 0, failed: 0, uncached: 0 };
-  private readonly client: OpenAI;
+  private readonly client: Promise<OpenAI>;
   private readonly limiter: Limiter;
   private readonly endpoint: Endpoint;
 
@@ -112,7 +112,8 @@ export class Judge {
     const apiKey = options.apiKey ?? env.OPENAI_API_KEY ?? 'no-key';
     this.name = `openai:${options.model}`;
     this.endpoint = { policy: `judge ${this.name}`, baseUrl: baseURL, model: options.model, keyHint: 'OPENAI_API_KEY or --judge-api-key' };
-    this.client = new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: withDefaults(options).timeoutMs + 1_000 });
+    // The SDK loads with the first judge (a few hundred ms): `score` and `eval` without --judge do not pay for it.
+    this.client = import('openai').then(({ default: SDK }) => new SDK({ apiKey, baseURL, maxRetries: 0, timeout: withDefaults(options).timeoutMs + 1_000 }));
     this.limiter = new Limiter(withDefaults(options).concurrency);
   }
 
@@ -151,7 +152,7 @@ export class Judge {
     try {
       const response = await this.limiter.run(() =>
         callWithRetries(
-          (signal) => this.client.chat.completions.create({ model: this.options.model, messages, temperature: 0 }, { signal }),
+          async (signal) => (await this.client).chat.completions.create({ model: this.options.model, messages, temperature: 0 }, { signal }),
           this.endpoint,
           this.options,
         ),
