@@ -1,8 +1,7 @@
 // Places a diagram's nodes with ELK's layered algorithm (elkjs), the real graph-layout library, or on a circle for
 // loops. The caller compares candidates with the reward's own layout measure, since the canvas draws straight arrows
 // where ELK would have routed bends.
-import ElkBundled from 'elkjs/lib/elk.bundled.js';
-import type { ElkNode } from 'elkjs/lib/elk-api.js';
+import type { ELK, ElkNode } from 'elkjs/lib/elk-api.js';
 import type { ShapeKind } from '../env/actions.ts';
 
 export interface NodeBox {
@@ -44,8 +43,9 @@ export interface LayoutOptions {
   margin: number;
 }
 
-// The bundle is CommonJS; under NodeNext its class is the `default` property (which the bundle also sets at runtime).
-const elk = new ElkBundled.default();
+// Loaded with the first layout (a quarter of a second): scoring and evaluation never lay a diagram out. The bundle is
+// CommonJS; under NodeNext its class is the `default` property (which the bundle also sets at runtime).
+let elk: Promise<ELK> | undefined;
 
 /** One layered layout in the given direction. */
 export async function layeredLayout(nodes: NodeBox[], edges: EdgeRef[], opts: LayoutOptions): Promise<PlacedNode[]> {
@@ -67,7 +67,8 @@ export async function layeredLayout(nodes: NodeBox[], edges: EdgeRef[], opts: La
     children: nodes.map((n) => ({ id: n.id, width: n.w, height: n.h })),
     edges: edges.map((e, i) => ({ id: `e${i}`, sources: [e.from], targets: [e.to] })),
   };
-  const out = await elk.layout(graph);
+  elk ??= import('elkjs/lib/elk.bundled.js').then((m) => new m.default.default());
+  const out = await (await elk).layout(graph);
   const pos = new Map((out.children ?? []).map((c) => [c.id, c]));
   return nodes.map((n) => {
     const p = pos.get(n.id);
