@@ -4,11 +4,11 @@
 // packages, so that the install takes what the checkout's own `npm ci` left in npm's cache (no network when it is
 // there) and tests the versions the rest of the suite tests.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -109,6 +109,9 @@ describe('the npm package', () => {
     const install = run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--foreground-scripts'], { cwd: project });
     installLog = install.stdout + install.stderr;
   }, 300_000);
+
+  // The installed project holds over 100 MB.
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('ships what running needs and nothing else, and its install step builds the native backend', () => {
     for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/model/workers.js', 'dist/tldraw-page/index.html', 'assembly/build/kernels.wasm', 'native/binding.gyp', 'native/src/kernels.cc', 'python/canvasgym_client/rewards.py', 'README.md']) {
