@@ -12,6 +12,7 @@ import { renderChat } from '../src/model/chat.ts';
 import { loadCheckpoint } from '../src/model/checkpoint.ts';
 import { ScriptedPolicy } from '../src/policy/scripted.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
+import { shapesFirst } from './answer-order.ts';
 
 const { values: args, positionals: dirs } = parseArgs({
   allowPositionals: true,
@@ -28,15 +29,10 @@ const tasks = generateTasks({ split: 'heldout', n: Number(args.tasks), seed: Num
 const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
 const teacher = new ScriptedPolicy({ specFor: (p) => specs.get(p) });
 
-type Action = { type?: string };
-const reorder = (text: string): string => {
-  const { actions } = JSON.parse(text) as { actions: Action[] };
-  return JSON.stringify({ actions: [...actions.filter((a) => a.type === 'create_shape'), ...actions.filter((a) => a.type !== 'create_shape')] });
-};
 const answers: string[] = [];
 for (const t of tasks) {
   const [[c]] = await teacher.generate([[{ role: 'user', content: t.prompt }]], { temperature: 0, seed: 0 });
-  answers.push(args.order === 'shapes-first' ? reorder(c.text) : c.text);
+  answers.push(args.order === 'shapes-first' ? shapesFirst(c.text) : c.text);
 }
 
 /** The string fields whose values are names; the key's token ends with `"field":"`. */

@@ -20,6 +20,7 @@ import { getRubric } from '../src/reward/presets.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 import type { Task } from '../src/tasks/spec.ts';
 import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
+import { shapesFirst } from './answer-order.ts';
 
 interface Variant {
   /** What the variant changes, for the table. */
@@ -29,19 +30,6 @@ interface Variant {
   sft?: Partial<SFTConfig>;
   /** Rewrites each teacher answer before SFT (same actions, another order). */
   answer?: (text: string) => string;
-}
-
-/** Every shape first, in the teacher's order, then every arrow in the teacher's order: the arrows become a copy of the
- *  request's edge list, with no shape between them. Prose-wrapped answers keep the teacher's order. */
-function shapesFirst(text: string): string {
-  let value: { actions?: { type?: string }[] };
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return text;
-  }
-  const actions = value.actions ?? [];
-  return JSON.stringify({ actions: [...actions.filter((a) => a.type === 'create_shape'), ...actions.filter((a) => a.type !== 'create_shape')] });
 }
 
 const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, missing_edge: 0.02, prose: 0.05 };
