@@ -18,108 +18,18 @@ import { getRubric } from '../reward/presets.ts';
 import type { Rubric } from '../reward/rubric.ts';
 import { withJudgment, type Judge, type Judgment } from '../reward/judge.ts';
 import type { Task } from '../tasks/spec.ts';
-import { groupAdvantages, policyLoss, type LossType, type ScaleRewards } from './grpo-loss.ts';
+import { groupAdvantages, policyLoss, type LossType } from './grpo-loss.ts';
 import { packCompletions, type CompletionBatch } from './grpo-batch.ts';
 import { promptsForStep } from './grpo-prompts.ts';
 import { divergence } from './divergence.ts';
 import { learningRateAt, warmupSteps } from './schedule.ts';
 import { keepRowsUpTo, latestCheckpoint } from './sft.ts';
+import { settingsIssue } from '../settings.ts';
+import { CheckedGrpoSettings, GRPO_DEFAULTS, type GRPOConfig } from './grpo-settings.ts';
 
-export const LOSS_TYPES: readonly LossType[] = ['grpo', 'dr_grpo', 'dapo'];
-export const SCALE_REWARDS: readonly ScaleRewards[] = ['group', 'batch', 'none'];
-export const LR_SCHEDULERS = ['constant', 'cosine'] as const;
-export type LrScheduler = (typeof LR_SCHEDULERS)[number];
+export { GRPO_DEFAULTS, LOSS_TYPES, LR_SCHEDULERS, SCALE_REWARDS, type GRPOConfig, type LrScheduler } from './grpo-settings.ts';
 
-export interface GRPOConfig {
-  output_dir: string;
-  /** The starting checkpoint (an SFT student); also the frozen reference model. */
-  init: string;
-  /** Reward preset by name (src/reward/presets.ts). */
-  reward: string;
-  /** Completions per prompt (the group). */
-  num_generations: number;
-  /** Completions sampled per step: prompts per step x num_generations. */
-  generation_batch_size: number;
-  /** Completions per forward/backward pass; gradients accumulate over the generation batch. */
-  per_device_train_batch_size: number;
-  /** Steps; each samples one generation batch and makes num_iterations optimizer updates on it. */
-  max_steps: number;
-  /** Optimizer updates per generation batch (TRL's mu); above 1 the ratio to the sampling policy moves and clipping acts. */
-  num_iterations: number;
-  learning_rate: number;
-  lr_scheduler_type: LrScheduler;
-  warmup_ratio: number;
-  /** Cosine floor as a share of learning_rate. */
-  min_lr_rate: number;
-  weight_decay: number;
-  adam_beta1: number;
-  adam_beta2: number;
-  adam_epsilon: number;
-  max_grad_norm: number;
-  /** KL coefficient to the reference model (k3 estimator); 0 turns the reference off. */
-  beta: number;
-  /** Lower clip: the ratio may fall to 1 - epsilon. */
-  epsilon: number;
-  /** Upper clip: the ratio may rise to 1 + epsilon_high (DAPO's clip-higher). */
-  epsilon_high: number;
-  loss_type: LossType;
-  scale_rewards: ScaleRewards;
-  /** Completions cut by max_completion_length take no part in the loss (their rewards still shape the group's baseline). */
-  mask_truncated_completions: boolean;
-  max_completion_length: number;
-  temperature: number;
-  top_p: number;
-  /** 0: off. */
-  top_k: number;
-  /** Raise the allowed difficulty level step by step instead of drawing every level from the start. */
-  curriculum: boolean;
-  /** Share of max_steps over which the curriculum reaches the top level. */
-  curriculum_ratio: number;
-  /** Write full rollouts every N steps (and at the last step). */
-  log_completions_steps: number;
-  /** Rollouts written each time. */
-  num_completions_to_print: number;
-  save_steps: number;
-  seed: number;
-  /** Worker threads per model (the policy and the reference each have theirs). */
-  threads?: number;
-}
-
-/** The defaults: sized so that GRPO on the default SFT student wins its held-out comparison in a few CPU minutes. */
-export const GRPO_DEFAULTS: Omit<GRPOConfig, 'output_dir' | 'init'> = {
-  reward: 'task',
-  num_generations: 8,
-  generation_batch_size: 32,
-  per_device_train_batch_size: 16,
-  max_steps: 60,
-  num_iterations: 1,
-  learning_rate: 1e-4,
-  lr_scheduler_type: 'constant',
-  warmup_ratio: 0.1,
-  min_lr_rate: 0.1,
-  weight_decay: 0.0,
-  adam_beta1: 0.9,
-  adam_beta2: 0.99,
-  adam_epsilon: 1e-8,
-  max_grad_norm: 1.0,
-  beta: 0.1,
-  epsilon: 0.2,
-  epsilon_high: 0.28,
-  loss_type: 'dapo',
-  scale_rewards: 'group',
-  mask_truncated_completions: true,
-  max_completion_length: 384,
-  temperature: 0.8,
-  top_p: 1.0,
-  top_k: 0,
-  curriculum: false,
-  curriculum_ratio: 0.5,
-  log_completions_steps: 5,
-  num_completions_to_print: 4,
-  save_steps: 10,
-  seed: 42,
-};
-
+/** A config: the defaults (GrpoSettings) with what `o` sets; trainGrpo checks it. */
 export function grpoConfig(o: { output_dir: string; init: string } & Partial<GRPOConfig>): GRPOConfig {
   const defined = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   return { ...GRPO_DEFAULTS, ...defined } as GRPOConfig;
@@ -132,26 +42,8 @@ export function checkConfig(c: GRPOConfig): void {
   const fail = (msg: string) => {
     throw new GrpoInputError(msg);
   };
-  const posInt = (k: keyof GRPOConfig) => {
-    if (!Number.isInteger(c[k]) || (c[k] as number) < 1) fail(`${k} must be a positive integer, got ${JSON.stringify(c[k])}`);
-  };
-  const nonNeg = (k: keyof GRPOConfig) => {
-    if (typeof c[k] !== 'number' || !Number.isFinite(c[k]) || (c[k] as number) < 0) fail(`${k} must be a number >= 0, got ${JSON.stringify(c[k])}`);
-  };
-  (['num_generations', 'generation_batch_size', 'per_device_train_batch_size', 'max_steps', 'num_iterations', 'max_completion_length', 'log_completions_steps', 'save_steps'] as const).forEach(posInt);
-  (['learning_rate', 'warmup_ratio', 'min_lr_rate', 'weight_decay', 'adam_epsilon', 'max_grad_norm', 'beta', 'epsilon', 'epsilon_high', 'temperature', 'top_k', 'curriculum_ratio', 'num_completions_to_print'] as const).forEach(nonNeg);
-  if (c.num_generations < 2) fail(`num_generations must be at least 2: a group of one has no relative advantage`);
-  if (c.generation_batch_size % c.num_generations !== 0) {
-    fail(`generation_batch_size (${c.generation_batch_size}) must be a multiple of num_generations (${c.num_generations})`);
-  }
-  if (!LOSS_TYPES.includes(c.loss_type)) fail(`loss_type must be one of ${LOSS_TYPES.join(', ')}, got ${JSON.stringify(c.loss_type)}`);
-  if (!SCALE_REWARDS.includes(c.scale_rewards)) fail(`scale_rewards must be one of ${SCALE_REWARDS.join(', ')}, got ${JSON.stringify(c.scale_rewards)}`);
-  if (!LR_SCHEDULERS.includes(c.lr_scheduler_type)) fail(`lr_scheduler_type must be one of ${LR_SCHEDULERS.join(', ')}, got ${JSON.stringify(c.lr_scheduler_type)}`);
-  if (c.epsilon >= 1) fail(`epsilon must be below 1 (the ratio's lower bound is 1 - epsilon), got ${c.epsilon}`);
-  if (c.warmup_ratio > 1) fail(`warmup_ratio must be at most 1, got ${c.warmup_ratio}`);
-  if (!(c.top_p > 0 && c.top_p <= 1)) fail(`top_p must be in (0, 1], got ${c.top_p}`);
-  if (!Number.isInteger(c.top_k)) fail(`top_k must be an integer, got ${c.top_k}`);
-  if (!Number.isInteger(c.seed)) fail(`seed must be an integer, got ${c.seed}`);
+  const issue = settingsIssue(CheckedGrpoSettings, c, (key) => key);
+  if (issue) fail(issue);
   try {
     getRubric(c.reward);
   } catch (err) {

@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } fro
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { GPT, presetConfig, type GPTConfig, type ModelInit } from '../model/gpt.ts';
+import { GPT, presetConfig, type GPTConfig } from '../model/gpt.ts';
 import { inductionLayout } from '../model/induction-init.ts';
 import { trainTokenizer, type Tokenizer } from '../model/tokenizer.ts';
 import { renderChat, templateMessages } from '../model/chat.ts';
@@ -21,100 +21,12 @@ import { DiagramSpec } from '../tasks/spec.ts';
 import { JsonlError, MAX_ROW_BYTES, readLinesSync } from '../io/jsonl.ts';
 import { divergence } from './divergence.ts';
 import { learningRateAt, warmupSteps } from './schedule.ts';
+import { settingsIssue } from '../settings.ts';
+import { PRESET_DEFAULTS, SftSettings, type Preset, type SFTConfig } from './sft-settings.ts';
 
-export type Preset = 'tiny' | 'default' | 'large';
-export const PRESETS: readonly Preset[] = ['tiny', 'default', 'large'];
+export { PRESET_DEFAULTS, PRESETS, type Preset, type SFTConfig } from './sft-settings.ts';
 
-export interface SFTConfig {
-  output_dir: string;
-  preset: Preset;
-  /** Tokenizer size, bytes and special tokens included. */
-  vocab_size: number;
-  learning_rate: number;
-  /** Used when max_steps is not set. */
-  num_train_epochs: number;
-  /** Overrides num_train_epochs when > 0. */
-  max_steps: number;
-  warmup_ratio: number;
-  /** The cosine's floor, as a share of learning_rate. */
-  min_lr_rate: number;
-  weight_decay: number;
-  adam_beta1: number;
-  adam_beta2: number;
-  adam_epsilon: number;
-  max_grad_norm: number;
-  /** Longer conversations are truncated (their end is lost), as TRL does. The model's context is the preset's, widened
-   *  (in steps of 64) up to max_length when the longest training conversation needs it. */
-  max_length: number;
-  /** Padded tokens per batch (rows x longest row): the batch size is set by a token budget, not a row count. */
-  tokens_per_batch: number;
-  /** Loss on assistant tokens only. canvasgym's trainer supports nothing else; false is refused. */
-  completion_only_loss: boolean;
-  /** Share of prompts held out for evaluation (grouped by user prompt, so no held-out prompt is trained on). */
-  eval_fraction: number;
-  eval_steps: number;
-  /** Held-out prompts sampled at each evaluation. */
-  eval_samples: number;
-  /** Held-out prompts sampled at the last evaluation, for the final figures. */
-  final_eval_samples: number;
-  /** The last evaluation samples the same prompts a second time with structured output (policy/structured.ts), so the
-   *  final figures show both what the student learned and what it gives when served with guided decoding. */
-  final_eval_structured_output: boolean;
-  /** Held-out conversations the held-out loss is taken over. */
-  eval_loss_rows: number;
-  eval_temperature: number;
-  save_steps: number;
-  /** Steps between printed lines when there is no progress bar (log.jsonl has every step). */
-  logging_steps: number;
-  seed: number;
-  /** How a new run's weights start (not TRL's: TRL starts from a pretrained model). 'induction' plants a copying circuit,
-   *  which a student trained from scratch on CPU does not find on its own (docs/sft.md); it needs 3+ heads and 2+ layers. */
-  model_init: ModelInit;
-  /** Share of assistant tokens repeated once in the input, untrained, to teach recovery from a stutter (withStutters). */
-  stutter_rate: number;
-  /** Worker threads of the model's kernels. */
-  threads?: number;
-}
-
-type PresetDefaults = Omit<SFTConfig, 'output_dir' | 'preset' | 'threads'>;
-
-const COMMON: PresetDefaults = {
-  vocab_size: 2048,
-  learning_rate: 2e-3,
-  num_train_epochs: 1,
-  max_steps: 400,
-  warmup_ratio: 0.05,
-  min_lr_rate: 0.1,
-  weight_decay: 0.1,
-  adam_beta1: 0.9,
-  adam_beta2: 0.95,
-  adam_epsilon: 1e-8,
-  max_grad_norm: 1.0,
-  max_length: 1024,
-  tokens_per_batch: 4096,
-  completion_only_loss: true,
-  eval_fraction: 0.05,
-  eval_steps: 50,
-  eval_samples: 32,
-  final_eval_samples: 128,
-  final_eval_structured_output: true,
-  eval_loss_rows: 64,
-  eval_temperature: 0.7,
-  save_steps: 100,
-  logging_steps: 10,
-  seed: 42,
-  model_init: 'induction',
-  stutter_rate: 0.03,
-};
-
-export const PRESET_DEFAULTS: Record<Preset, PresetDefaults> = {
-  tiny: { ...COMMON, vocab_size: 512, learning_rate: 1e-2, max_steps: 12, tokens_per_batch: 2048, eval_steps: 6, eval_samples: 4, final_eval_samples: 4, eval_loss_rows: 8, save_steps: 6, logging_steps: 1, model_init: 'gpt2', stutter_rate: 0 },
-  // About 2.7M training tokens: what an idle pair of cores trains in about 5.5 minutes on this data, which carries no
-  // system prompt (docs/sft.md). Smaller batches, more updates: at this size the student learns more per token from more steps.
-  default: { ...COMMON, learning_rate: 3e-3, tokens_per_batch: 2048, max_steps: 1500, eval_steps: 250, save_steps: 250 },
-  large: { ...COMMON, learning_rate: 1e-3 },
-};
-
+/** A config: the preset's defaults (SftSettings) with what `overrides` sets; runSft checks it. */
 export function sftConfig(preset: Preset, outputDir: string, overrides: Partial<SFTConfig> = {}): SFTConfig {
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return { ...PRESET_DEFAULTS[preset], output_dir: outputDir, preset, ...defined };
@@ -435,6 +347,8 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
   const cfg = o.config;
   const say = o.onMessage ?? (() => {});
   if (!cfg.completion_only_loss) throw new SftInputError('completion_only_loss=false is not supported: the loss is taken on assistant tokens only');
+  const issue = settingsIssue(SftSettings, cfg, (key) => key);
+  if (issue) throw new SftInputError(issue);
   const started = performance.now();
   const rows = readSftData(o.dataPath);
   const { train, heldOut } = splitRows(rows, cfg.eval_fraction, cfg.seed);
