@@ -20,6 +20,7 @@ import { generateTasks } from '../src/tasks/generate.ts';
 import type { Task } from '../src/tasks/spec.ts';
 import { grpoConfig, trainGrpo, type GRPOConfig, type GrpoLogRow } from '../src/train/grpo.ts';
 import { runSft, sftConfig } from '../src/train/sft.ts';
+import { diagramEnv } from '../src/diagram/diagram-env.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -78,7 +79,7 @@ const sftDir = join(out, 'sft');
 if (!existsSync(join(sftDir, 'final', 'config.json'))) {
   const t0 = performance.now();
   const steps = args['sft-steps'] ? Number(args['sft-steps']) : undefined;
-  const result = await runSft({
+  const result = await runSft({ env: diagramEnv,
     config: sftConfig('default', sftDir, { max_steps: steps, eval_steps: 100000 }),
     dataPath: join(teacherDir, 'train.jsonl'),
     onMessage: log,
@@ -98,6 +99,7 @@ if (!existsSync(join(grpoDir, 'final', 'config.json'))) {
   log(`grpo config: ${JSON.stringify(cfg)}`);
   const pool = generateTasks({ split: 'train', n: 2000, seed });
   await trainGrpo(cfg, {
+    env: diagramEnv,
     tasks: pool,
     onMessage: log,
     onStep: (r, max) =>

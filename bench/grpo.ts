@@ -12,6 +12,7 @@ import { trainTokenizer } from '../src/model/tokenizer.ts';
 import { SYSTEM_PROMPT } from '../src/policy/prompt.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 import { grpoConfig, trainGrpo, type GRPOConfig, type GrpoLogRow } from '../src/train/grpo.ts';
+import { diagramEnv } from '../src/diagram/diagram-env.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,7 +48,7 @@ const cfg = grpoConfig({
 });
 const rows: GrpoLogRow[] = [];
 const t0 = performance.now();
-await trainGrpo(cfg, { tasks, onStep: (r) => {
+await trainGrpo(cfg, { env: diagramEnv, tasks, onStep: (r) => {
   rows.push(r);
   process.stderr.write(`step ${r.step}: ${r.step_seconds.toFixed(1)} s, reward ${r.reward_mean.toFixed(3)}, completion length ${r.completion_length.toFixed(0)}\n`);
 } });

@@ -21,6 +21,7 @@ import { generateTasks } from '../src/tasks/generate.ts';
 import type { Task } from '../src/tasks/spec.ts';
 import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
 import { shapesFirst } from './answer-order.ts';
+import { diagramEnv } from '../src/diagram/diagram-env.ts';
 
 interface Variant {
   /** What the variant changes, for the table. */
@@ -211,7 +212,7 @@ for (const seed of args['table-only'] ? [] : seeds) {
     rmSync(dir, { recursive: true, force: true });
     log(`${name} seed ${seed}: SFT ${steps} steps (load ${load()})`);
     const t0 = performance.now();
-    await runSft({
+    await runSft({ env: diagramEnv,
       config: sftConfig('default', dir, { ...v.sft, seed: 42 + seed, max_steps: steps, eval_steps: 1e9, save_steps: 1e9, final_eval_samples: 0, eval_samples: 0, final_eval_structured_output: false }),
       dataPath,
       onProgress: (p) => {

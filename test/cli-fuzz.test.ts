@@ -11,6 +11,7 @@ import { MAX_ROW_BYTES } from '../src/io/jsonl.ts';
 import { mulberry32 } from '../src/random.ts';
 import { readSftData } from '../src/train/sft.ts';
 import { inProcessCli, ONE_LINE, type CliResult } from './helpers/cli.ts';
+import { diagramEnv } from '../src/diagram/diagram-env.ts';
 
 /** The same cases every run. */
 const rng = mulberry32;
@@ -275,7 +276,7 @@ const TARGETS: Target[] = [
     check: (r, input, _, bytes) => {
       if (r.code !== 2) return `exit code ${r.code}`;
       if (/--resume: .* has no checkpoint/.test(r.stderr)) {
-        const kept = readSftData(input).length;
+        const kept = readSftData(input, diagramEnv.spec).length;
         return kept === rowLines(bytes).length ? undefined : `${rowLines(bytes).length} rows but ${kept} kept`;
       }
       return names(r, input) ? namesARealLine(r, bytes) : `refused without naming the file: ${r.stderr}`;

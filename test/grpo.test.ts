@@ -17,6 +17,7 @@ import { levelCap, promptsForStep } from '../src/train/grpo-prompts.ts';
 import { configFromFlags, grpoTasks } from '../src/cli/grpo.ts';
 import { interruptAfter } from './helpers/interrupt.ts';
 import { activeCompletions, grpoConfig, microBatchScale, trainGrpo, updatePolicy, TIMING_FIELDS, type GRPOConfig } from '../src/train/grpo.ts';
+import { diagramEnv, rubricReward } from '../src/diagram/diagram-env.ts';
 
 const WORDS = ['Client', 'API', 'Auth', 'Database', 'Cache', 'Queue', 'Worker', 'Logs', 'Billing', 'Search'];
 
@@ -130,16 +131,16 @@ describe('grpo prompts', () => {
   const o = { curriculum: true, curriculumRatio: 0.5, maxSteps: 12 };
 
   it('draws distinct prompts per step, the same ones for the same seed and step', () => {
-    const a = promptsForStep(tasks, 3, 5, 1, { ...o, curriculum: false });
+    const a = promptsForStep(tasks, 3, 5, 1, { ...o, curriculum: false }, diagramEnv.level);
     expect(new Set(a.tasks.map((t) => t.id)).size).toBe(5);
-    expect(promptsForStep(tasks, 3, 5, 1, { ...o, curriculum: false }).tasks).toEqual(a.tasks);
-    expect(promptsForStep(tasks, 4, 5, 1, { ...o, curriculum: false }).tasks).not.toEqual(a.tasks);
+    expect(promptsForStep(tasks, 3, 5, 1, { ...o, curriculum: false }, diagramEnv.level).tasks).toEqual(a.tasks);
+    expect(promptsForStep(tasks, 4, 5, 1, { ...o, curriculum: false }, diagramEnv.level).tasks).not.toEqual(a.tasks);
   });
 
   it('climbs the difficulty levels over the ramp, then draws from all of them', () => {
     expect([0, 1, 2, 3, 4, 5, 6, 11].map((s) => levelCap(s, [0, 1, 2], o))).toEqual([0, 0, 1, 1, 2, 2, 2, 2]);
     for (let step = 0; step < 12; step++) {
-      const { tasks: picked, levelCap: cap } = promptsForStep(tasks, step, 4, 0, o);
+      const { tasks: picked, levelCap: cap } = promptsForStep(tasks, step, 4, 0, o, diagramEnv.level);
       for (const t of picked) expect(t.spec.difficulty).toBeLessThanOrEqual(cap);
     }
   });
@@ -184,10 +185,10 @@ describe('grpo trainer', () => {
     const rubric = toyRubric('toy', (prompt, completion) => (prompt.length % 2 === 0 ? 0.5 : Math.min(1, completion.length / 40)));
     const cfg = tinyConfig(init, { max_steps: 3 });
     const rows: { skipped_groups: number; groups: number; step: number }[] = [];
-    await trainGrpo(cfg, { tasks, rubric, onStep: (r) => rows.push(r) });
+    await trainGrpo(cfg, { env: diagramEnv, tasks, reward: rubricReward(rubric), onStep: (r) => rows.push(r) });
     expect(rows.map((r) => r.step)).toEqual([1, 2, 3]);
     rows.forEach((r, step) => {
-      const picked = promptsForStep(tasks, step, 2, cfg.seed, { curriculum: false, curriculumRatio: 0.5, maxSteps: 3 }).tasks;
+      const picked = promptsForStep(tasks, step, 2, cfg.seed, { curriculum: false, curriculumRatio: 0.5, maxSteps: 3 }, diagramEnv.level).tasks;
       expect(r.groups).toBe(2);
       expect(r.skipped_groups).toBe(picked.filter((t) => t.prompt.length % 2 === 0).length);
     });
@@ -195,7 +196,7 @@ describe('grpo trainer', () => {
 
     const flat = tinyConfig(init, { max_steps: 2 });
     const flatRows: { skipped_groups: number; groups: number; kl: number }[] = [];
-    const result = await trainGrpo(flat, { tasks, rubric: toyRubric('flat', () => 0.5), onStep: (r) => flatRows.push(r) });
+    const result = await trainGrpo(flat, { env: diagramEnv, tasks, reward: rubricReward(toyRubric('flat', () => 0.5)), onStep: (r) => flatRows.push(r) });
     expect(flatRows.every((r) => r.skipped_groups === r.groups && r.kl === 0)).toBe(true);
     expect(await weightsOf(result.finalDir!)).toEqual(await weightsOf(init));
   }, 60_000);
@@ -205,12 +206,12 @@ describe('grpo trainer', () => {
     const tasks = toyTasks(6);
     // A random model almost never says <|end|> within 3 tokens: every completion is cut.
     const rubric = toyRubric('chars', (_, completion) => Math.min(1, completion.length / 20));
-    const masked = await trainGrpo(tinyConfig(init, { max_steps: 1, max_completion_length: 3, mask_truncated_completions: true }), { tasks, rubric });
+    const masked = await trainGrpo(tinyConfig(init, { max_steps: 1, max_completion_length: 3, mask_truncated_completions: true }), { env: diagramEnv, tasks, reward: rubricReward(rubric) });
     const maskedLog = readJsonl(masked.logPath)[0];
     expect(maskedLog.truncated_fraction).toBe(1);
     expect(maskedLog.skipped_groups).toBeLessThan(maskedLog.groups);
     expect(await weightsOf(masked.finalDir!)).toEqual(await weightsOf(init));
-    const unmasked = await trainGrpo(tinyConfig(init, { max_steps: 1, max_completion_length: 3, mask_truncated_completions: false }), { tasks, rubric });
+    const unmasked = await trainGrpo(tinyConfig(init, { max_steps: 1, max_completion_length: 3, mask_truncated_completions: false }), { env: diagramEnv, tasks, reward: rubricReward(rubric) });
     expect(await weightsOf(unmasked.finalDir!)).not.toEqual(await weightsOf(init));
   }, 60_000);
 
@@ -219,17 +220,17 @@ describe('grpo trainer', () => {
     const tasks = toyTasks(12);
     const rubric = toyRubric('chars', (_, completion) => Math.min(1, completion.length / 30));
     const straight = tinyConfig(init, { num_iterations: 2, beta: 0.1, lr_scheduler_type: 'cosine' });
-    const a = await trainGrpo(straight, { tasks, rubric });
+    const a = await trainGrpo(straight, { env: diagramEnv, tasks, reward: rubricReward(rubric) });
 
     const split = { ...straight, output_dir: mkdtempSync(join(tmpdir(), 'grpo-out-')) };
     const controller = new AbortController();
-    const first = await trainGrpo(split, { tasks, rubric, signal: controller.signal, onStep: (r) => r.step === 1 && controller.abort() });
+    const first = await trainGrpo(split, { env: diagramEnv, tasks, reward: rubricReward(rubric), signal: controller.signal, onStep: (r) => r.step === 1 && controller.abort() });
     expect(first.interrupted).toBe(true);
     expect(first.lastCheckpoint).toBe(join(split.output_dir, 'checkpoint-1'));
     // A kill while a row was being written leaves it torn: the resume cuts it off instead of failing on it.
     appendFileSync(first.logPath, '{"step":2,"level_cap":2,"lr":0.0');
     appendFileSync(first.rolloutsPath, '{"step":2,"task_id":"to');
-    const resumed = await trainGrpo(split, { tasks, rubric, resume: true });
+    const resumed = await trainGrpo(split, { env: diagramEnv, tasks, reward: rubricReward(rubric), resume: true });
     expect(resumed.steps).toBe(4);
 
     const strip = (rows: Record<string, unknown>[]) => rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !(TIMING_FIELDS as readonly string[]).includes(k))));
@@ -250,14 +251,14 @@ describe('grpo trainer', () => {
     expect(rollouts.map((r) => r.step)).toEqual([2, 2, 4, 4]);
     expect(rollouts[0]).toMatchObject({ task_id: expect.any(String), prompt: expect.any(String), completion: expect.any(String), components: { toy: expect.any(Number) } });
 
-    await expect(trainGrpo({ ...split, beta: 0.2 }, { tasks, rubric, resume: true })).rejects.toThrow(/--resume: beta was 0.1 .* now 0.2/);
+    await expect(trainGrpo({ ...split, beta: 0.2 }, { env: diagramEnv, tasks, reward: rubricReward(rubric), resume: true })).rejects.toThrow(/--resume: beta was 0.1 .* now 0.2/);
   }, 120_000);
 
   it('stops at the first step whose loss, gradient or weights are not finite, naming it, with no checkpoint of it', async () => {
     const init = await tinyCheckpoint();
     const rubric = toyRubric('chars', (_, completion) => Math.min(1, completion.length / 30));
     const cfg = tinyConfig(init, { learning_rate: 1e308, mask_truncated_completions: false, save_steps: 1 });
-    await expect(trainGrpo(cfg, { tasks: toyTasks(6), rubric })).rejects.toThrow(/^step 1: training diverged \(.*weight norm (NaN|Infinity)\) at learning rate .*: lower --learning-rate/);
+    await expect(trainGrpo(cfg, { env: diagramEnv, tasks: toyTasks(6), reward: rubricReward(rubric) })).rejects.toThrow(/^step 1: training diverged \(.*weight norm (NaN|Infinity)\) at learning rate .*: lower --learning-rate/);
     expect(existsSync(join(cfg.output_dir, 'checkpoint-1'))).toBe(false);
   }, 60_000);
 });

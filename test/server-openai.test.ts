@@ -16,6 +16,7 @@ import { BatchDecoder } from '../src/server/decoder.ts';
 import { rng } from '../src/random.ts';
 import { ActionGuide, GuideVocabulary } from '../src/policy/structured.ts';
 import { startServer, type RunningServer } from '../src/server/app.ts';
+import { diagramEnv } from '../src/diagram/diagram-env.ts';
 
 const NAMES = ['Client', 'API', 'Auth', 'Database', 'Cache', 'Queue'];
 
@@ -28,7 +29,7 @@ async function tinyCheckpoint(): Promise<string> {
     return JSON.stringify({ messages: [{ role: 'user', content: `Draw ${names.join(' then ')}.` }, { role: 'assistant', content: JSON.stringify({ actions }) }] });
   });
   writeFileSync(join(dir, 'train.jsonl'), rows.join('\n') + '\n');
-  const result = await runSft({ config: sftConfig('tiny', join(dir, 'out'), { max_steps: 3, eval_steps: 100, save_steps: 100, eval_fraction: 0.1, threads: 1 }), dataPath: join(dir, 'train.jsonl') });
+  const result = await runSft({ config: sftConfig('tiny', join(dir, 'out'), { max_steps: 3, eval_steps: 100, save_steps: 100, eval_fraction: 0.1, threads: 1 }), dataPath: join(dir, 'train.jsonl'), env: diagramEnv });
   return result.finalDir!;
 }
 

@@ -7,6 +7,7 @@ import { epochBatches, makeBatch, withStutters, readSftData, runSft, sftConfig, 
 import { learningRateAt } from '../src/train/schedule.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
 import { interruptAfter } from './helpers/interrupt.ts';
+import { diagramEnv } from '../src/diagram/diagram-env.ts';
 
 const ENTITIES = ['Client', 'API', 'Auth', 'Database', 'Cache', 'Queue', 'Worker', 'Logs'];
 
@@ -39,17 +40,17 @@ describe('sft data', () => {
     const lines = readFileSync(path, 'utf8').trim().split('\n');
     const write = (bad: string) => writeFileSync(path, [lines[0], bad, lines[1]].join('\n'));
     write('{"messages": [');
-    expect(() => readSftData(path)).toThrow(/train\.jsonl line 2: invalid JSON/);
+    expect(() => readSftData(path, diagramEnv.spec)).toThrow(/train\.jsonl line 2: invalid JSON/);
     write(JSON.stringify({ messages: [{ role: 'tool', content: 'x' }] }));
-    expect(() => readSftData(path)).toThrow(/line 2: messages\.0\.role: Invalid option/);
+    expect(() => readSftData(path, diagramEnv.spec)).toThrow(/line 2: messages\.0\.role: Invalid option/);
     write(JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }));
-    expect(() => readSftData(path)).toThrow(/line 2: the last message must be the assistant's/);
+    expect(() => readSftData(path, diagramEnv.spec)).toThrow(/line 2: the last message must be the assistant's/);
     write(JSON.stringify({ prompt: 'x' }));
-    expect(() => readSftData(path)).toThrow(/line 2: messages: /);
+    expect(() => readSftData(path, diagramEnv.spec)).toThrow(/line 2: messages: /);
   });
 
   it('holds out whole prompts', () => {
-    const rows = readSftData(dataFile(40));
+    const rows = readSftData(dataFile(40), diagramEnv.spec);
     const { train, heldOut } = splitRows(rows, 0.25, 1);
     expect(heldOut.length).toBeGreaterThan(0);
     const prompt = (r: (typeof rows)[number]) => r.messages[1].content;
@@ -109,7 +110,7 @@ describe('sft training', () => {
   it('trains, logs every step and evaluation, and writes a checkpoint the student policy loads', async () => {
     const data = dataFile(80);
     const out = mkdtempSync(join(tmpdir(), 'sft-'));
-    const result = await runSft({ config: config(out, { max_steps: 16, eval_steps: 8 }), dataPath: data });
+    const result = await runSft({ env: diagramEnv, config: config(out, { max_steps: 16, eval_steps: 8 }), dataPath: data });
     expect(result.steps).toBe(16);
     const log = readLog(out);
     const steps = log.filter((r) => 'loss' in r);
@@ -152,11 +153,12 @@ describe('sft training', () => {
     const data = dataFile(80);
     const straight = mkdtempSync(join(tmpdir(), 'sft-a-'));
     const noisy = { stutter_rate: 0.05 };
-    await runSft({ config: config(straight, noisy), dataPath: data });
+    await runSft({ env: diagramEnv, config: config(straight, noisy), dataPath: data });
 
     const split = mkdtempSync(join(tmpdir(), 'sft-b-'));
     const controller = new AbortController();
     const first = await runSft({
+      env: diagramEnv,
       config: config(split, noisy),
       dataPath: data,
       signal: controller.signal,
@@ -168,15 +170,15 @@ describe('sft training', () => {
     // A kill while a row was being written leaves it torn: the resume cuts it off instead of failing on it.
     appendFileSync(join(split, 'log.jsonl'), '{"step":5,"epoch":0.3,"lo');
     appendFileSync(join(split, 'eval_samples.jsonl'), '{"step":8,"pro');
-    const second = await runSft({ config: config(split, noisy), dataPath: data, resume: true });
+    const second = await runSft({ env: diagramEnv, config: config(split, noisy), dataPath: data, resume: true });
     expect(second.steps).toBe(8);
 
     const losses = (dir: string) => readLog(dir).filter((r) => 'loss' in r).map((r) => [r.step, r.loss, r.grad_norm, r.lr]);
     expect(losses(split)).toEqual(losses(straight));
     const evalLoss = (dir: string) => readLog(dir).filter((r) => 'eval_loss' in r).map((r) => [r.step, r.eval_loss, r.eval_reward]);
     expect(evalLoss(split)).toEqual(evalLoss(straight));
-    await expect(runSft({ config: config(split, { ...noisy, learning_rate: 0.1 }), dataPath: data, resume: true })).rejects.toThrow(/--resume: learning_rate was/);
-    await expect(runSft({ config: config(split, noisy), dataPath: data })).rejects.toThrow(/already holds checkpoints .* --resume/);
+    await expect(runSft({ env: diagramEnv, config: config(split, { ...noisy, learning_rate: 0.1 }), dataPath: data, resume: true })).rejects.toThrow(/--resume: learning_rate was/);
+    await expect(runSft({ env: diagramEnv, config: config(split, noisy), dataPath: data })).rejects.toThrow(/already holds checkpoints .* --resume/);
   });
 
   it('canvasgym sft reports a bad data row as a usage error', () => {

@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { generateTasks, maxDistinct } from '../tasks/generate.ts';
-import type { Task } from '../tasks/spec.ts';
-import { RUBRIC_NAMES } from '../reward/presets.ts';
+import { DEFAULT_ENV, getEnv } from '../environments.ts';
+import type { EnvTask, TextEnv } from '../environment/text-env.ts';
+import { ENV_FLAG_HELP, envFlag } from './env-flag.ts';
 import { GRPO_DEFAULTS, grpoConfig, GrpoInputError, LOSS_TYPES, LR_SCHEDULERS, SCALE_REWARDS, trainGrpo, type GRPOConfig } from '../train/grpo.ts';
 import { judgeSummary } from '../reward/judge.ts';
 import { readTasks } from './teacher.ts';
@@ -15,6 +15,7 @@ import { stopOnSignals } from './interrupt.ts';
 import { choiceFlag, numberFlag, outputDirFlag, threadsFlag } from './flags.ts';
 
 interface GrpoFlags extends JudgeFlags {
+  env?: string;
   init?: string;
   tasks?: string;
   split?: string;
@@ -49,13 +50,18 @@ interface GrpoFlags extends JudgeFlags {
   progress: boolean;
 }
 
-/** The prompt pool: a task file, or the first `n` tasks drawn from the train split. */
-export async function grpoTasks(flags: { tasks?: string; split?: string; numTasks: number; seed: number }): Promise<Task[]> {
-  if (flags.tasks !== undefined && flags.split !== undefined) throw new UsageError('give --tasks FILE or --split train, not both');
-  if (flags.tasks !== undefined) return readTasks(flags.tasks);
-  const split = flags.split ?? 'train';
-  if (split !== 'train') throw new UsageError(`--split must be train (held-out tasks are for evaluation), got ${JSON.stringify(split)}`);
-  return generateTasks({ split: 'train', n: Math.min(flags.numTasks, maxDistinct('train')), seed: flags.seed });
+/** The prompt pool: a task file, or the first `n` tasks drawn from the environment's train split. */
+export async function grpoTasks(flags: { env?: string; tasks?: string; split?: string; numTasks: number; seed: number }): Promise<EnvTask[]> {
+  const env = envFlag(flags.env);
+  const train = env.splits[0];
+  if (flags.tasks !== undefined && flags.split !== undefined) throw new UsageError(`give --tasks FILE or --split ${train}, not both`);
+  if (flags.tasks !== undefined) {
+    if (env.name !== DEFAULT_ENV) throw new UsageError(`--tasks reads the diagram environment's task files; the ${env.name} environment draws its tasks with --split`);
+    return readTasks(flags.tasks);
+  }
+  const split = flags.split ?? train;
+  if (split !== train) throw new UsageError(`--split must be ${train} (held-out tasks are for evaluation), got ${JSON.stringify(split)}`);
+  return env.tasks(train, flags.numTasks, flags.seed);
 }
 
 /** Flags to a config; every bad value is a UsageError naming its flag. */
@@ -63,11 +69,12 @@ export function configFromFlags(flags: GrpoFlags): GRPOConfig {
   if (flags.init === undefined) throw new UsageError('--init is required: the student checkpoint to start from (e.g. RUN/sft/final)');
   if (flags.out === undefined) throw new UsageError('--out is required: the output directory');
   outputDirFlag('--out', flags.out);
+  const env = envFlag(flags.env);
   if (!existsSync(join(flags.init, 'config.json'))) throw new UsageError(`--init: ${flags.init} is not a checkpoint directory (no config.json)`);
   const config = grpoConfig({
     output_dir: flags.out,
     init: flags.init,
-    reward: choiceFlag('--reward', flags.reward, RUBRIC_NAMES),
+    reward: choiceFlag('--reward', flags.reward, env.rewards) ?? env.defaultReward,
     num_generations: numberFlag('--num-generations', flags.numGenerations, { integer: true, min: 2 }),
     generation_batch_size: numberFlag('--generation-batch-size', flags.generationBatchSize, { integer: true, positive: true }),
     per_device_train_batch_size: numberFlag('--per-device-train-batch-size', flags.perDeviceTrainBatchSize, { integer: true, positive: true }),
@@ -103,13 +110,14 @@ export function configFromFlags(flags: GrpoFlags): GRPOConfig {
 export function registerGrpo(cmd: Command): void {
   const d = GRPO_DEFAULTS;
   cmd
+    .option('--env <name>', ENV_FLAG_HELP)
     .option('--init <dir>', 'student checkpoint to start from; also the frozen reference model')
     .option('--tasks <file>', 'prompt pool: tasks JSONL (from `canvasgym tasks`)')
     .option('--split <split>', 'prompt pool: the train split of the task suite (the default)')
     .option('--num-tasks <n>', 'tasks drawn from the split', '2000')
     .option('--out <dir>', 'output directory: log.jsonl, rollouts.jsonl, checkpoint-N/, final/')
     .option('--resume', 'continue from the latest OUT/checkpoint-N exactly where it stopped')
-    .option('--reward <name>', `reward preset (${RUBRIC_NAMES.join(', ')}; default ${d.reward})`)
+    .option('--reward <name>', `reward preset, one of the environment's (diagram: ${getEnv(DEFAULT_ENV).rewards.join(', ')}; default ${d.reward})`)
     .option('--num-generations <n>', `completions per prompt (default ${d.num_generations})`)
     .option('--generation-batch-size <n>', `completions per step, a multiple of --num-generations (default ${d.generation_batch_size})`)
     .option('--per-device-train-batch-size <n>', `completions per forward/backward pass (default ${d.per_device_train_batch_size})`)
@@ -139,12 +147,12 @@ export function registerGrpo(cmd: Command): void {
     .action(async (flags: GrpoFlags) => {
       const config = configFromFlags(flags);
       const judge = judgeFromFlags(flags, join(config.output_dir, 'judge-cache'));
-      const tasks = await grpoTasks({ tasks: flags.tasks, split: flags.split, numTasks: numberFlag('--num-tasks', flags.numTasks, { integer: true, positive: true }), seed: config.seed });
-      await runCommand(flags, config, tasks, judge);
+      const tasks = await grpoTasks({ env: flags.env, tasks: flags.tasks, split: flags.split, numTasks: numberFlag('--num-tasks', flags.numTasks, { integer: true, positive: true }), seed: config.seed });
+      await runCommand(flags, envFlag(flags.env), config, tasks, judge);
     });
 }
 
-async function runCommand(flags: GrpoFlags, config: GRPOConfig, tasks: Task[], judge: ReturnType<typeof judgeFromFlags>): Promise<void> {
+async function runCommand(flags: GrpoFlags, env: TextEnv, config: GRPOConfig, tasks: EnvTask[], judge: ReturnType<typeof judgeFromFlags>): Promise<void> {
   const bar = new cliProgress.SingleBar(
     {
       format: 'grpo |{bar}| step {value}/{total} | reward {reward} | valid {valid} | KL {kl} | skipped {skipped} | {tps} tok/s | ETA {eta_formatted}',
@@ -162,6 +170,7 @@ async function runCommand(flags: GrpoFlags, config: GRPOConfig, tasks: Task[], j
   };
   try {
     const result = await trainGrpo(config, {
+      env,
       tasks,
       judge,
       resume: flags.resume,

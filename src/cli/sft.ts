@@ -6,12 +6,17 @@ import cliProgress from 'cli-progress';
 import { PRESETS, runSft, sftConfig, SftInputError, type SFTConfig } from '../train/sft.ts';
 import { MODEL_INITS } from '../model/gpt.ts';
 import { MAX_VOCAB_SIZE, MIN_VOCAB_SIZE } from '../model/tokenizer.ts';
+import { writeReferenceData } from '../train/reference-data.ts';
+import type { TextEnv } from '../environment/text-env.ts';
 import { UsageError } from './usage-error.ts';
+import { ENV_FLAG_HELP, envFlag } from './env-flag.ts';
 import { stopOnSignals } from './interrupt.ts';
 import { choiceFlag, numberFlag, outputDirFlag, threadsFlag } from './flags.ts';
 
 interface SftFlags {
-  data: string;
+  env?: string;
+  data?: string;
+  numTasks: string;
   out: string;
   preset: string;
   steps?: string;
@@ -33,7 +38,9 @@ interface SftFlags {
 
 export function registerSft(cmd: Command): void {
   cmd
-    .requiredOption('--data <file>', 'TRL messages JSONL, e.g. DIR/train.jsonl')
+    .option('--env <name>', ENV_FLAG_HELP)
+    .option('--data <file>', 'TRL messages JSONL, e.g. DIR/train.jsonl; without it, the environment\'s reference answers (OUT/reference.jsonl)')
+    .option('--num-tasks <n>', 'without --data: train tasks whose reference answers are the data', '2000')
     .requiredOption('--out <dir>', 'output directory: log.jsonl, checkpoint-N/, final/')
     .option('--preset <name>', `model and training preset: ${PRESETS.join(', ')}`, 'default')
     .option('--steps <n>', 'optimizer steps (max_steps); overrides the preset')
@@ -54,8 +61,11 @@ export function registerSft(cmd: Command): void {
     .action(async (flags: SftFlags) => {
       const preset = choiceFlag('--preset', flags.preset, PRESETS);
       if (flags.steps !== undefined && flags.epochs !== undefined) throw new UsageError('give --steps or --epochs, not both');
-      if (!existsSync(flags.data)) throw new UsageError(`--data: ${flags.data} does not exist`);
+      const env = envFlag(flags.env);
+      if (flags.data === undefined && !env.reference) throw new UsageError(`--data is required: the ${env.name} environment has no reference answers (make teacher traces with \`canvasgym teacher\`)`);
+      if (flags.data !== undefined && !existsSync(flags.data)) throw new UsageError(`--data: ${flags.data} does not exist`);
       outputDirFlag('--out', flags.out);
+      const numTasks = numberFlag('--num-tasks', flags.numTasks, { integer: true, positive: true });
       const positiveInt = { integer: true, positive: true };
       const share = { min: 0, below: 1 };
       const steps = numberFlag('--steps', flags.steps, positiveInt);
@@ -76,11 +86,16 @@ export function registerSft(cmd: Command): void {
         threads: threadsFlag(flags.threads),
       };
       const config = sftConfig(preset, flags.out, overrides);
-      await runCommand(flags, config);
+      let data = flags.data;
+      if (data === undefined) {
+        data = join(flags.out, 'reference.jsonl');
+        process.stderr.write(`${writeReferenceData(env, data, numTasks, config.seed)} reference answers of the ${env.name} environment in ${data}\n`);
+      }
+      await runCommand(flags, env, data, config);
     });
 }
 
-async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
+async function runCommand(flags: SftFlags, env: TextEnv, data: string, config: SFTConfig): Promise<void> {
   const bar = new cliProgress.SingleBar(
     {
       format: 'sft |{bar}| {value}/{total} steps | loss {loss} | {tps} tok/s | held-out valid {valid} reward {reward} | ETA {eta_formatted}',
@@ -103,7 +118,8 @@ async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
   try {
     const result = await runSft({
       config,
-      dataPath: flags.data,
+      env,
+      dataPath: data,
       resume: flags.resume,
       signal: interrupt.signal,
       onMessage: say,
@@ -132,9 +148,9 @@ async function runCommand(flags: SftFlags, config: SFTConfig): Promise<void> {
     process.stdout.write(
       [
         `${result.interrupted ? 'stopped' : 'trained'} ${result.steps} steps in ${result.seconds.toFixed(0)} s on ${result.trainRows} rows (${result.heldOutRows} held out)`,
-        e ? `held-out loss ${e.eval_loss.toFixed(4)}, valid-action rate ${(100 * e.eval_valid_rate).toFixed(1)}%, mean strong reward ${e.eval_reward.toFixed(3)} (${e.eval_samples} samples)` : '',
+        e ? `held-out loss ${e.eval_loss.toFixed(4)}, valid-action rate ${(100 * e.eval_valid_rate).toFixed(1)}%, mean ${env.evalReward} reward ${e.eval_reward.toFixed(3)} (${e.eval_samples} samples)` : '',
         e?.eval_structured_reward !== undefined
-          ? `with structured output: valid-action rate ${(100 * e.eval_structured_valid_rate!).toFixed(1)}%, mean strong reward ${e.eval_structured_reward.toFixed(3)}`
+          ? `with structured output: valid-action rate ${(100 * e.eval_structured_valid_rate!).toFixed(1)}%, mean ${env.evalReward} reward ${e.eval_structured_reward.toFixed(3)}`
           : '',
         `checkpoint: ${where}`,
         `log: ${join(config.output_dir, 'log.jsonl')}`,

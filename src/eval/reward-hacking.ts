@@ -12,6 +12,7 @@ import type { Task } from '../tasks/spec.ts';
 import { grpoConfig, trainGrpo, type GRPOConfig } from '../train/grpo.ts';
 import { evaluatePolicy } from './evaluate.ts';
 import { bootstrapMean, type Interval } from './stats.ts';
+import { diagramEnv } from '../diagram/diagram-env.ts';
 
 export interface HackingOptions {
   /** The SFT checkpoint every run starts from. */
@@ -66,7 +67,7 @@ export async function rewardHackingExperiment(o: HackingOptions): Promise<Hackin
     const final = join(cfg.output_dir, 'final');
     if (existsSync(join(final, 'config.json'))) say(`grpo ${reward}: ${final} is there, not trained again`);
     else {
-      const r = await trainGrpo(cfg, { tasks: o.tasks, onMessage: say });
+      const r = await trainGrpo(cfg, { env: diagramEnv, tasks: o.tasks, onMessage: say });
       say(`grpo ${reward}: ${r.steps} steps in ${r.seconds.toFixed(0)} s, last reward ${r.last?.reward_mean.toFixed(3) ?? 'n/a'}`);
     }
     rows.push(await evaluateRow(`GRPO on ${reward}`, final, o));

@@ -20,6 +20,7 @@ import { generateTasks } from '../tasks/generate.ts';
 import type { Task } from '../tasks/spec.ts';
 import { latestCheckpoint, runSft, sftConfig, type Preset as SftPreset, type SFTConfig } from '../train/sft.ts';
 import { grpoConfig, trainGrpo, type GRPOConfig } from '../train/grpo.ts';
+import { diagramEnv } from '../diagram/diagram-env.ts';
 
 export const RUN_PRESETS = ['quick', 'default', 'full'] as const;
 export type RunPreset = (typeof RUN_PRESETS)[number];
@@ -267,6 +268,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
     const cfg = sftConfig(config.sft.preset, paths.sft, { ...config.sft, seed: config.seed + 42 });
     const r = await runSft({
       config: cfg,
+      env: diagramEnv,
       dataPath: join(paths.teacher, 'train.jsonl'),
       resume: latestCheckpoint(paths.sft) !== undefined,
       onProgress: (p) => {
@@ -286,6 +288,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
   await stage('grpo', 1, async () => {
     const cfg = grpoConfig({ output_dir: paths.grpo, init: sftFinal, seed: config.seed + 7, ...config.grpo });
     const r = await trainGrpo(cfg, {
+      env: diagramEnv,
       tasks: train,
       judge: o.judge,
       resume: latestCheckpoint(paths.grpo) !== undefined,

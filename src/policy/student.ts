@@ -1,7 +1,7 @@
 // The student GPT as a Policy: renders each conversation with the chat template and samples every conversation's
 // completions together in one batched, KV-cached generation.
 import type { GPT } from '../model/gpt.ts';
-import { generate } from '../model/sampler.ts';
+import { generate, type TokenGuide } from '../model/sampler.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint } from '../model/checkpoint.ts';
@@ -17,13 +17,17 @@ export interface StudentOptions {
   /** Structured output (off by default): sample only answers in the action language whose arrows join shapes the
    *  answer created (structured.ts), as a server's guided decoding would. Off, the figures are what the model learned. */
   structuredOutput?: boolean;
+  /** Structured output with another guide than the action language's: a fresh guide per sequence (an environment's
+   *  `guide`, src/environment/text-env.ts). */
+  guide?: () => TokenGuide;
 }
 
 export class StudentPolicy implements Policy {
   /** Built on first use: a server guides the requests that ask for the action schema even when the policy does not. */
   private guideVocabulary?: GuideVocabulary;
-  /** Whether every answer is sampled with the action guide. */
+  /** Whether every answer is sampled with a guide. */
   readonly structuredOutput: boolean;
+  private readonly guide?: () => TokenGuide;
 
   private constructor(
     readonly name: string,
@@ -33,7 +37,8 @@ export class StudentPolicy implements Policy {
     private readonly owned: boolean,
     opts: StudentOptions,
   ) {
-    this.structuredOutput = opts.structuredOutput === true;
+    this.structuredOutput = opts.structuredOutput === true || opts.guide !== undefined;
+    this.guide = opts.guide ?? (opts.structuredOutput ? () => this.actionGuide() : undefined);
   }
 
   /** A policy over a model that stays the caller's (the trainer's model during evaluation). */
@@ -83,7 +88,7 @@ export class StudentPolicy implements Policy {
         topK: opts.topK,
         seed: c === 0 ? (opts.seed ?? 0) : hashSeed(opts.seed ?? 0, c),
         stopTokens: [this.tokenizer.endId],
-        guide: this.structuredOutput ? () => this.actionGuide() : undefined,
+        guide: this.guide,
       });
       for (const s of samples) {
         const conv = chunk[s.promptIndex];

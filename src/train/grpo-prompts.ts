@@ -1,7 +1,6 @@
 // Which prompts a GRPO step trains on: a pure function of (seed, step), so that a resumed run draws the same batches.
 // With a curriculum, the highest difficulty level allowed rises step by step through the levels the pool holds.
 import { hashSeed, seededRandom } from '../policy/rng.ts';
-import type { Task } from '../tasks/spec.ts';
 
 export interface CurriculumOptions {
   /** Off: every level from the first step. */
@@ -11,9 +10,12 @@ export interface CurriculumOptions {
   maxSteps: number;
 }
 
-/** Difficulty levels present in the pool, ascending; tasks without a level count as level 0. */
-export function poolLevels(tasks: Task[]): number[] {
-  return [...new Set(tasks.map((t) => t.spec.difficulty ?? 0))].sort((a, b) => a - b);
+/** A task's difficulty level: the environment's `level`. */
+export type LevelOf<T> = (task: T) => number;
+
+/** Difficulty levels present in the pool, ascending. */
+export function poolLevels<T>(tasks: T[], levelOf: LevelOf<T>): number[] {
+  return [...new Set(tasks.map(levelOf))].sort((a, b) => a - b);
 }
 
 /** The highest level step `step` (0-based) may draw. */
@@ -26,12 +28,12 @@ export function levelCap(step: number, levels: number[], o: CurriculumOptions): 
 }
 
 /** `count` distinct tasks (with repeats only when fewer are eligible) at or under the step's level cap. */
-export function promptsForStep(tasks: Task[], step: number, count: number, seed: number, o: CurriculumOptions): { tasks: Task[]; levelCap: number } {
-  const cap = levelCap(step, poolLevels(tasks), o);
-  const eligible = tasks.filter((t) => (t.spec.difficulty ?? 0) <= cap);
+export function promptsForStep<T>(tasks: T[], step: number, count: number, seed: number, o: CurriculumOptions, levelOf: LevelOf<T>): { tasks: T[]; levelCap: number } {
+  const cap = levelCap(step, poolLevels(tasks, levelOf), o);
+  const eligible = tasks.filter((t) => levelOf(t) <= cap);
   const random = seededRandom(hashSeed(seed, 'grpo-prompts', step));
   const order = eligible.map((_, i) => i);
-  const picked: Task[] = [];
+  const picked: T[] = [];
   while (picked.length < count) {
     // A partial Fisher-Yates shuffle per round: distinct within a round, a new round only if the pool runs out.
     for (let i = 0; i < order.length && picked.length < count; i++) {

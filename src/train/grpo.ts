@@ -10,14 +10,9 @@ import { generate, type Sample } from '../model/sampler.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint, saveCheckpoint, type TrainerState } from '../model/checkpoint.ts';
-import { executeCompletion } from '../env/execute.ts';
-import { conversationFor } from '../policy/prompt.ts';
-import { detectQuirks, QUIRK_NAMES } from '../policy/quirks.ts';
+import type { EnvReward, EnvTask, TextEnv } from '../environment/text-env.ts';
 import { hashSeed } from '../policy/rng.ts';
-import { getRubric } from '../reward/presets.ts';
-import type { Rubric } from '../reward/rubric.ts';
 import { withJudgment, type Judge, type Judgment } from '../reward/judge.ts';
-import type { Task } from '../tasks/spec.ts';
 import { groupAdvantages, policyLoss, type LossType } from './grpo-loss.ts';
 import { packCompletions, type CompletionBatch } from './grpo-batch.ts';
 import { promptsForStep } from './grpo-prompts.ts';
@@ -38,14 +33,14 @@ export function grpoConfig(o: { output_dir: string; init: string } & Partial<GRP
 /** Bad settings, data or resume request: the user's to fix (the CLI reports it as a usage error). */
 export class GrpoInputError extends Error {}
 
-export function checkConfig(c: GRPOConfig): void {
+export function checkConfig(c: GRPOConfig, env: TextEnv): void {
   const fail = (msg: string) => {
     throw new GrpoInputError(msg);
   };
   const issue = settingsIssue(CheckedGrpoSettings, c, (key) => key);
   if (issue) fail(issue);
   try {
-    getRubric(c.reward);
+    env.reward(c.reward);
   } catch (err) {
     fail(`reward: ${(err as Error).message}`);
   }
@@ -60,8 +55,9 @@ export interface ScoredCompletion {
   components: Record<string, number>;
   errors: string[];
   parsed: boolean;
-  /** Parsed and every action applied. */
+  /** Accepted whole by the environment (the diagram: parsed and every action applied). */
   valid: boolean;
+  /** The environment's per-rollout rates (the diagram: teacher quirks); null where they do not apply. */
   quirks: Record<string, number> | null;
   /** What the judge said, when one is asked (src/reward/judge.ts). */
   judgment?: Judgment;
@@ -73,17 +69,17 @@ export function completionText(tok: Tokenizer, s: Sample): string {
   return tok.decode(body, { skipSpecial: true });
 }
 
-export function scoreCompletion(rubric: Rubric, task: Task, text: string): ScoredCompletion {
-  const score = rubric.score({ prompt: task.prompt, completion: text, spec: task.spec });
-  const run = executeCompletion(text);
+export function scoreCompletion<Spec>(env: TextEnv<Spec>, reward: EnvReward<Spec>, task: EnvTask<Spec>, text: string): ScoredCompletion {
+  const score = reward.score(task, text);
+  const outcome = env.outcome(task, text);
   return {
     text,
     reward: score.reward,
     components: score.components,
     errors: score.errors,
-    parsed: run.parse.ok,
-    valid: run.parse.ok && run.errors.length === 0,
-    quirks: run.canvas ? { ...detectQuirks(text, run.canvas, task.spec) } : null,
+    parsed: outcome.parsed,
+    valid: outcome.valid,
+    quirks: outcome.metrics,
   };
 }
 
@@ -233,7 +229,7 @@ export interface GrpoLogRow {
   groups: number;
   /** Groups with zero reward variance: no signal, left out of the loss. */
   skipped_groups: number;
-  /** Teacher-quirk detectors (src/policy/quirks.ts) averaged over completions that yielded a canvas. */
+  /** The environment's per-rollout rates (the diagram: teacher-quirk detectors) averaged over completions that have them. */
   quirks: Record<string, number>;
   completion_tokens: number;
   /** Completion tokens per second of the whole step. */
@@ -274,11 +270,13 @@ const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs
 // ---------------------------------------------------------------------------------------------------------------------
 // The trainer
 
-export interface GrpoRunOptions {
-  /** The prompt pool (train split or a task file); see loadGrpoTasks. */
-  tasks: Task[];
-  /** A rubric object instead of config.reward's preset (toy rewards in tests). */
-  rubric?: Rubric;
+export interface GrpoRunOptions<Spec = unknown> {
+  /** Poses the tasks, scores the completions (config.reward names one of its rewards). */
+  env: TextEnv<Spec>;
+  /** The prompt pool (train split or a task file). */
+  tasks: EnvTask<Spec>[];
+  /** A reward object instead of config.reward's preset (toy rewards in tests). */
+  reward?: EnvReward<Spec>;
   /** Asks a judge about every completion and weighs its judgment into the reward (withJudgment). */
   judge?: { judge: Judge; weight: number };
   resume?: boolean;
@@ -308,15 +306,16 @@ const RUN_DEFINING: (keyof GRPOConfig)[] = [
   'top_k', 'curriculum', 'curriculum_ratio', 'seed',
 ];
 
-const tasksFingerprint = (tasks: Task[]) => hashSeed(...tasks.map((t) => t.id));
+const tasksFingerprint = (tasks: EnvTask[]) => hashSeed(...tasks.map((t) => t.id));
 
-export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<GrpoResult> {
-  checkConfig(cfg);
+export async function trainGrpo<Spec>(cfg: GRPOConfig, o: GrpoRunOptions<Spec>): Promise<GrpoResult> {
+  const env = o.env;
+  checkConfig(cfg, env);
   const say = o.onMessage ?? (() => {});
   const started = performance.now();
   if (!existsSync(join(cfg.init, 'config.json'))) throw new GrpoInputError(`init: ${cfg.init} is not a checkpoint directory (no config.json)`);
   if (o.tasks.length === 0) throw new GrpoInputError('no tasks to train on');
-  const rubric = o.rubric ?? getRubric(cfg.reward);
+  const reward = o.reward ?? env.reward(cfg.reward);
   mkdirSync(cfg.output_dir, { recursive: true });
   const logPath = join(cfg.output_dir, 'log.jsonl');
   const rolloutsPath = join(cfg.output_dir, 'rollouts.jsonl');
@@ -354,7 +353,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
     const nCtx = model.config.nCtx;
     const promptIds = new Map<string, Int32Array>();
     const pool = o.tasks.filter((t) => {
-      const ids = Int32Array.from(renderGenerationPrompt(tok, conversationFor(t.prompt)));
+      const ids = Int32Array.from(renderGenerationPrompt(tok, env.conversation(t)));
       if (ids.length + cfg.max_completion_length > nCtx) return false;
       promptIds.set(t.id, ids);
       return true;
@@ -364,7 +363,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
     }
     if (pool.length < o.tasks.length) say(`${o.tasks.length - pool.length} of ${o.tasks.length} tasks left out: prompt + max_completion_length exceed the context of ${nCtx}`);
     const promptsPerStep = cfg.generation_batch_size / cfg.num_generations;
-    say(`${pool.length} tasks; ${cfg.max_steps} steps of ${promptsPerStep} prompts x ${cfg.num_generations} completions; reward ${rubric.name}; loss ${cfg.loss_type}, beta ${cfg.beta}`);
+    say(`${pool.length} tasks; ${cfg.max_steps} steps of ${promptsPerStep} prompts x ${cfg.num_generations} completions; reward ${reward.name}; loss ${cfg.loss_type}, beta ${cfg.beta}`);
 
     const updatesTotal = cfg.max_steps * cfg.num_iterations;
     const schedule = {
@@ -389,7 +388,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
     while (state.globalStep < cfg.max_steps) {
       const step = state.globalStep;
       const t0 = performance.now();
-      const picked = promptsForStep(pool, step, promptsPerStep, cfg.seed, curriculum);
+      const picked = promptsForStep(pool, step, promptsPerStep, cfg.seed, curriculum, (t) => env.level(t));
       const prompts = picked.tasks.map((t) => promptIds.get(t.id)!);
       const samples = await generate(model, prompts, {
         n: cfg.num_generations,
@@ -401,7 +400,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
         stopTokens: [tok.endId],
       });
       const t1 = performance.now();
-      const scored = samples.map((s) => scoreCompletion(rubric, picked.tasks[s.promptIndex], completionText(tok, s)));
+      const scored = samples.map((s) => scoreCompletion(env, reward, picked.tasks[s.promptIndex], completionText(tok, s)));
       let judgeFailures = 0;
       if (o.judge) {
         const judgments = await o.judge.judge.judgeAll(scored.map((c, i) => ({ prompt: picked.tasks[samples[i].promptIndex].prompt, completion: c.text })));
@@ -422,7 +421,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
       if (diverged) throw new GrpoInputError(`step ${state.globalStep}: ${diverged}`);
 
       const completionTokens = samples.reduce((n, s) => n + s.tokens.length, 0);
-      const withCanvas = scored.filter((s) => s.quirks);
+      const withMetrics = scored.filter((s) => s.quirks);
       const componentNames = [...new Set(scored.flatMap((s) => Object.keys(s.components)))];
       const row: GrpoLogRow = {
         step: state.globalStep,
@@ -447,7 +446,7 @@ export async function trainGrpo(cfg: GRPOConfig, o: GrpoRunOptions): Promise<Grp
         truncated_fraction: meanOf(samples.map((s) => (s.finishReason === 'length' ? 1 : 0))),
         groups: skipped.length,
         skipped_groups: skipped.filter(Boolean).length,
-        quirks: Object.fromEntries(QUIRK_NAMES.map((q) => [q, meanOf(withCanvas.map((s) => s.quirks![q]))])),
+        quirks: Object.fromEntries(env.metricNames.map((q) => [q, meanOf(withMetrics.map((s) => s.quirks![q]))])),
         completion_tokens: completionTokens,
         tokens_per_s: completionTokens / ((t3 - t0) / 1000),
         sample_seconds: (t1 - t0) / 1000,

@@ -15,9 +15,7 @@ import { userPrompt } from '../policy/prompt.ts';
 import { hashSeed, seededRandom } from '../policy/rng.ts';
 import { StudentPolicy } from '../policy/student.ts';
 import { readRowsForResume } from '../policy/teacher.ts';
-import { executeCompletion } from '../env/execute.ts';
-import { getRubric } from '../reward/presets.ts';
-import { DiagramSpec } from '../tasks/spec.ts';
+import type { TextEnv } from '../environment/text-env.ts';
 import { JsonlError, MAX_ROW_BYTES, readLinesSync } from '../io/jsonl.ts';
 import { divergence } from './divergence.ts';
 import { learningRateAt, warmupSteps } from './schedule.ts';
@@ -42,14 +40,16 @@ export interface SftRow {
   /** 1-based line in the JSONL file. */
   line: number;
   messages: ChatMessage[];
-  spec?: DiagramSpec;
+  /** The task's spec in the environment's terms, when the row carries one (scores held-out samples). */
+  spec?: unknown;
 }
 
 const Message = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
-const Row = z.object({ messages: z.array(Message).min(1), spec: DiagramSpec.optional() });
 
-/** Reads TRL `messages` JSONL; a bad row (or one over MAX_ROW_BYTES) is an error naming its line and what is wrong. */
-export function readSftData(path: string): SftRow[] {
+/** Reads TRL `messages` JSONL, each row's `spec` checked by `spec` (the environment's); a bad row (or one over
+ *  MAX_ROW_BYTES) is an error naming its line and what is wrong. */
+export function readSftData(path: string, spec: z.ZodType): SftRow[] {
+  const Row = z.object({ messages: z.array(Message).min(1), spec });
   const rows: SftRow[] = [];
   try {
     for (const { lineNumber: line, text } of readLinesSync(path, { maxLineBytes: MAX_ROW_BYTES })) {
@@ -67,10 +67,10 @@ export function readSftData(path: string): SftRow[] {
         const at = issue.path.length ? issue.path.join('.') : 'the row';
         throw new SftInputError(`${where}: ${at}: ${issue.message}`);
       }
-      const { messages, spec } = parsed.data;
+      const { messages } = parsed.data;
       if (messages.at(-1)!.role !== 'assistant') throw new SftInputError(`${where}: the last message must be the assistant's (the completion to learn)`);
       if (!messages.some((m) => m.role === 'user')) throw new SftInputError(`${where}: no user message`);
-      rows.push({ line, messages, spec });
+      rows.push({ line, messages, ...(parsed.data.spec !== undefined && { spec: parsed.data.spec }) });
     }
   } catch (err) {
     if (err instanceof SftInputError) throw err;
@@ -243,22 +243,23 @@ export interface EvalSample {
   errors: string[];
 }
 
-/** Samples one completion per held-out prompt and scores it: valid = parsed and every action applied; reward = `strong`. */
+/** Samples one completion per held-out prompt and scores it: valid and parsed as the environment says, reward its `evalReward`. */
 export async function sampledEval(
+  env: TextEnv,
   model: GPT,
   tok: Tokenizer,
   rows: SftRow[],
   o: { temperature: number; seed: number; maxNewTokens: number; structuredOutput?: boolean },
 ): Promise<Omit<EvalResult, 'eval_loss'> & { samples: EvalSample[] }> {
-  const rubric = getRubric('strong');
-  const policy = StudentPolicy.of(model, tok, 'student', { structuredOutput: o.structuredOutput });
+  const reward = env.reward(env.evalReward);
+  const policy = StudentPolicy.of(model, tok, 'student', { guide: o.structuredOutput ? env.guide?.(tok) : undefined });
   const conversations = rows.map((r) => r.messages.slice(0, -1));
   const out = await policy.generate(conversations, { n: 1, temperature: o.temperature, seed: o.seed, maxTokens: o.maxNewTokens });
   const samples = out.map(([c], i): EvalSample => {
-    const prompt = userPrompt(conversations[i]);
-    const run = executeCompletion(c.text);
-    const score = rubric.score({ prompt, completion: c.text, spec: rows[i].spec });
-    return { prompt, completion: c.text, finish_reason: c.finishReason, parsed: run.parse.ok, valid: run.parse.ok && run.errors.length === 0, reward: score.reward, errors: run.errors };
+    const task = { id: `line-${rows[i].line}`, prompt: userPrompt(conversations[i]), spec: rows[i].spec };
+    const outcome = env.outcome(task, c.text);
+    const score = reward.score(task, c.text);
+    return { prompt: task.prompt, completion: c.text, finish_reason: c.finishReason, parsed: outcome.parsed, valid: outcome.valid, reward: score.reward, errors: outcome.errors };
   });
   const n = Math.max(1, rows.length);
   const count = (f: (s: EvalSample) => boolean) => samples.filter(f).length;
@@ -304,6 +305,8 @@ export interface SftProgress {
 
 export interface SftRunOptions {
   config: SFTConfig;
+  /** Checks the rows' specs and scores the held-out samples. */
+  env: TextEnv;
   dataPath: string;
   resume?: boolean;
   /** Stops after the current step, saving a checkpoint to resume from. */
@@ -350,7 +353,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
   const issue = settingsIssue(SftSettings, cfg, (key) => key);
   if (issue) throw new SftInputError(issue);
   const started = performance.now();
-  const rows = readSftData(o.dataPath);
+  const rows = readSftData(o.dataPath, o.env.spec);
   const { train, heldOut } = splitRows(rows, cfg.eval_fraction, cfg.seed);
   if (train.length === 0) throw new SftInputError(`${o.dataPath}: every row is held out; lower eval_fraction`);
   mkdirSync(cfg.output_dir, { recursive: true });
@@ -449,7 +452,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       const evalRows = heldOutOnce.slice(0, samples);
       const eval_loss = heldOutExamples.length ? heldOutLoss(model, heldOutExamples, tok.endId, cfg.tokens_per_batch) : NaN;
       const sample = (structuredOutput: boolean) =>
-        sampledEval(model, tok, evalRows, { temperature: cfg.eval_temperature, seed: hashSeed(cfg.seed, 'eval', step), maxNewTokens: evalMaxNewTokens, structuredOutput });
+        sampledEval(o.env, model, tok, evalRows, { temperature: cfg.eval_temperature, seed: hashSeed(cfg.seed, 'eval', step), maxNewTokens: evalMaxNewTokens, structuredOutput });
       const sampled = evalRows.length ? await sample(false) : { eval_valid_rate: NaN, eval_parse_rate: NaN, eval_reward: NaN, eval_samples: 0 };
       const guided = evalRows.length && structured ? await sample(true) : undefined;
       if ('samples' in sampled) {
@@ -507,7 +510,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       const step = state.globalStep;
       const last = step === maxSteps;
       let evalRow: EvalLog | undefined;
-      if (step % cfg.eval_steps === 0 || last) evalRow = lastEval = await evaluate(step, last ? cfg.final_eval_samples : cfg.eval_samples, last && cfg.final_eval_structured_output);
+      if (step % cfg.eval_steps === 0 || last) evalRow = lastEval = await evaluate(step, last ? cfg.final_eval_samples : cfg.eval_samples, last && cfg.final_eval_structured_output && o.env.guide !== undefined);
       o.onProgress?.({ step, maxSteps, log, eval: evalRow });
       // A step never leaves the thread, and a signal's handler runs only between turns of the event loop: without
       // this turn, Ctrl-C would wait for the whole run.
