@@ -1,220 +1,118 @@
-// Reward speed, per core: scores one generated corpus with every registered preset and with the seed's Python
-// reward.py in the same run, one thread on each side, and prints rewards/s and the ratio to Python.
-// Rates are per CPU-second of the scoring process (process.cpuUsage, time.process_time), which stays meaningful on a
-// shared machine; wall-clock rates are printed beside them. Also checks that seed and Python agree on every reward,
-// and strong's fast path and its exact one (analyzeStrong: executeCompletion and the Canvas).
-// A breakdown per preset says where the time goes: reading the JSON (WebAssembly reader: UTF-8 copy and one scan of
-// the whole text), the canvas from its records (fast paths, fence and span retries included; for seed the whole
-// WebAssembly scorer, layout and semantics included), for strong its entity, edge and layout values over the canvas
-// arrays, and the components (what is left of a score: the rubric's objects); beside it, the
-// exact path the fast one replaces. A last row scores both presets on each completion.
-// Each timed function first runs over the corpus for --warmup CPU-seconds (at least one pass): V8 tiers the rare paths
-// (fence retries, the exact port's fallbacks) up only after thousands of calls, and a GRPO run is long past that.
-// A second table scores a corpus grouped like GRPO: --per-prompt completions (num_generations, default 8) per prompt,
-// where what a rubric reads once per prompt (seed's prompt words, strong's spec plan) is shared by the group.
-//   npx tsx bench/reward.ts [--n 20000] [--seed 1] [--rounds 3] [--warmup 1.5] [--per-prompt 8]
+// Reward speed, whole process: `canvasgym score` (compiled dist/, no tsx) against the seed's Python reward.py (run by
+// python/seed_reference_score.py, which imports it from ../shared/seed/reference) on the same generated JSONL rows,
+// each from process start to the last row written, side by side with the ratio. Wall-clock and CPU seconds (user +
+// system of the process and its threads) are both printed, with the load average before and after: on a shared
+// machine the CPU figure is the steadier one. Also checks that the seed preset gives Python's reward on every row.
+//   npx tsx bench/reward.ts [--n 40000] [--seed 1] [--rounds 3] [--presets seed,strong,task]
+// Needs `npm run build` first: it runs dist/cli/main.js directly, whatever the sources' dates.
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generateCorpus, type CorpusItem } from '../src/env/corpus.ts';
-import { executeCompletion } from '../src/env/execute.ts';
-import { parseJson } from '../src/env/parse.ts';
-import { jsonReader, SEED } from '../src/reward/fast-json.ts';
-import { getRubric, RUBRIC_NAMES } from '../src/reward/presets.ts';
-import { scanSeed, seedCanvasOfRecords, seedScoreRecords } from '../src/reward/seed-fast.ts';
-import { checkCompletion } from '../src/reward/seed-python.ts';
-import { executeCountsFast } from '../src/reward/strong-fast.ts';
-import { strongValues } from '../src/reward/strong-values.ts';
-import { analyzeStrong } from '../src/reward/strong.ts';
+import { generateCorpus } from '../src/env/corpus.ts';
+import { RUBRIC_NAMES } from '../src/reward/presets.ts';
 
 const { values } = parseArgs({
   options: {
-    n: { type: 'string', default: '20000' },
+    n: { type: 'string', default: '40000' },
     seed: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '1.5' },
-    'per-prompt': { type: 'string', default: '8' },
+    presets: { type: 'string', default: RUBRIC_NAMES.join(',') },
   },
 });
 const n = Number(values.n);
 const seed = Number(values.seed);
 const rounds = Number(values.rounds);
-const warmup = Number(values.warmup);
-const perPrompt = Number(values['per-prompt']);
-if (!(n > 0) || !Number.isInteger(seed) || !(rounds > 0) || !(warmup >= 0) || !Number.isInteger(perPrompt) || perPrompt < 1) {
-  console.error('usage: npx tsx bench/reward.ts [--n N>0] [--seed INT] [--rounds R>0] [--warmup SECONDS>=0] [--per-prompt G>=1]');
+const presets = values.presets.split(',').filter(Boolean);
+const unknown = presets.filter((p) => !RUBRIC_NAMES.includes(p));
+if (!Number.isInteger(n) || n < 1 || !Number.isInteger(seed) || !Number.isInteger(rounds) || rounds < 1 || unknown.length > 0) {
+  console.error(`usage: npx tsx bench/reward.ts [--n N>0] [--seed INT] [--rounds R>0] [--presets ${RUBRIC_NAMES.join(',')}]` +
+    `${unknown.length ? ` (unknown preset: ${unknown.join(', ')})` : ''}`);
   process.exit(2);
 }
 
-const SCORER = fileURLToPath(new URL('../python/seed_reference_score.py', import.meta.url));
-
-interface Timing {
-  /** Wall-clock seconds. */
-  seconds: number;
-  cpuSeconds: number;
-  rewards: number[];
+const root = fileURLToPath(new URL('..', import.meta.url));
+const MAIN = join(root, 'dist/cli/main.js');
+const SCORER = join(root, 'python/seed_reference_score.py');
+if (!existsSync(MAIN)) {
+  console.error('bench/reward.ts: dist/cli/main.js is missing: run `npm run build` first');
+  process.exit(2);
 }
 
-function pythonRun(items: CorpusItem[]): Timing {
-  const input = items.map((it) => JSON.stringify({ prompt: it.prompt, completion: it.completion })).join('\n') + '\n';
-  const py = spawnSync('python3', [SCORER, '--bench'], { input, encoding: 'utf8', maxBuffer: 1 << 30 });
-  if (py.status !== 0) throw new Error(`python3 ${SCORER} failed: ${py.stderr}`);
-  const t = JSON.parse(py.stderr.trim().split('\n').pop()!) as { seconds: number; cpu_seconds: number };
-  return { seconds: t.seconds, cpuSeconds: t.cpu_seconds, rewards: py.stdout.trimEnd().split('\n').map(Number) };
+// Runs a command with stdin and stdout redirected to files and reports its wall-clock and CPU seconds (the child's
+// rusage, threads included): Node has no rusage of a finished child.
+const TIMER = `
+import json, resource, subprocess, sys, time
+with open(sys.argv[1], "rb") as i, open(sys.argv[2], "wb") as o:
+    t = time.perf_counter()
+    p = subprocess.run(sys.argv[3:], stdin=i, stdout=o, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - t
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+if p.returncode != 0:
+    sys.exit(p.stderr.decode(errors="replace"))
+print(json.dumps({"wall": wall, "cpu": u.ru_utime + u.ru_stime}))
+`;
+
+interface Run {
+  wall: number;
+  cpu: number;
 }
 
-/**
- * Best of `rounds` timed passes of `fn` over every item, after warm-up passes (`--warmup` CPU-seconds, at least one):
- * the steady state a long GRPO run sees.
- */
-function timePasses(items: CorpusItem[], fn: (item: CorpusItem) => number): Timing {
-  let rewards = items.map(fn);
-  for (const warm = process.cpuUsage(); process.cpuUsage(warm).user / 1e6 < warmup; ) rewards = items.map(fn);
-  let seconds = Infinity;
-  let cpuSeconds = Infinity;
+function timed(input: string, output: string, command: string[]): Run {
+  const r = spawnSync('python3', ['-c', TIMER, input, output, ...command], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${command.join(' ')} failed: ${r.stderr || r.stdout}`);
+  return JSON.parse(r.stdout) as Run;
+}
+
+/** Best wall and best CPU seconds of `rounds` runs. */
+function best(input: string, output: string, command: string[]): Run {
+  let wall = Infinity;
+  let cpu = Infinity;
   for (let r = 0; r < rounds; r++) {
-    const start = performance.now();
-    const cpu = process.cpuUsage();
-    rewards = items.map(fn);
-    const used = process.cpuUsage(cpu);
-    seconds = Math.min(seconds, (performance.now() - start) / 1000);
-    cpuSeconds = Math.min(cpuSeconds, (used.user + used.system) / 1e6);
+    const run = timed(input, output, command);
+    wall = Math.min(wall, run.wall);
+    cpu = Math.min(cpu, run.cpu);
   }
-  return { seconds, cpuSeconds, rewards };
+  return { wall, cpu };
 }
 
-function timeRubric(name: string, items: CorpusItem[]): Timing {
-  const rubric = getRubric(name);
-  return timePasses(items, (it) => rubric.score(it).reward);
-}
+const dir = mkdtempSync(join(tmpdir(), 'canvasgym-bench-reward-'));
+try {
+  const rows = join(dir, 'rows.jsonl');
+  const items = generateCorpus({ n, seed });
+  writeFileSync(rows, items.map((it) => JSON.stringify({ prompt: it.prompt, completion: it.completion, ...(it.spec ? { spec: it.spec } : {}) })).join('\n') + '\n');
+  const mb = readFileSync(rows).length / 1e6;
+  const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' ');
 
-if (!jsonReader) {
-  console.error('assembly/build/reward.wasm is missing: run `npm run build:wasm` (the rewards would take their exact paths)');
-  process.exit(2);
-}
-const reader = jsonReader;
+  const pyOut = join(dir, 'python.jsonl');
+  const python = best(rows, pyOut, ['python3', SCORER]);
+  const pyRewards = readFileSync(pyOut, 'utf8').trimEnd().split('\n').map(Number);
 
-/**
- * How each preset gets from text to what its components read: the reader's scan alone, its fast path (for seed, the
- * WebAssembly scorer, with seed-fast.ts's canvas where it leaves a completion to JavaScript), and the exact path.
- */
-function seedFast(it: CorpusItem): unknown {
-  const scanned = scanSeed(it.completion);
-  if (scanned !== true) return scanned;
-  if (reader.seedPrompt(it.prompt) && seedScoreRecords(it.completion) !== SEED.fallback) return true;
-  return seedCanvasOfRecords(it.completion);
-}
-const strongOut = new Float64Array(3);
-/** strong's fast path and its entity, edge and layout values (strong-values.ts) on the row's spec. */
-function strongMeasured(it: CorpusItem): unknown {
-  const counts = executeCountsFast(it.completion);
-  if (counts && it.spec) strongValues(it.spec, 'input', counts.canvas, strongOut);
-  return counts;
-}
-const STAGES: Record<
-  string,
-  { python: boolean; fast: (item: CorpusItem) => unknown; exact: (text: string) => unknown; measured?: (item: CorpusItem) => unknown }
-> = {
-  seed: { python: true, fast: seedFast, exact: checkCompletion },
-  strong: { python: false, fast: (it) => executeCountsFast(it.completion), exact: executeCompletion, measured: strongMeasured },
-};
-
-/** CPU µs per completion in read, canvas and components, from timing the scan, the fast path and the score. */
-function breakdown(name: string, items: CorpusItem[], total: Timing): string {
-  const stages = STAGES[name];
-  if (!stages) return `${name}: no breakdown`;
-  const us = (t: Timing) => (1e6 * t.cpuSeconds) / items.length;
-  const read = us(timePasses(items, (it) => reader.scan(0, reader.load(it.completion), 0, stages.python)));
-  const fast = us(timePasses(items, (it) => (stages.fast(it) ? 1 : 0)));
-  const exact = us(timePasses(items, (it) => (stages.exact(it.completion) ? 1 : 0)));
-  const measured = stages.measured ? us(timePasses(items, (it) => (stages.measured!(it) ? 1 : 0))) : fast;
-  const all = us(total);
-  const f = (v: number) => Math.max(0, v).toFixed(1);
-  const values = stages.measured ? ` / entities, edges, layout ${f(measured - fast)}` : '';
-  return (
-    `${name} µs/completion (CPU): read ${f(read)} / canvas ${f(fast - read)}${values} / components ${f(all - measured)} = ${all.toFixed(1)}` +
-    ` (the exact path to a canvas: ${f(exact)}, the fast one: ${f(fast)}${name === 'seed' ? ', WebAssembly scorer included' : ''})`
-  );
-}
-
-/** strong's reward on its exact path: the rubric's weighted sum over analyzeStrong's values, clamped as the rubric does. */
-function exactStrongReward(it: CorpusItem): number {
-  const values: Record<string, number> = analyzeStrong(it).values;
-  let reward = 0;
-  for (const c of getRubric('strong').components) {
-    const v = values[c.name];
-    reward += c.weight * (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
+  const node = process.execPath;
+  // dist's main, without bin/canvasgym.js's check of the sources' dates (which would run them through tsx).
+  const launch = `import(${JSON.stringify(MAIN)}).then((m) => m.main([process.argv[0], 'canvasgym', ...process.argv.slice(1)]))`;
+  const results: { preset: string; run: Run; agreement?: string }[] = [];
+  for (const preset of presets) {
+    const out = join(dir, `${preset}.jsonl`);
+    const run = best(rows, out, [node, '-e', launch, 'score', '--reward', preset]);
+    const scored = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { reward: number }).reward);
+    const agreement = preset === 'seed' ? `${scored.filter((r, i) => Object.is(r, pyRewards[i])).length}/${n}` : undefined;
+    results.push({ preset, run, agreement });
   }
-  return reward;
-}
+  const loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
 
-/** "strong = exact path on k/n rewards" for a timed run's rewards. */
-function strongAgreement(items: CorpusItem[], rewards: number[], what: string): string {
-  const equal = items.filter((it, i) => Object.is(rewards[i], exactStrongReward(it))).length;
-  return `strong = exact path on ${equal}/${items.length} ${what}`;
-}
-
-const t0 = performance.now();
-const items = generateCorpus({ n, seed });
-console.log(`corpus: ${n} completions (seed ${seed}) generated in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
-
-/** Python's best of `rounds` runs over the items. */
-function pythonBest(items: CorpusItem[]): Timing {
-  let best = pythonRun(items);
-  for (let r = 1; r < rounds; r++) {
-    const again = pythonRun(items);
-    best = { ...best, seconds: Math.min(best.seconds, again.seconds), cpuSeconds: Math.min(best.cpuSeconds, again.cpuSeconds) };
+  console.log(`${n} rows (${mb.toFixed(1)} MB JSONL, corpus seed ${seed}), whole process, best of ${rounds}; load ${loadBefore} before, ${loadAfter} after\n`);
+  const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  console.log(row(['scorer', 'wall s', 'CPU s', 'rows/s (wall)', 'x Python (wall)', 'x Python (CPU)', 'same reward as Python']));
+  console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
+  console.log(row(['python3 reward.py (seed_reference_score.py)', python.wall.toFixed(2), python.cpu.toFixed(2), Math.round(n / python.wall), '1.00', '1.00', '']));
+  for (const { preset, run, agreement } of results) {
+    console.log(row([`canvasgym score --reward ${preset}`, run.wall.toFixed(2), run.cpu.toFixed(2), Math.round(n / run.wall),
+      (python.wall / run.wall).toFixed(2), (python.cpu / run.cpu).toFixed(2), agreement ?? '']));
   }
-  return best;
-}
-const python = pythonBest(items);
-const pyRate = n / python.cpuSeconds;
-
-const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-console.log(`\nsingle thread each side, best of ${rounds}; rates per CPU-second, wall-clock in the last column\n`);
-console.log(row(['scorer', 'rewards/s (CPU)', 'µs/reward (CPU)', 'x Python', 'rewards/s (wall)']));
-console.log(row(['---', '---:', '---:', '---:', '---:']));
-console.log(row(['python reward.py', Math.round(pyRate), (1e6 / pyRate).toFixed(1), '1.0', Math.round(n / python.seconds)]));
-const breakdowns: string[] = [];
-let seedAgreement = '';
-let strongAgreed = '';
-for (const name of RUBRIC_NAMES) {
-  const t = timeRubric(name, items);
-  const rate = n / t.cpuSeconds;
-  console.log(row([name, Math.round(rate), (1e6 / rate).toFixed(1), (rate / pyRate).toFixed(1), Math.round(n / t.seconds)]));
-  breakdowns.push(breakdown(name, items, t));
-  if (name === 'seed') {
-    const equal = t.rewards.filter((r, i) => Object.is(r, python.rewards[i])).length;
-    seedAgreement = `seed = python on ${equal}/${n} rewards`;
-  }
-  if (name === 'strong') strongAgreed = strongAgreement(items, t.rewards, 'rewards');
-}
-// Both presets on each completion, as a run that logs both does: the second reads the text the first parsed.
-const rubrics = RUBRIC_NAMES.map(getRubric);
-const both = timePasses(items, (it) => rubrics.reduce((sum, r) => sum + r.score(it).reward, 0));
-const bothRate = n / both.cpuSeconds;
-const bothName = `${RUBRIC_NAMES.join(' + ')} (same text)`;
-console.log(row([bothName, Math.round(bothRate), (1e6 / bothRate).toFixed(1), (bothRate / pyRate).toFixed(1), Math.round(n / both.seconds)]));
-// The floor under both: V8's JSON.parse of each completion once (failures without stack traces, as parse.ts does).
-const floor = timePasses(items, (it) => (parseJson(it.completion).ok ? 1 : 0));
-breakdowns.push(`JSON.parse of each completion once: ${((1e6 * floor.cpuSeconds) / n).toFixed(1)} µs/completion (CPU)`);
-console.log(`\n${breakdowns.join('\n')}\n\n${seedAgreement}\n${strongAgreed}`);
-
-// The same, grouped like GRPO: each prompt (and its spec object) answered by perPrompt completions in a row.
-const grouped = generateCorpus({ n, seed, perPrompt });
-const pyGrouped = pythonBest(grouped);
-const pyGroupedRate = n / pyGrouped.cpuSeconds;
-console.log(`\ngrouped like GRPO (${perPrompt} per prompt): ${n} completions, ${Math.ceil(n / perPrompt)} prompts\n`);
-console.log(row(['scorer', 'rewards/s (CPU)', 'µs/reward (CPU)', 'x Python', 'rewards/s (wall)']));
-console.log(row(['---', '---:', '---:', '---:', '---:']));
-console.log(row(['python reward.py', Math.round(pyGroupedRate), (1e6 / pyGroupedRate).toFixed(1), '1.0', Math.round(n / pyGrouped.seconds)]));
-for (const name of RUBRIC_NAMES) {
-  const t = timeRubric(name, grouped);
-  const rate = n / t.cpuSeconds;
-  console.log(row([name, Math.round(rate), (1e6 / rate).toFixed(1), (rate / pyGroupedRate).toFixed(1), Math.round(n / t.seconds)]));
-  if (name === 'seed') {
-    const equal = t.rewards.filter((r, i) => Object.is(r, pyGrouped.rewards[i])).length;
-    console.log(`(seed = python on ${equal}/${n} grouped rewards)`);
-  }
-  if (name === 'strong') console.log(`(${strongAgreement(grouped, t.rewards, 'grouped rewards')})`);
+  console.log('\nx Python: Python\'s seconds over canvasgym\'s (above 1: canvasgym is faster).');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -116,6 +116,39 @@ describe('scoreLayoutGeometry', () => {
     expect(parallel.score).toBe(1);
   });
 
+  it('counts an arrow along a shape\'s side shrunk by 2 as through it, and none through a shape whose shrunk sides meet', () => {
+    const rect = (x: number, y: number, w: number, h: number) => box(x, y, 'N', w, h);
+    // A vertical arrow at x = 50 between two shapes.
+    const ends = [rect(0, 0, 100, 100), rect(0, 300, 100, 100)];
+    const link = [{ from: 0, to: 1 }];
+    for (const x of [48, -48]) {
+      const along = scoreLayoutGeometry([...ends, rect(x, 150, 100, 100)], link);
+      expect(along.counts.arrowThroughShape).toBe(1);
+      const off = scoreLayoutGeometry([...ends, rect(x + Math.sign(x), 150, 100, 100)], link);
+      expect(off.counts.arrowThroughShape).toBe(0);
+      expect(off.score).toBeGreaterThan(along.score);
+    }
+    // 4 units wide: shrunk by 2 on each side nothing is left; 5 units wide, the arrow passes through.
+    expect(scoreLayoutGeometry([...ends, rect(48, 150, 4, 100)], link).counts.arrowThroughShape).toBe(0);
+    expect(scoreLayoutGeometry([...ends, rect(48, 150, 5, 100)], link).counts.arrowThroughShape).toBe(1);
+  });
+
+  it('counts a pair just under the crowding gap along either axis, in either order, and not one at the gap', () => {
+    for (const gap of [29.9, 29.9999, 29.99999999, 30]) {
+      const pairs = [
+        [box(0, 0, 'A', 100, 60), box(100 + gap, 0, 'B', 100, 60)],
+        [box(100 + gap, 0, 'B', 100, 60), box(0, 0, 'A', 100, 60)],
+        [box(0, 0, 'A', 100, 60), box(0, 60 + gap, 'B', 100, 60)],
+        [box(0, 60 + gap, 'B', 100, 60), box(0, 0, 'A', 100, 60)],
+      ];
+      for (const boxes of pairs) {
+        const r = scoreLayoutGeometry(boxes, []);
+        expect({ gap, crowded: r.counts.crowded }).toEqual({ gap, crowded: gap < MIN_GAP ? 1 : 0 });
+        if (gap < MIN_GAP) expect(r.score).toBeLessThan(1);
+      }
+    }
+  });
+
   it('scores an empty layout 0 and reports a breakdown', () => {
     const r = scoreLayoutGeometry([], []);
     expect(r.score).toBe(0);

@@ -248,17 +248,11 @@ describe('cost at the row limits (src/tasks/limits.ts)', () => {
     expect(completion.length).toBeLessThanOrEqual(DEFAULT_MAX_INPUT_CHARS);
     const input = { prompt, completion, spec: big };
     strongRubric.score(input);
-    // A copy of the spec each time, so that nothing worked out for it before is reused.
-    let started = performance.now();
-    const fast = strongRubric.score({ ...input, spec: { ...big } });
-    const fastMs = performance.now() - started;
-    started = performance.now();
-    const exact = analyzeStrong({ ...input, spec: { ...big } });
-    const exactMs = performance.now() - started;
-    // Measured 20-50 ms each (130 at worst) on 2 cores shared under a load of 10.
-    expect(fastMs).toBeLessThan(1000);
-    expect(exactMs).toBeLessThan(1000);
-    expect(fast.components.entities_present).toBe(exact.values.entities_present);
+    // A copy of the spec, so that nothing worked out for it before is reused.
+    const started = performance.now();
+    strongRubric.score({ ...input, spec: { ...big } });
+    // Measured 20-50 ms (130 at worst) on 2 cores shared under a load of 10.
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('scores a prompt of the longest allowed, and the spec read from it, in well under a second', () => {

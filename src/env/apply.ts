@@ -14,7 +14,6 @@ import {
 } from './actions.ts';
 import { Canvas } from './canvas.ts';
 import { describeJson } from './parse.ts';
-import { compileObjectCheck } from './fast-check.ts';
 
 export type ActionErrorKind = 'schema' | 'canvas';
 
@@ -52,14 +51,10 @@ type HandlerResult = Refusal | { notes?: string[] };
 
 interface Handler<S extends z.ZodType> {
   schema: S;
-  /** Same answer as schema.safeParse(...).success, much faster (see fast-check.ts). */
-  isValid: (action: Record<string, unknown>) => boolean;
   apply(canvas: Canvas, action: z.infer<S>): HandlerResult;
 }
 
-function handler<S extends z.ZodType>(h: Omit<Handler<S>, 'isValid'>): Handler<S> {
-  return { ...h, isValid: compileObjectCheck(h.schema) };
-}
+const handler = <S extends z.ZodType>(h: Handler<S>): Handler<S> => h;
 
 const UPDATABLE = ['shape', 'x', 'y', 'w', 'h', 'text'] as const;
 
@@ -159,29 +154,11 @@ export function applyAction(canvas: Canvas, action: Record<string, unknown>, ind
     return failed(index, type, { field: 'type', reason: `unknown action type: ${type}${known ? ` (allowed here: ${allowed.join(', ')})` : ''}` });
   }
   const h = HANDLERS[type as ActionType];
-  // Valid actions skip zod: handlers read only the fields their schema declares, so unknown extra keys are harmless.
-  if (!h.isValid(action)) {
-    const parsed = h.schema.safeParse(action);
-    if (!parsed.success) return failed(index, type, schemaRefusal(action, parsed.error.issues));
-    throw new Error(`fast-check and zod disagree on action ${index}: ${JSON.stringify(action)}`);
-  }
-  const r = h.apply(canvas, action);
+  const parsed = h.schema.safeParse(action);
+  if (!parsed.success) return failed(index, type, schemaRefusal(action, parsed.error.issues));
+  const r = h.apply(canvas, parsed.data);
   if ('reason' in r) return failed(index, type, r);
   return r.notes ? { index, type, applied: true, notes: r.notes } : { index, type, applied: true };
-}
-
-/**
- * applyAction's verdict on one action, applied to the canvas in place, without wording a refusal (no zod pass):
- * for rewards that only count outcomes. The action needs only the fields its type's schema declares.
- */
-export function actionVerdict(canvas: Canvas, action: Record<string, unknown>, opts: ApplyOptions = {}): 'applied' | ActionErrorKind {
-  const type = action.type;
-  if (typeof type !== 'string' || type === '') return 'schema';
-  if (!(opts.allowedTypes ?? ACTION_TYPES).includes(type as ActionType)) return 'schema';
-  const h = HANDLERS[type as ActionType];
-  if (!h.isValid(action)) return 'schema';
-  const r = h.apply(canvas, action);
-  return 'reason' in r ? (r.kind ?? 'schema') : 'applied';
 }
 
 /** Applies actions in order to a copy of `start` (an empty canvas by default). Pure. */

@@ -30,11 +30,8 @@ export interface ParseOptions {
 
 export const DEFAULT_MAX_INPUT_CHARS = 200_000;
 
-/**
- * The messages of the parse failures that need nothing of JSON.parse's own: also worded from the WebAssembly
- * reader's records by the rewards' fast path (src/reward/strong-fast.ts), so that both word them alike.
- */
-export const PARSE_MESSAGES = {
+/** The messages of the parse failures that need nothing of JSON.parse's own. */
+const PARSE_MESSAGES = {
   noJson: 'model output does not contain JSON',
   notAnObject: 'missing actions array: the JSON is not an object',
   missingActions: 'missing actions array',

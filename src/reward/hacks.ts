@@ -5,7 +5,7 @@ import type { DiagramSpec } from '../tasks/spec.ts';
 import type { Rubric } from './rubric.ts';
 import { executeCompletion } from '../env/execute.ts';
 import { matchEntities, normalizeLabel } from './labels.ts';
-import { shapeAllowance } from './strong-values.ts';
+import { shapeAllowance } from './strong.ts';
 import { LABEL_FONT_SIZE, LABEL_PADDING } from './layout.ts';
 import { textWidth } from '../render/text.ts';
 

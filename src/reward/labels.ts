@@ -16,8 +16,6 @@ export interface NormalizedLabel {
   abbreviations: number;
   /** One bit per stem (a hash of it, mod 32): labels whose masks share no bit share no stem. */
   stemMask: number;
-  /** A 32-bit hash of `compact`: labels whose hashes differ have different canonical forms (no string compare). */
-  compactHash: number;
 }
 
 /** Credit a label gets when it names an entity but abbreviates it ("DB" for "Database"). */
@@ -119,7 +117,7 @@ const EXPANSIONS = new Map<string, string[]>(
   Object.entries(ABBREVIATIONS).map(([short, full]) => [stem(short), rawWords(full).map(stem)]),
 );
 
-/** A 32-bit hash of a string, for NormalizedLabel.stemMask (5 bits of a stem's) and compactHash. */
+/** A 32-bit hash of a string, for NormalizedLabel.stemMask (5 bits of a stem's). */
 function hash32(text: string): number {
   let h = text.length;
   for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
@@ -152,7 +150,7 @@ export function normalizeLabel(text: string): NormalizedLabel {
   let stemMask = 0;
   for (const w of words) stemMask |= 1 << stemBit(w.stem);
   const compact = words.map((w) => w.stem).join('');
-  const result: NormalizedLabel = { words, compact, abbreviations, stemMask, compactHash: hash32(compact) };
+  const result: NormalizedLabel = { words, compact, abbreviations, stemMask };
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, result);
   return result;

@@ -3,10 +3,7 @@
 // exp(-total), so a clean layout scores exactly 1 and every extra problem keeps costing (no floor at which a worse
 // layout stops being worse).
 import type { Canvas } from '../env/canvas.ts';
-import { LINE_HEIGHT as LINE, textWidth } from '../render/text.ts';
-
-// A module constant: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
-const LINE_HEIGHT = LINE;
+import { LINE_HEIGHT, textWidth } from '../render/text.ts';
 
 export interface Box {
   x: number;
@@ -77,24 +74,6 @@ const OVERFLOW_TOLERANCE = 0.05;
 /** How far inside a box an arrow must pass to count as through it, so that grazing a corner does not. */
 const THROUGH_INSET = 2;
 
-/**
- * What assembly/strong-layout.ts needs of the above, in setLayoutConstants's order: it tallies the geometry with
- * these, so that layout.ts stays the one place they are defined.
- */
-export const GEOMETRY_CONSTANTS = [
-  SANE_CANVAS.minX,
-  SANE_CANVAS.minY,
-  SANE_CANVAS.maxX,
-  SANE_CANVAS.maxY,
-  MIN_SIDE,
-  MAX_ASPECT,
-  MIN_GAP,
-  CROWD,
-  OVERLAP_BASE,
-  OVERLAP_DEPTH,
-  THROUGH_INSET,
-] as const;
-
 // Share of a shape's box usable for text: an ellipse or a diamond has less room than its bounding box.
 const USABLE: Record<string, number> = { rectangle: 1, text: 1, ellipse: 0.75, diamond: 0.6 };
 
@@ -115,33 +94,11 @@ export interface MeasuredLabel {
 
 const SPACE_EM = textWidth(' ', 1);
 
-/**
- * What assembly/strong-overflow.ts needs to add the label overflow and sum the penalties as layoutScoreFromGeometry
- * does, in setOverflowConstants's order.
- */
-export const LABEL_CONSTANTS = [
-  OVERFLOW_TOLERANCE,
-  OVERFLOW_BASE,
-  OVERFLOW_DEPTH,
-  OUTSIDE,
-  SLIVER,
-  ARROW_THROUGH_SHAPE,
-  ARROW_CROSSING,
-  LABEL_FONT_SIZE,
-  LABEL_PADDING,
-  LINE_HEIGHT,
-  SPACE_EM,
-  USABLE.rectangle,
-  USABLE.ellipse,
-  USABLE.diamond,
-  USABLE.text,
-] as const;
-
 // Labels recur across a GRPO group and across steps, in many sizes.
 const measured = new Map<string, MeasuredLabel>();
 const MEASURED_LIMIT = 20_000;
 
-export function measureLabel(text: string): MeasuredLabel {
+function measureLabel(text: string): MeasuredLabel {
   const hit = measured.get(text);
   if (hit) return hit;
   // wrapText's own splits: paragraphs at line breaks, words at runs of whitespace.
@@ -180,7 +137,7 @@ function labelOverflow(text: string, shape: string, w: number, h: number): numbe
   return text === '' ? 0 : measuredOverflow(measureLabel(text), shape, w, h);
 }
 
-/** labelOverflow of a label measured already (measureLabel('') also gives 0). */
+/** labelOverflow of a label measured already. */
 function measuredOverflow(label: MeasuredLabel, shape: string, w: number, h: number): number {
   if (label.paragraphs.length === 1 && label.paragraphs[0].length === 0) return 0;
   const f = USABLE[shape] ?? 1;
@@ -219,10 +176,9 @@ function measuredOverflow(label: MeasuredLabel, shape: string, w: number, h: num
 
 /**
  * A layout as parallel arrays: `count` boxes (x, y, w, h, label, shape kind) and `links` arrows as box indexes.
- * The one form the layout is measured in: scoreLayoutGeometry copies its boxes into one, and the strong reward's
- * fast path (strong-fast.ts) builds its canvas as one, so that neither allocates per box or per pair.
+ * scoreLayoutGeometry copies its boxes into one kept from call to call, so that it allocates nothing per box or pair.
  */
-export interface LayoutArrays {
+interface LayoutArrays {
   count: number;
   x: Float64Array;
   y: Float64Array;
@@ -236,7 +192,7 @@ export interface LayoutArrays {
 }
 
 /** Empty arrays for up to `boxes` boxes and `links` arrows. */
-export function layoutArrays(boxes: number, links: number): LayoutArrays {
+function layoutArrays(boxes: number, links: number): LayoutArrays {
   const f = () => new Float64Array(boxes);
   return { count: 0, x: f(), y: f(), w: f(), h: f(), text: [], shape: [], links: 0, from: new Int32Array(links), to: new Int32Array(links) };
 }
@@ -437,36 +393,6 @@ function tallyLayout(g: LayoutArrays): number {
 
   let total = 0;
   for (let k = 0; k < PENALTIES; k++) total += t[k];
-  return Math.exp(-total);
-}
-
-/** The layout score alone, without the report: for rewards that only need the number. */
-export function layoutScore(g: LayoutArrays): number {
-  return tallyLayout(g);
-}
-
-/**
- * layoutScore from the geometric tallies assembly/strong-layout.ts computed for these arrays (geometry[at..at+6):
- * overlap and crowding penalties; off-canvas, sliver, through-shape and crossing counts) and the labels measured
- * (measureLabel of each box's text): the label overflow is added here, and the penalties summed in tallyLayout's
- * order, to the same score.
- */
-export function layoutScoreFromGeometry(geometry: Float64Array, at: number, g: LayoutArrays, measures: readonly MeasuredLabel[]): number {
-  const n = g.count;
-  if (n === 0) return 0;
-  let overflow = 0;
-  for (let i = 0; i < n; i++) {
-    const over = measuredOverflow(measures[i], g.shape[i], g.w[i], g.h[i]);
-    if (over > OVERFLOW_TOLERANCE) overflow += OVERFLOW_BASE + OVERFLOW_DEPTH * over;
-  }
-  let total = 0;
-  total += geometry[at];
-  total += geometry[at + 1];
-  total += overflow;
-  total += OUTSIDE * geometry[at + 2];
-  total += SLIVER * geometry[at + 3];
-  total += ARROW_THROUGH_SHAPE * geometry[at + 4];
-  total += ARROW_CROSSING * geometry[at + 5];
   return Math.exp(-total);
 }
 

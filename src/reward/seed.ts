@@ -1,15 +1,7 @@
 // The seed's reward.py as a rubric: 0.4 valid + 0.3 layout + 0.3 semantics, and 0 unless every action applied.
 // Bit for bit: the same float operations in the same order, on a canvas built the way Python builds it (seed-python.ts).
-import { jsonReader, SEED, type JsonReader } from './fast-json.ts';
 import { defineRubric, type Rubric } from './rubric.ts';
-import { scanSeed, seedCanvasOfRecords, seedScoreRecords as scoreRecords } from './seed-fast.ts';
-import { checkCompletion, pyHasNonSpace, validateCompletion, type SeedCanvas } from './seed-python.ts';
-
-// Module constants: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
-const hasNonSpace = pyHasNonSpace;
-const json = jsonReader as JsonReader;
-const Seed = SEED;
-const seedScoreRecords = scoreRecords;
+import { checkCompletion, pyHasNonSpace, type SeedCanvas } from './seed-python.ts';
 
 interface SeedContext {
   /** Parsed, and every action applied. */
@@ -49,7 +41,7 @@ export function seedLayout(canvas: SeedCanvas): number {
     }
   }
   let labeled = 0;
-  for (const s of shapes) if (hasNonSpace(s.text)) labeled++;
+  for (const s of shapes) if (pyHasNonSpace(s.text)) labeled++;
   score += 0.1 * Math.min(labeled, 5);
   score += 0.1 * Math.min(canvas.arrows.length, 5);
   return Math.max(0.0, Math.min(1.0, score));
@@ -81,46 +73,18 @@ export function seedSemantics(prompt: string, canvas: SeedCanvas): number {
 
 const passes = (ctx: SeedContext) => ctx.clean;
 
-/** parse_actions' refusal as errors worded on read: a Python JSON message takes a pass of the exact reader. */
-function wordLater(refusal: { readonly message: string }): () => string[] {
-  return () => [refusal.message];
-}
-
-/** The exact port's errors for a completion the fast reader found faulty, worded on read: few logs read them. */
-function exactErrorsLater(completion: string): () => string[] {
-  return () => validateCompletion(completion).errors;
-}
-
-/** The context of a completion whose canvas was built (null: parse_actions raised). */
-function measured(prompt: string, canvas: SeedCanvas | null, clean: boolean, errors: SeedContext['errors']): SeedContext {
-  if (canvas === null) return { clean: false, layout: 0, semantics: 0, errors };
-  return { clean, layout: seedLayout(canvas), semantics: seedSemantics(prompt, canvas), errors };
-}
-
 /**
- * validate_completion, score_layout and score_semantics: on the WebAssembly reader's records, by its seed scorer
- * (assembly/seed-score.ts) or by seed-fast.ts's canvas, when the reader can settle the completion, else through the
- * exact port. The same values either way, and the same error strings when read.
+ * validate_completion, score_layout and score_semantics, once per completion. A refusal's message may be a Python
+ * JSON error, which takes the exact reader a pass over the text: worded when first read, as few callers read it.
  */
 function prepareSeed(prompt: string, completion: string): SeedContext {
-  const scanned = jsonReader ? scanSeed(completion) : null;
-  if (scanned === false) return { clean: false, layout: 0, semantics: 0, errors: exactErrorsLater(completion) };
-  if (scanned === true) {
-    if (json.seedPrompt(prompt)) {
-      const verdict = seedScoreRecords(completion);
-      if (verdict === Seed.done) {
-        const r = json.seedResults();
-        const clean = r[0] === 1;
-        return { clean, layout: r[1], semantics: r[2], errors: clean ? [] : exactErrorsLater(completion) };
-      }
-      if (verdict === Seed.refused) return { clean: false, layout: 0, semantics: 0, errors: exactErrorsLater(completion) };
-    }
-    const fast = seedCanvasOfRecords(completion);
-    return measured(prompt, fast.canvas, fast.clean, fast.clean ? [] : exactErrorsLater(completion));
-  }
   const outcome = checkCompletion(completion);
-  if (outcome.canvas === null) return measured(prompt, null, false, wordLater(outcome.refusal));
-  return measured(prompt, outcome.canvas, outcome.errors.length === 0, outcome.errors);
+  if (outcome.canvas === null) {
+    const { refusal } = outcome;
+    return { clean: false, layout: 0, semantics: 0, errors: () => [refusal.message] };
+  }
+  const { canvas, errors } = outcome;
+  return { clean: errors.length === 0, layout: seedLayout(canvas), semantics: seedSemantics(prompt, canvas), errors };
 }
 
 export const seedRubric: Rubric = defineRubric<SeedContext>({
@@ -147,7 +111,6 @@ export const seedRubric: Rubric = defineRubric<SeedContext>({
       fn: (ctx) => ctx.semantics,
     },
   ],
-  // A refused completion's one error may be a Python JSON message, which takes a pass of the exact reader: worded on read.
   errors: (ctx) => ctx.errors,
   gate: passes,
 });

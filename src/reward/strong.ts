@@ -8,22 +8,24 @@ import type { DiagramSpec } from '../tasks/spec.ts';
 import { extractSpec } from './extract.ts';
 import { labelMatch, matchEntities, normalizeLabel, spellOut } from './labels.ts';
 import { scoreCanvasLayout, type LayoutReport } from './layout.ts';
-import { jsonReader } from './fast-json.ts';
 import { defineRubric, type RendererReadback, type ScoreInput } from './rubric.ts';
-import { executeCountsFast as countsFast } from './strong-fast.ts';
-import { EDGE_LABEL_SHARE, shapeAllowance, strongValues as valuesOf, UNKNOWN_ENTITIES_CREDIT, WRONG_SHAPE_CREDIT } from './strong-values.ts';
-
-// Module constants: tsx compiles modules to CommonJS, where each use of an imported binding is a getter call.
-const executeCountsFast = countsFast;
-const strongValues = valuesOf;
-const reader = jsonReader;
 
 /**
  * Parse credit by where the JSON was found. The system prompt asks for bare JSON: a fenced block still works but
  * costs a little, JSON dug out of prose costs more, so that RL moves the policy to clean output.
  */
 export const PARSE_CREDIT: Record<JsonSource, number> = { whole: 1, fenced: 0.8, span: 0.6 };
-export { EDGE_LABEL_SHARE, UNKNOWN_ENTITIES_CREDIT, WRONG_SHAPE_CREDIT };
+/** Share of edges_correct that requested arrow labels carry, when the spec asks for any. */
+export const EDGE_LABEL_SHARE = 0.15;
+/** entities_present when the prompt names no entity the extractor recognises: half credit for any labeled shape. */
+export const UNKNOWN_ENTITIES_CREDIT = 0.5;
+/** Share of an entity's credit kept when the spec asks for a shape kind and the diagram draws another. */
+export const WRONG_SHAPE_CREDIT = 0.75;
+
+/** Unmatched shapes a diagram may have for free (a title, a legend), growing slowly with its size. */
+export function shapeAllowance(entities: number): number {
+  return 1 + Math.floor(entities / 3);
+}
 
 export interface EntityReport {
   entity: string;
@@ -276,70 +278,13 @@ export function analyzeStrong(input: ScoreInput): StrongAnalysis {
   return { exec, ...measure(input, exec.canvas, execShares(exec, input.readback), parseCredit(exec.parse.source)) };
 }
 
-export interface StrongContext {
-  values: StrongAnalysis['values'];
-  /** executeCompletion's errors, or null when they are to be worded on first read (wordStrongErrors). */
-  errors: string[] | null;
-  completion: string;
-}
-
-const fastValues = new Float64Array(3);
-
-/** Sums of lengths read by touchSpec, kept so that its reads are not optimised away. */
-let touchedLengths = 0;
-
-/**
- * Reads the spec's arrays, each edge's included, without using what it reads until later. A row's spec is seldom
- * in cache, and strong-values.ts reads it only after the scan: read first, its misses overlap with the copy and the
- * scan instead of stalling the hand-over, which took 0.40 µs a row in place on the bench's corpus, 0.29 after this.
- */
-function touchSpec(spec: DiagramSpec): void {
-  const edges = spec.edges;
-  let sum = spec.entities.length;
-  for (let e = 0; e < edges.length; e++) sum += edges[e].length;
-  touchedLengths += sum;
-}
-
-/**
- * The rubric's measurements: from the WebAssembly reader's records (strong-fast.ts) and the values over its arrays
- * (strong-values.ts) when the reader can settle the completion and no renderer readback is given, else from a full
- * analysis. The same values either way.
- */
-export function prepareStrong(input: ScoreInput): StrongContext {
-  if (input.spec !== undefined) touchSpec(input.spec);
-  const fast = reader && !input.readback ? executeCountsFast(input.completion) : null;
-  if (!fast) {
-    const analysis = analyzeStrong(input);
-    return { values: analysis.values, errors: analysis.exec.errors, completion: input.completion };
-  }
-  const n = fast.actions;
-  const shapes = fast.canvas === null ? 0 : fast.canvas.count;
-  if (input.spec) strongValues(input.spec, 'input', fast.canvas, fastValues);
-  else strongValues(spelledOut(extractSpec(input.prompt)), 'prompt', fast.canvas, fastValues);
-  // syntaxShares, without its object.
-  const values = {
-    parses_json: parseCredit(fast.source),
-    schema_valid: n === 0 ? 0 : (n - fast.schemaErrors) / n,
-    renderer_accepts: n === 0 || shapes === 0 ? 0 : fast.applied / n,
-    entities_present: fastValues[0],
-    edges_correct: fastValues[1],
-    layout_quality: fastValues[2],
-  };
-  // A clean completion has no errors, a parse refused for what the records tell has one (a fresh array each time: a
-  // score's errors are its own to keep or change); the others are worded on first read.
-  const errors = fast.clean ? [] : fast.refusal !== null ? [fast.refusal] : null;
-  return { values, errors, completion: input.completion };
-}
-
-/** executeCompletion's errors for a completion whose errors the fast path leaves: refused actions, or JSON.parse's words. */
-export function wordStrongErrors(c: StrongContext): string[] {
-  return executeCompletion(c.completion).errors;
-}
+/** What strong's and task's components read: one analysis per completion, shared by every component. */
+export type StrongContext = StrongAnalysis;
 
 export const strongRubric = defineRubric<StrongContext>({
   name: 'strong',
   description: 'The seed document\'s stronger reward: parse, schema, canvas, entities, edges and layout, with partial credit.',
-  prepare: prepareStrong,
+  prepare: analyzeStrong,
   components: [
     {
       name: 'parses_json',
@@ -373,6 +318,5 @@ export const strongRubric = defineRubric<StrongContext>({
       fn: (c) => c.values.layout_quality,
     },
   ],
-  errors: (c) => c.errors,
-  wordErrors: wordStrongErrors,
+  errors: (c) => c.exec.errors,
 });

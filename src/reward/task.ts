@@ -8,14 +8,14 @@
 // The measures are strong's (entities matched by distinct shapes less excess shapes, directed edges as recall x
 // precision, the layout penalties), so that the two presets disagree only on what matters.
 import { defineRubric } from './rubric.ts';
-import { prepareStrong, wordStrongErrors, type StrongContext } from './strong.ts';
+import { analyzeStrong, type StrongContext } from './strong.ts';
 
 const applied = (c: StrongContext) => c.values.renderer_accepts;
 
 export const taskRubric = defineRubric<StrongContext>({
   name: 'task',
   description: 'The task first: requested entities and edges (gated by what the canvas applied), layout only on the right diagram, a small share for executing at all.',
-  prepare: prepareStrong,
+  prepare: analyzeStrong,
   components: [
     {
       name: 'executes',
@@ -42,6 +42,5 @@ export const taskRubric = defineRubric<StrongContext>({
       fn: (c) => c.values.layout_quality * c.values.entities_present * c.values.edges_correct * applied(c),
     },
   ],
-  errors: (c) => c.errors,
-  wordErrors: wordStrongErrors,
+  errors: (c) => c.exec.errors,
 });
