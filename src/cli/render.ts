@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { Command } from 'commander';
+import type { z } from 'zod';
 import { executeCompletion } from '../env/execute.ts';
 import type { Canvas } from '../env/canvas.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
@@ -9,18 +10,11 @@ import { renderSvg } from '../render/svg.ts';
 import { rasterize } from '../render/png.ts';
 import { parseRenderer } from '../tldraw/renderer.ts';
 import { UsageError } from './usage-error.ts';
-import { numberFlag, outputDirFlag, outputFileFlag } from './flags.ts';
+import { outputDirFlag, outputFileFlag } from './flags.ts';
+import { RenderSettings } from './render-settings.ts';
+import { addSettingFlags, readSettings } from './settings-flags.ts';
 
-interface RenderFlags {
-  in?: string;
-  out?: string;
-  prompt?: string;
-  errors: boolean;
-  scale?: number;
-  width?: number;
-  sample?: boolean;
-  renderer?: string;
-}
+type RenderFlags = z.infer<typeof RenderSettings>;
 
 /** What a file may hold: a completion as the model wrote it, or a record (rollout, teacher row) with a `completion` field. */
 export function readCompletion(text: string): { completion: string; prompt?: string } {
@@ -186,7 +180,7 @@ async function renderTldraw(flags: RenderFlags): Promise<void> {
   let pictures;
   try {
     const { tldrawPictures } = await import('../tldraw/score.ts');
-    pictures = await tldrawPictures(jobs.map((j) => j.completion), flags.scale ?? 2);
+    pictures = await tldrawPictures(jobs.map((j) => j.completion), flags.scale);
   } catch (err) {
     throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);
   }
@@ -202,24 +196,16 @@ async function renderTldraw(flags: RenderFlags): Promise<void> {
 }
 
 export function registerRender(cmd: Command): void {
-  cmd
-    .option('--in <file>', 'file holding the completion')
-    .option('--out <path>', 'output file, .svg or .png (a directory with --sample)')
-    .option('--prompt <text>', 'title shown above the diagram (default: the record\'s "prompt", if any)')
-    .option('--no-errors', 'leave out the footer listing refused actions')
-    .option('--scale <n>', 'PNG pixels per canvas unit (default 2)', (v) => numberFlag('--scale', v, { positive: true }))
-    .option('--width <px>', 'PNG width in pixels (overrides --scale)', (v) => numberFlag('--width', v, { positive: true }))
-    .option('--sample', "write the seed's example and a 10-node branching flow as SVG and PNG, with their rewards")
-    .option('--renderer <name>', "canvas (built-in, default) or tldraw: tldraw's own PNG export (see docs/tldraw.md)", 'canvas')
-    .action(async (flags: RenderFlags) => {
-      let renderer;
-      try {
-        renderer = parseRenderer(flags.renderer ?? 'canvas');
-      } catch (err) {
-        throw new UsageError(`--renderer: ${(err as Error).message}`);
-      }
-      if (renderer === 'tldraw') await renderTldraw(flags);
-      else if (flags.sample) await renderSamples(flags);
-      else renderFile(flags);
-    });
+  addSettingFlags(cmd, RenderSettings).action(async (opts: Record<string, unknown>) => {
+    const flags = readSettings(RenderSettings, opts);
+    let renderer;
+    try {
+      renderer = parseRenderer(flags.renderer);
+    } catch (err) {
+      throw new UsageError(`--renderer: ${(err as Error).message}`);
+    }
+    if (renderer === 'tldraw') await renderTldraw(flags);
+    else if (flags.sample) await renderSamples(flags);
+    else renderFile(flags);
+  });
 }

@@ -2,37 +2,26 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { StageProgress } from '../io/progress.ts';
-import { badRunName, RUN_CONFIGS, RUN_PRESETS, RunDirError, runPipeline, STAGES, type RunPreset } from '../pipeline/run.ts';
+import { badRunName, RUN_CONFIGS, RunDirError, runPipeline, STAGES } from '../pipeline/run.ts';
 import { UsageError } from './usage-error.ts';
 import { outputDirFlag } from './flags.ts';
-import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
-
-interface RunFlags extends JudgeFlags {
-  name?: string;
-  preset: string;
-  fresh?: boolean;
-  runsDir: string;
-  progress: boolean;
-}
+import { addJudgeOptions, judgeFromFlags } from './judge-flags.ts';
+import { RunSettings } from './run-settings.ts';
+import { addSettingFlags, readSettings } from './settings-flags.ts';
 
 export function registerRun(cmd: Command): void {
-  cmd
-    .option('--name <name>', 'run directory name under --runs-dir (default: the preset name)')
-    .option('--preset <preset>', `${RUN_PRESETS.join(' | ')}: quick takes under 3 minutes, default under 15, full longer and better`, 'default')
-    .option('--fresh', 'start over instead of continuing the run directory')
-    .option('--runs-dir <dir>', 'where runs live', 'runs')
-    .option('--no-progress', 'plain log lines instead of progress bars');
+  addSettingFlags(cmd, RunSettings);
   addJudgeOptions(cmd, 'RUNS_DIR/NAME/judge-cache')
-    .action(async (flags: RunFlags) => {
-      if (!(RUN_PRESETS as readonly string[]).includes(flags.preset)) throw new UsageError(`--preset must be ${RUN_PRESETS.join(', ')}, got ${JSON.stringify(flags.preset)}`);
+    .action(async (opts: Record<string, unknown>) => {
+      const flags = readSettings(RunSettings, opts);
       const name = flags.name ?? flags.preset;
       const bad = badRunName(name);
       if (bad) throw new UsageError(`--name ${bad}`);
-      outputDirFlag('--runs-dir', join(flags.runsDir, name));
-      const judge = judgeFromFlags(flags, join(flags.runsDir, name, 'judge-cache'));
+      outputDirFlag('--runs-dir', join(flags.runs_dir, name));
+      const judge = judgeFromFlags(opts, join(flags.runs_dir, name, 'judge-cache'));
       const progress = new StageProgress(STAGES, { bars: flags.progress && Boolean(process.stderr.isTTY) });
       try {
-        const r = await runPipeline({ runsDir: flags.runsDir, name, config: RUN_CONFIGS[flags.preset as RunPreset], fresh: flags.fresh, progress, judge });
+        const r = await runPipeline({ runsDir: flags.runs_dir, name, config: RUN_CONFIGS[flags.preset], fresh: flags.fresh, progress, judge });
         progress.stop();
         const f = (v: number) => v.toFixed(3);
         const width = Math.max(...r.table.map((t) => t.label.length));

@@ -4,35 +4,16 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { MAX_ROW_BYTES, readJsonl, readLines, readLinesSync } from '../io/jsonl.ts';
-import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
+import { getRubric } from '../reward/presets.ts';
 import { Task } from '../tasks/spec.ts';
-import { parseQuirks, QUIRK_HELP, QUIRK_NAMES } from '../policy/quirks.ts';
-import { policyFromSpec, POLICY_FORMS } from '../policy/registry.ts';
+import { parseQuirks } from '../policy/quirks.ts';
+import { policyFromSpec } from '../policy/registry.ts';
 import { RemoteError } from '../policy/remote.ts';
 import { runTeacher, TeacherRunMismatch, type TeacherSummary, type TeacherTask } from '../policy/teacher.ts';
 import { UsageError } from './usage-error.ts';
-import { numberFlag, outputDirFlag } from './flags.ts';
-
-interface TeacherFlags {
-  policy: string;
-  tasks: string;
-  out: string;
-  attempts: string;
-  minReward: string;
-  quirks?: string;
-  seed: string;
-  temperature?: string;
-  reward: string;
-  batchSize: string;
-  maxTokens?: string;
-  baseUrl?: string;
-  apiKey?: string;
-  concurrency: string;
-  timeout: string;
-  maxRetries: string;
-  singleChoice?: boolean;
-  progress: boolean;
-}
+import { outputDirFlag } from './flags.ts';
+import { TeacherSettings } from './teacher-settings.ts';
+import { addSettingFlags, readSettings } from './settings-flags.ts';
 
 /** Runs a flag's parser, turning its Error into a UsageError that names the flag. */
 function usage<T>(flag: string, parse: () => T): T {
@@ -42,7 +23,6 @@ function usage<T>(flag: string, parse: () => T): T {
     throw new UsageError(`${flag}: ${(err as Error).message}`);
   }
 }
-const positiveInt = (flag: string, v: string) => numberFlag(flag, v, { integer: true, positive: true });
 
 /** A task row: what `canvasgym tasks` writes, or a bare request (`{"prompt"}`, with an id or without). */
 const TaskRow = Task.partial({ id: true, spec: true });
@@ -117,33 +97,14 @@ export function formatSummary(s: TeacherSummary, outDir: string): string {
 }
 
 export function registerTeacher(cmd: Command): void {
-  cmd
-    .requiredOption('--tasks <file>', 'tasks JSONL (from `canvasgym tasks`)')
-    .requiredOption('--out <dir>', 'output directory: train.jsonl, rejected.jsonl, summary.json, run.json')
-    .option('--policy <name>', `the teacher: ${POLICY_FORMS}`, 'scripted')
-    .option('--attempts <n>', 'completions per task', '4')
-    .option('--min-reward <r>', 'accept an attempt with no errors and at least this reward', '0.6')
-    .option('--quirks <list>', `scripted teacher habits with rates, e.g. abbrev=0.3,cramped=0.2 (${QUIRK_NAMES.map((q) => `${q}: ${QUIRK_HELP[q]}`).join('; ')})`)
-    .option('--seed <n>', 'sampling seed', '0')
-    .option('--temperature <t>', 'sampling temperature (default: 1; the scripted teacher varies spacing with it)')
-    .option('--reward <name>', `reward preset (${RUBRIC_NAMES.join(', ')})`, 'strong')
-    .option('--batch-size <n>', 'tasks per generate call', '8')
-    .option('--max-tokens <n>', 'completion token limit for remote policies')
-    .option('--base-url <url>', 'server base URL (else OPENAI_BASE_URL for openai:)')
-    .option('--api-key <key>', 'API key (else OPENAI_API_KEY or GEMINI_API_KEY)')
-    .option('--concurrency <n>', 'remote requests in flight', '4')
-    .option('--timeout <s>', 'seconds per remote request', '120')
-    .option('--max-retries <n>', 'retries on 429, 5xx and timeouts', '4')
-    .option('--single-choice', 'one choice per request (servers that refuse n, e.g. llama.cpp)')
-    .option('--no-progress', 'no progress bar')
-    .action(async (flags: TeacherFlags) => {
+  addSettingFlags(cmd, TeacherSettings)
+    .action(async (opts: Record<string, unknown>) => {
+      const flags = readSettings(TeacherSettings, opts);
       outputDirFlag('--out', flags.out);
-      const attempts = positiveInt('--attempts', flags.attempts);
-      const minReward = numberFlag('--min-reward', flags.minReward, { min: 0, max: 1 });
-      const seed = numberFlag('--seed', flags.seed, { integer: true });
-      const temperature = flags.temperature === undefined ? 1 : numberFlag('--temperature', flags.temperature, { min: 0, max: 2 });
+      const { attempts, seed, temperature } = flags;
+      const minReward = flags.min_reward;
       const quirks = usage('--quirks', () => (flags.quirks ? parseQuirks(flags.quirks) : {}));
-      const rubric = usage('--reward', () => getRubric(flags.reward));
+      const rubric = getRubric(flags.reward);
       const tasks = await readTeacherTasks(flags.tasks);
       const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
       let policy;
@@ -151,12 +112,12 @@ export function registerTeacher(cmd: Command): void {
         policy = await policyFromSpec(flags.policy, {
           specFor: (prompt) => specs.get(prompt),
           quirks,
-          baseUrl: flags.baseUrl,
-          apiKey: flags.apiKey,
-          singleChoice: flags.singleChoice,
-          concurrency: positiveInt('--concurrency', flags.concurrency),
-          timeoutMs: 1000 * numberFlag('--timeout', flags.timeout, { positive: true }),
-          maxRetries: numberFlag('--max-retries', flags.maxRetries, { integer: true, min: 0 }),
+          baseUrl: flags.base_url,
+          apiKey: flags.api_key,
+          singleChoice: flags.single_choice,
+          concurrency: flags.concurrency,
+          timeoutMs: 1000 * flags.timeout,
+          maxRetries: flags.max_retries,
         });
       } catch (err) {
         if (err instanceof UsageError) throw err;
@@ -180,8 +141,8 @@ export function registerTeacher(cmd: Command): void {
           rubric,
           tasks,
           outDir: flags.out,
-          batchSize: positiveInt('--batch-size', flags.batchSize),
-          maxTokens: flags.maxTokens === undefined ? undefined : positiveInt('--max-tokens', flags.maxTokens),
+          batchSize: flags.batch_size,
+          maxTokens: flags.max_tokens,
           config: { policy: flags.policy, attempts, minReward, seed, temperature, reward: flags.reward, quirks },
           onProgress: (p) => {
             if (!flags.progress) return;

@@ -1,0 +1,20 @@
+// `canvasgym tasks`'s settings.
+import { z } from 'zod';
+import { DIAGRAM_KINDS } from '../tasks/spec.ts';
+import { MAX_LEVEL } from '../tasks/difficulty.ts';
+import { SPLITS } from '../tasks/scenarios.ts';
+
+export const TasksSettings = z.object({
+  split: z
+    .enum(SPLITS)
+    .optional()
+    .describe("the suite's split: heldout is IID (train's phrasings, made-up names never used in train); ood shares no entity name, phrasing template or connector word with train (required unless --stats)")
+    .meta({ arg: 'split', choices: 'or' }),
+  n: z.int().min(1).optional().describe('how many distinct tasks (required unless --stats)'),
+  seed: z.int().min(0).default(0).describe('the same seed gives the same tasks'),
+  difficulty: z.int().min(0).max(MAX_LEVEL).optional().describe('only one difficulty level').meta({ arg: 'level' }),
+  kinds: z.string().optional().describe(`only these kinds, comma-separated: ${DIAGRAM_KINDS.join(', ')}`).meta({ arg: 'k1,k2' }),
+  synthetic_names: z.number().min(0).max(1).optional().describe('share of tasks whose entities get made-up names (training data that makes a student copy names)').meta({ arg: 'share' }),
+  out: z.string().optional().describe('JSONL file to write').meta({ arg: 'file', shownDefault: 'stdout' }),
+  stats: z.boolean().default(false).describe('print counts per kind and difficulty, distinct entities and templates per split'),
+});
