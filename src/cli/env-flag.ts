@@ -1,10 +1,17 @@
 // `--env NAME`: which environment a command trains or measures in (src/environments.ts).
+import { z } from 'zod';
 import { DEFAULT_ENV, ENV_NAMES, getEnv } from '../environments.ts';
 import type { TextEnv } from '../environment/text-env.ts';
-import { choiceFlag } from './flags.ts';
+import { givenSettings } from './settings-flags.ts';
 
-export const ENV_FLAG_HELP = `environment: ${ENV_NAMES.join(', ')} (default ${DEFAULT_ENV})`;
+export const envSetting = z
+  .enum(ENV_NAMES as [string, ...string[]])
+  .default(DEFAULT_ENV)
+  .describe('the environment to train in (src/environments.ts)')
+  .meta({ arg: 'name' });
+
+const EnvSettings = z.object({ env: envSetting });
 
 export function envFlag(name: string | undefined): TextEnv {
-  return getEnv(choiceFlag('--env', name, ENV_NAMES) ?? DEFAULT_ENV);
+  return getEnv(givenSettings(EnvSettings, { env: name }).env ?? DEFAULT_ENV);
 }

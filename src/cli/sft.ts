@@ -3,99 +3,43 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { PRESETS, runSft, sftConfig, SftInputError, type SFTConfig } from '../train/sft.ts';
-import { MODEL_INITS } from '../model/gpt.ts';
-import { MAX_VOCAB_SIZE, MIN_VOCAB_SIZE } from '../model/tokenizer.ts';
+import { runSft, sftConfig, SftInputError, type SFTConfig } from '../train/sft.ts';
+import { SftSettings } from '../train/sft-settings.ts';
 import { writeReferenceData } from '../train/reference-data.ts';
 import type { TextEnv } from '../environment/text-env.ts';
 import { UsageError } from './usage-error.ts';
-import { ENV_FLAG_HELP, envFlag } from './env-flag.ts';
+import { envFlag } from './env-flag.ts';
+import { SFT_VARIANTS, SftCommandSettings } from './sft-settings.ts';
+import { addSettingFlags, givenSettings, readSettings } from './settings-flags.ts';
 import { stopOnSignals } from './interrupt.ts';
-import { choiceFlag, numberFlag, outputDirFlag, threadsFlag } from './flags.ts';
-
-interface SftFlags {
-  env?: string;
-  data?: string;
-  numTasks: string;
-  out: string;
-  preset: string;
-  steps?: string;
-  epochs?: string;
-  resume?: boolean;
-  learningRate?: string;
-  tokensPerBatch?: string;
-  vocabSize?: string;
-  modelInit?: string;
-  stutterRate?: string;
-  warmupRatio?: string;
-  evalSteps?: string;
-  saveSteps?: string;
-  evalSamples?: string;
-  seed?: string;
-  threads?: string;
-  progress: boolean;
-}
+import { outputDirFlag } from './flags.ts';
 
 export function registerSft(cmd: Command): void {
-  cmd
-    .option('--env <name>', ENV_FLAG_HELP)
-    .option('--data <file>', 'TRL messages JSONL, e.g. DIR/train.jsonl; without it, the environment\'s reference answers (OUT/reference.jsonl)')
-    .option('--num-tasks <n>', 'without --data: train tasks whose reference answers are the data', '2000')
-    .requiredOption('--out <dir>', 'output directory: log.jsonl, checkpoint-N/, final/')
-    .option('--preset <name>', `model and training preset: ${PRESETS.join(', ')}`, 'default')
-    .option('--steps <n>', 'optimizer steps (max_steps); overrides the preset')
-    .option('--epochs <n>', 'passes over the data (num_train_epochs), when --steps is not given')
-    .option('--resume', 'continue from the latest OUT/checkpoint-N exactly where it stopped')
-    .option('--learning-rate <x>', 'peak learning rate')
-    .option('--model-init <scheme>', `how a new run's weights start: ${MODEL_INITS.join(', ')} (induction plants a copying circuit)`)
-    .option('--stutter-rate <r>', 'share of assistant tokens repeated once in the input, untrained (teaches recovery from a stutter), in [0, 1)')
-    .option('--vocab-size <n>', 'BPE vocabulary size of a new run (bytes, merges and the chat tokens)')
-    .option('--tokens-per-batch <n>', 'padded tokens per batch (rows x longest row)')
-    .option('--warmup-ratio <r>', 'share of the steps spent warming the learning rate up, in [0, 1)')
-    .option('--eval-steps <n>', 'evaluate every n steps')
-    .option('--save-steps <n>', 'save a checkpoint every n steps')
-    .option('--eval-samples <n>', 'held-out prompts sampled at each evaluation')
-    .option('--seed <n>', 'seed for initialisation, data order and evaluation sampling')
-    .option('--threads <n>', 'worker threads for the model kernels')
-    .option('--no-progress', 'no progress bar')
-    .action(async (flags: SftFlags) => {
-      const preset = choiceFlag('--preset', flags.preset, PRESETS);
-      if (flags.steps !== undefined && flags.epochs !== undefined) throw new UsageError('give --steps or --epochs, not both');
-      const env = envFlag(flags.env);
-      if (flags.data === undefined && !env.reference) throw new UsageError(`--data is required: the ${env.name} environment has no reference answers (make teacher traces with \`canvasgym teacher\`)`);
-      if (flags.data !== undefined && !existsSync(flags.data)) throw new UsageError(`--data: ${flags.data} does not exist`);
-      outputDirFlag('--out', flags.out);
-      const numTasks = numberFlag('--num-tasks', flags.numTasks, { integer: true, positive: true });
-      const positiveInt = { integer: true, positive: true };
-      const share = { min: 0, below: 1 };
-      const steps = numberFlag('--steps', flags.steps, positiveInt);
-      const epochs = numberFlag('--epochs', flags.epochs, { positive: true });
-      const overrides: Partial<SFTConfig> = {
-        max_steps: steps ?? (epochs !== undefined ? 0 : undefined),
-        num_train_epochs: epochs,
-        learning_rate: numberFlag('--learning-rate', flags.learningRate, { positive: true }),
-        tokens_per_batch: numberFlag('--tokens-per-batch', flags.tokensPerBatch, positiveInt),
-        vocab_size: numberFlag('--vocab-size', flags.vocabSize, { integer: true, min: MIN_VOCAB_SIZE, max: MAX_VOCAB_SIZE, note: '256 bytes and the chat tokens, then merges' }),
-        model_init: choiceFlag('--model-init', flags.modelInit, MODEL_INITS),
-        stutter_rate: numberFlag('--stutter-rate', flags.stutterRate, share),
-        warmup_ratio: numberFlag('--warmup-ratio', flags.warmupRatio, share),
-        eval_steps: numberFlag('--eval-steps', flags.evalSteps, positiveInt),
-        save_steps: numberFlag('--save-steps', flags.saveSteps, positiveInt),
-        eval_samples: numberFlag('--eval-samples', flags.evalSamples, positiveInt),
-        seed: numberFlag('--seed', flags.seed, { integer: true }),
-        threads: threadsFlag(flags.threads),
-      };
-      const config = sftConfig(preset, flags.out, overrides);
-      let data = flags.data;
-      if (data === undefined) {
-        data = join(flags.out, 'reference.jsonl');
-        process.stderr.write(`${writeReferenceData(env, data, numTasks, config.seed)} reference answers of the ${env.name} environment in ${data}\n`);
-      }
-      await runCommand(flags, env, data, config);
-    });
+  addSettingFlags(cmd, SftCommandSettings, SFT_VARIANTS).action(async (flags: Record<string, unknown>) => {
+    // What the command line leaves out takes the preset's default, not the schema's.
+    const given = givenSettings(SftCommandSettings, flags);
+    const s = readSettings(SftCommandSettings, flags);
+    if (given.steps !== undefined && given.epochs !== undefined) throw new UsageError('give --steps or --epochs, not both');
+    const env = envFlag(s.env);
+    if (s.data === undefined && !env.reference) throw new UsageError(`--data is required: the ${env.name} environment has no reference answers (make teacher traces with \`canvasgym teacher\`)`);
+    if (s.data !== undefined && !existsSync(s.data)) throw new UsageError(`--data: ${s.data} does not exist`);
+    outputDirFlag('--out', s.output_dir);
+    const overrides: Partial<SFTConfig> = {
+      ...Object.fromEntries(Object.keys(SftSettings.shape).map((k) => [k, given[k as keyof typeof given]])),
+      max_steps: given.steps ?? (given.epochs !== undefined ? 0 : undefined),
+      num_train_epochs: given.epochs,
+    };
+    const config = sftConfig(s.preset, s.output_dir, overrides);
+    let data = s.data;
+    if (data === undefined) {
+      data = join(s.output_dir, 'reference.jsonl');
+      process.stderr.write(`${writeReferenceData(env, data, s.num_tasks, config.seed)} reference answers of the ${env.name} environment in ${data}\n`);
+    }
+    await runCommand(s, env, data, config);
+  });
 }
 
-async function runCommand(flags: SftFlags, env: TextEnv, data: string, config: SFTConfig): Promise<void> {
+async function runCommand(flags: { resume: boolean; progress: boolean }, env: TextEnv, data: string, config: SFTConfig): Promise<void> {
   const bar = new cliProgress.SingleBar(
     {
       format: 'sft |{bar}| {value}/{total} steps | loss {loss} | {tps} tok/s | held-out valid {valid} reward {reward} | ETA {eta_formatted}',
