@@ -138,7 +138,7 @@ async function evaluateCached(name: string, make: () => Promise<Policy>, tempera
   if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8'));
   const policy = await make();
   const t0 = performance.now();
-  const { rollouts } = await evaluatePolicy(policy, heldout, { samples: 1, rubrics: ['strong'], sampling: { temperature, seed: 7 } });
+  const { rollouts } = await evaluatePolicy(diagramEnv, policy, heldout, { samples: 1, rubrics: ['strong'], sampling: { temperature, seed: 7 } });
   await policy.close?.();
   const s = summarizeRollouts(rollouts, heldout, secondsSince(t0));
   writeFileSync(path, JSON.stringify(s));

@@ -172,7 +172,7 @@ function rewritten(path: string, name: string, answer: (text: string) => string)
 async function evaluate(dir: string, tasks: Task[], temperature: number): Promise<Figures> {
   const policy = await StudentPolicy.load(dir);
   try {
-    const { rollouts } = await evaluatePolicy(policy, tasks, { rubrics: ['strong'], sampling: { temperature, maxTokens, seed: 7 } });
+    const { rollouts } = await evaluatePolicy(diagramEnv, policy, tasks, { rubrics: ['strong'], sampling: { temperature, maxTokens, seed: 7 } });
     return figures(rollouts);
   } finally {
     await policy.close?.();

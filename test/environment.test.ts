@@ -61,7 +61,9 @@ describe('the diagram environment', () => {
     expect(diagramEnv.outcome(task, await answer({ missing_edge: 1 })).metrics!.missing_edge).toBeGreaterThan(0);
     const strong = diagramEnv.reward('strong');
     expect(strong.score(task, clean).reward).toBeGreaterThan(strong.score(task, '{"actions":[]}').reward);
-    expect(diagramEnv.outcome(task, 'prose only')).toMatchObject({ parsed: false, valid: false, metrics: null });
+    const prose = diagramEnv.outcome(task, 'prose only');
+    expect(prose).toMatchObject({ parsed: false, wellFormed: false, valid: false });
+    expect(prose.metrics).toEqual({ abbrev: 0, cramped: 0, overlap: 0, missing_edge: 0, prose: 1 });
   });
 });
 

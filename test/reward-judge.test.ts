@@ -18,6 +18,7 @@ import { canvasAsText, Judge, JUDGE_RUBRIC, readVerdict, withJudgment } from '..
 import { taskRubric } from '../src/reward/task.ts';
 import { generateTasks } from '../src/tasks/generate.ts';
 import { closedPort, startServer, type RecordedRequest, type TestServer } from './helpers/http-server.ts';
+import { diagramEnv } from '../src/diagram/diagram-env.ts';
 
 type Content = string | { type: string; text?: string; image_url?: { url: string } }[];
 const userContent = (req: RecordedRequest) => (req.body as { messages: { role: string; content: Content }[] }).messages.find((m) => m.role === 'user')!.content;
@@ -165,14 +166,14 @@ describe('judge', () => {
     const tasks = generateTasks({ split: 'heldout', n: 12, seed: 5 });
     const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
     const judge = new Judge({ model: 'judge-1', baseURL: `${good.url}/v1`, cacheDir: cache() });
-    const result = await evaluatePolicy(new BaselinePolicy('names', (p) => specs.get(p)!), tasks, { rubrics: ['task', 'strong'], judge: { judge, weight: 0.5 } });
+    const result = await evaluatePolicy(diagramEnv, new BaselinePolicy('names', (p) => specs.get(p)!), tasks, { rubrics: ['task', 'strong'], judge: { judge, weight: 0.5 } });
     expect(result.rollouts.every((r) => r.judgment?.score === 0.3)).toBe(true);
     const m = result.metrics;
     expect(m.reward['task+judge'].mean).toBeCloseTo(0.5 * m.reward.task.mean + 0.5 * 0.3, 9);
     expect(m.judge).toMatchObject({ judge: 'openai:judge-1', judged: 12, failed: 0, versus: 'task' });
     // A constant judge ranks nothing: no correlation rather than a made-up one.
     expect(m.judge!.spearman['task reward']).toBeNull();
-    const html = renderReport({ title: 't', evals: [{ label: 'names', ...result }] });
+    const html = renderReport({ env: diagramEnv, title: 't', evals: [{ label: 'names', ...result }] });
     expect(html).toContain('<h2>Judge</h2>');
     expect(html).toContain('judge openai:judge-1: <b>0.30</b>');
     // The names without arrows score about 0.55 under task against the judge's 0.3: no disagreement of 0.5 or more.
@@ -193,7 +194,7 @@ describe('judge', () => {
         });
       },
     };
-    const judgedMixed = await evaluatePolicy(mixed, tasks, { rubrics: ['task'], judge: { judge, weight: 0 }, batchSize: 12 });
+    const judgedMixed = await evaluatePolicy(diagramEnv, mixed, tasks, { rubrics: ['task'], judge: { judge, weight: 0 }, batchSize: 12 });
     const a = judgedMixed.metrics.judge!;
     expect(judgedMixed.metrics.reward).not.toHaveProperty('task+judge');
     expect(a.spearman['task reward']).not.toBeNull();
@@ -202,17 +203,17 @@ describe('judge', () => {
       expect(d.judge - d.reward).toBeGreaterThanOrEqual(0.5);
       expect(judgedMixed.rollouts.find((r) => r.task_id === d.task_id)!.completion).toBe(HACKS.find((h) => h.name === 'wrong_names')!.make({ prompt: d.prompt, spec: specs.get(d.prompt)! }));
     }
-    const mixedHtml = renderReport({ title: 't', evals: [{ label: 'mixed', ...judgedMixed }] });
+    const mixedHtml = renderReport({ env: diagramEnv, title: 't', evals: [{ label: 'mixed', ...judgedMixed }] });
     expect(mixedHtml).toContain(esc(a.disagreements[0].prompt.slice(0, 160)));
     expect(mixedHtml).toContain('graded 0.9');
 
-    const broken = await evaluatePolicy(new BaselinePolicy('names', (p) => specs.get(p)!), tasks, {
+    const broken = await evaluatePolicy(diagramEnv, new BaselinePolicy('names', (p) => specs.get(p)!), tasks, {
       rubrics: ['task'],
       judge: { judge: new Judge({ model: 'judge-1', baseURL: `${garbage.url}/v1`, cacheDir: cache() }), weight: 0.5 },
     });
     expect(broken.metrics.judge).toMatchObject({ judged: 0, failed: 12 });
     expect(broken.metrics.reward['task+judge'].mean).toBeCloseTo(broken.metrics.reward.task.mean, 12);
-    expect(renderReport({ title: 't', evals: [{ label: 'names', ...broken }] })).toContain('<b>12 without a judgment</b>');
+    expect(renderReport({ env: diagramEnv, title: 't', evals: [{ label: 'names', ...broken }] })).toContain('<b>12 without a judgment</b>');
   });
 
   it('ranks with Spearman: ties averaged, monotone is 1, reversed -1, constant null', () => {

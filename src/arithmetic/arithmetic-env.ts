@@ -42,7 +42,7 @@ function score(task: ArithmeticTask, completion: string) {
 
 function outcome(_task: ArithmeticTask, completion: string): EnvOutcome {
   const answer = answerIn(completion);
-  return { parsed: answer !== null, valid: bare(completion), errors: answer === null ? ['no number in the answer'] : [], metrics: null };
+  return { parsed: answer !== null, wellFormed: answer !== null, valid: bare(completion), errors: answer === null ? ['no number in the answer'] : [], metrics: null };
 }
 
 export const arithmeticEnv: TextEnv<ArithmeticSpec> = {
@@ -52,7 +52,7 @@ export const arithmeticEnv: TextEnv<ArithmeticSpec> = {
   splits: SPLITS,
   rewards: ['answer'],
   defaultReward: 'answer',
-  evalReward: 'answer',
+  evalRewards: ['answer'],
   reward: (name) => {
     if (name !== 'answer') throw new Error(`unknown reward ${JSON.stringify(name)}: use answer`);
     return { name, score };
@@ -76,4 +76,5 @@ export const arithmeticEnv: TextEnv<ArithmeticSpec> = {
   metricNames: [],
   level: (task) => String(Math.max(task.spec.a, task.spec.b)).length - 1,
   reference: (task) => String(task.spec.a + task.spec.b),
+  groups: (task) => ({ level: String(arithmeticEnv.level(task)) }),
 };

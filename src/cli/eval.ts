@@ -20,6 +20,7 @@ import { readTasks } from './teacher.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 import { DEFAULT_JUDGE_CACHE } from './score.ts';
 import { judgeSummary } from '../reward/judge.ts';
+import { diagramEnv } from '../diagram/diagram-env.ts';
 
 interface EvalFlags extends JudgeFlags {
   policy?: string;
@@ -127,7 +128,7 @@ export function registerEval(cmd: Command): void {
       const bar = flags.progress ? new cliProgress.SingleBar({ format: 'eval {bar} {value}/{total} tasks | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic) : null;
       bar?.start(tasks.length, 0);
       try {
-        const result = await evaluatePolicy(policy, tasks, {
+        const result = await evaluatePolicy(diagramEnv, policy, tasks, {
           samples,
           rubrics,
           passThreshold,
@@ -137,19 +138,19 @@ export function registerEval(cmd: Command): void {
           onProgress: (done) => bar?.update(done),
         });
         bar?.stop();
-        writeEvalDir(flags.out, result, { images: flags.images });
+        writeEvalDir(diagramEnv, flags.out, result, { images: flags.images });
         // What a score is worth: fixed answers that read only the request, scored on the same tasks.
         const baselines = [];
         if (flags.baselines) {
           for (const name of BASELINE_NAMES) {
-            const b = await evaluatePolicy(await policyFromSpec(`baseline:${name}`, { specFor: (prompt) => specs.get(prompt) }), tasks, { rubrics, passThreshold });
-            writeEvalDir(join(flags.out, 'baselines', name), b, { images: false });
+            const b = await evaluatePolicy(diagramEnv, await policyFromSpec(`baseline:${name}`, { specFor: (prompt) => specs.get(prompt) }), tasks, { rubrics, passThreshold });
+            writeEvalDir(diagramEnv, join(flags.out, 'baselines', name), b, { images: false });
             baselines.push({ label: `baseline:${name}`, ...b });
           }
         }
         writeFileSync(
           join(flags.out, 'report.html'),
-          renderReport({ title: `canvasgym eval: ${policy.name}`, subtitle: `${tasks.length} tasks x ${samples} samples; baselines are fixed answers that read only the request`, evals: [{ label: policy.name, ...result }, ...baselines], gallery: [policy.name] }),
+          renderReport({ env: diagramEnv, title: `canvasgym eval: ${policy.name}`, subtitle: `${tasks.length} tasks x ${samples} samples; baselines are fixed answers that read only the request`, evals: [{ label: policy.name, ...result }, ...baselines], gallery: [policy.name] }),
         );
         const m = result.metrics;
         const f = (v: number) => v.toFixed(3);

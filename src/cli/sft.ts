@@ -92,9 +92,9 @@ async function runCommand(flags: { resume: boolean; progress: boolean }, env: Te
     process.stdout.write(
       [
         `${result.interrupted ? 'stopped' : 'trained'} ${result.steps} steps in ${result.seconds.toFixed(0)} s on ${result.trainRows} rows (${result.heldOutRows} held out)`,
-        e ? `held-out loss ${e.eval_loss.toFixed(4)}, valid-action rate ${(100 * e.eval_valid_rate).toFixed(1)}%, mean ${env.evalReward} reward ${e.eval_reward.toFixed(3)} (${e.eval_samples} samples)` : '',
+        e ? `held-out loss ${e.eval_loss.toFixed(4)}, valid-action rate ${(100 * e.eval_valid_rate).toFixed(1)}%, mean ${env.evalRewards[0]} reward ${e.eval_reward.toFixed(3)} (${e.eval_samples} samples)` : '',
         e?.eval_structured_reward !== undefined
-          ? `with structured output: valid-action rate ${(100 * e.eval_structured_valid_rate!).toFixed(1)}%, mean ${env.evalReward} reward ${e.eval_structured_reward.toFixed(3)}`
+          ? `with structured output: valid-action rate ${(100 * e.eval_structured_valid_rate!).toFixed(1)}%, mean ${env.evalRewards[0]} reward ${e.eval_structured_reward.toFixed(3)}`
           : '',
         `checkpoint: ${where}`,
         `log: ${join(config.output_dir, 'log.jsonl')}`,

@@ -7,7 +7,8 @@ import { conversationFor } from '../policy/prompt.ts';
 import { detectQuirks, QUIRK_NAMES } from '../policy/quirks.ts';
 import { ActionGuide, GuideVocabulary } from '../policy/structured.ts';
 import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
-import type { Rubric } from '../reward/rubric.ts';
+import type { RendererReadback, Rubric } from '../reward/rubric.ts';
+import { renderSvg } from '../render/svg.ts';
 import { generateTasks, maxDistinct } from '../tasks/generate.ts';
 import { SPLITS } from '../tasks/scenarios.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
@@ -16,28 +17,40 @@ import { DiagramSpec } from '../tasks/spec.ts';
 export type DiagramTaskSpec = DiagramSpec | undefined;
 
 /** A rubric as the environment's reward. */
-export function rubricReward(rubric: Rubric): EnvReward<DiagramTaskSpec> {
-  return { name: rubric.name, score: (task, completion) => rubric.score({ prompt: task.prompt, completion, spec: task.spec }) };
-}
-
-function outcome(task: EnvTask<DiagramTaskSpec>, completion: string): EnvOutcome {
-  const run = executeCompletion(completion);
+export function rubricReward(rubric: Rubric): EnvReward<DiagramTaskSpec, RendererReadback> {
   return {
-    parsed: run.parse.ok,
-    valid: run.parse.ok && run.errors.length === 0,
-    errors: run.errors,
-    metrics: run.canvas && task.spec ? { ...detectQuirks(completion, run.canvas, task.spec) } : null,
+    name: rubric.name,
+    score: (task, completion, readback) => rubric.score({ prompt: task.prompt, completion, spec: task.spec, ...(readback && { readback }) }),
   };
 }
 
-export const diagramEnv: TextEnv<DiagramTaskSpec> = {
+/** With a readback, acceptance and errors are the outside renderer's as well as the built-in canvas's. */
+function outcome(task: EnvTask<DiagramTaskSpec>, completion: string, readback?: RendererReadback): EnvOutcome {
+  const run = executeCompletion(completion);
+  const schemaErrors = run.outcomes.filter((o) => o.error?.kind === 'schema').length;
+  return {
+    parsed: run.parse.ok,
+    wellFormed: run.parse.ok && schemaErrors === 0,
+    valid: run.parse.ok && (readback ? readback.outcomes.every((o) => o.applied) && readback.errors.length === 0 : run.errors.length === 0),
+    errors: readback ? [...new Set([...run.errors, ...readback.errors])] : run.errors,
+    metrics: task.spec ? { ...detectQuirks(completion, run.canvas, task.spec) } : null,
+  };
+}
+
+function draw(completion: string, o: { title?: string; errors?: boolean } = {}): { svg: string; empty: boolean } | { error: string } {
+  const run = executeCompletion(completion);
+  if (!run.canvas) return { error: run.errors[0] ?? 'unparsable' };
+  return { svg: renderSvg(run.canvas, { title: o.title, errors: o.errors ? run.errors : undefined }), empty: run.canvas.shapes.size === 0 };
+}
+
+export const diagramEnv: TextEnv<DiagramTaskSpec, RendererReadback> = {
   name: 'diagram',
   description: 'text to diagram: a request in words, answered with tldraw-style create_shape/connect actions',
   spec: DiagramSpec.optional(),
   splits: SPLITS,
   rewards: RUBRIC_NAMES,
   defaultReward: 'task',
-  evalReward: 'strong',
+  evalRewards: ['strong', 'seed'],
   reward: (name) => rubricReward(getRubric(name)),
   tasks: (split, n, seed) => {
     // maxDistinct names the splits when this one is unknown.
@@ -48,6 +61,8 @@ export const diagramEnv: TextEnv<DiagramTaskSpec> = {
   outcome,
   metricNames: QUIRK_NAMES,
   level: (task) => task.spec?.difficulty ?? 0,
+  groups: (task) => ({ kind: task.spec?.kind ?? 'unknown', difficulty: String(task.spec?.difficulty ?? 'unknown') }),
+  draw,
   guide: (tok) => {
     const vocab = new GuideVocabulary(tok);
     return () => new ActionGuide(vocab);

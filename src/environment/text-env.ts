@@ -22,24 +22,28 @@ export interface EnvScore {
   errors: string[];
 }
 
-export interface EnvReward<Spec = unknown> {
+/** `Readback` is what an outside renderer made of a completion, for environments that have one (the diagram's tldraw
+ *  editor); where given, it stands in for the environment's own execution. */
+export interface EnvReward<Spec = unknown, Readback = never> {
   readonly name: string;
-  score(task: EnvTask<Spec>, completion: string): EnvScore;
+  score(task: EnvTask<Spec>, completion: string, readback?: Readback): EnvScore;
 }
 
 /** What a completion did in the environment, apart from its reward. */
 export interface EnvOutcome {
   /** It reads as an answer at all (the diagram: JSON with an action list). */
   parsed: boolean;
+  /** Parsed, and every part of it in the answer's schema (the diagram: no action failed its schema). */
+  wellFormed: boolean;
   /** Parsed and accepted whole (the diagram: every action applied). */
   valid: boolean;
   errors: string[];
-  /** Per-rollout rates in [0, 1], one per name in `metricNames`, averaged over the rollouts that have them; null where
-   *  they do not apply (the diagram's teacher-quirk rates need a canvas). */
+  /** Per-rollout rates in [0, 1], one per name in `metricNames` (the diagram: its teacher quirks); null where the
+   *  environment has none. Training averages them over the completions that parsed, evaluation over all. */
   metrics: Record<string, number> | null;
 }
 
-export interface TextEnv<Spec = unknown> {
+export interface TextEnv<Spec = unknown, Readback = never> {
   readonly name: string;
   /** One line for `--help` and docs. */
   readonly description: string;
@@ -47,17 +51,18 @@ export interface TextEnv<Spec = unknown> {
   readonly spec: z.ZodType<Spec>;
   /** Splits `tasks` draws from; the first is the one training draws from. */
   readonly splits: readonly string[];
-  /** Reward presets by name; `defaultReward` trains, `evalReward` is the one SFT's held-out samples report. */
+  /** Reward presets by name; `defaultReward` trains. */
   readonly rewards: readonly string[];
   readonly defaultReward: string;
-  readonly evalReward: string;
+  /** What evaluation reports by default; the first is the main one (SFT's held-out samples, an eval's `reward`). */
+  readonly evalRewards: readonly string[];
   /** Throws, naming the presets, on an unknown name. */
-  reward(name: string): EnvReward<Spec>;
+  reward(name: string): EnvReward<Spec, Readback>;
   /** Up to `n` distinct tasks of a split (fewer where the split holds fewer), a pure function of the seed. */
   tasks(split: string, n: number, seed: number): EnvTask<Spec>[];
   /** The conversation that poses a task to the policy. */
   conversation(task: EnvTask<Spec>): ChatMessage[];
-  outcome(task: EnvTask<Spec>, completion: string): EnvOutcome;
+  outcome(task: EnvTask<Spec>, completion: string, readback?: Readback): EnvOutcome;
   /** Names of the per-rollout rates in EnvOutcome.metrics (empty where there are none). */
   readonly metricNames: readonly string[];
   /** Difficulty level for GRPO's curriculum (0 for every task where the environment has no levels). */
@@ -66,4 +71,9 @@ export interface TextEnv<Spec = unknown> {
   guide?(tok: Tokenizer): () => TokenGuide;
   /** A correct answer, for SFT data without a teacher. */
   reference?(task: EnvTask<Spec>): string;
+  /** Labels evaluation breaks its figures down by (metrics' `by_<name>`): the diagram's kind and difficulty. */
+  groups?(task: EnvTask<Spec>): Record<string, string>;
+  /** A picture of what the completion made, as SVG (`empty` when it holds nothing), or why there is none; with a
+   *  title and the errors drawn in for a file of its own. */
+  draw?(completion: string, o?: { title?: string; errors?: boolean }): { svg: string; empty: boolean } | { error: string };
 }

@@ -1,13 +1,8 @@
-// Evaluation: run a policy on tasks, score every completion with the rubrics, and summarise with intervals.
-// Pure apart from the policy call; files are written by ./write.ts.
-import { executeCompletion } from '../env/execute.ts';
+// Evaluation: run a policy on an environment's tasks, score every completion with its rewards, and summarise with
+// intervals. Pure apart from the policy call; files are written by ./write.ts.
+import type { EnvTask, TextEnv } from '../environment/text-env.ts';
 import type { Policy, SamplingOptions } from '../policy/policy.ts';
-import { conversationFor } from '../policy/prompt.ts';
-import { detectQuirks, QUIRK_NAMES, type QuirkReport } from '../policy/quirks.ts';
-import { getRubric } from '../reward/presets.ts';
-import type { RendererReadback } from '../reward/rubric.ts';
 import { withJudgment, type Judge, type Judgment } from '../reward/judge.ts';
-import type { Task } from '../tasks/spec.ts';
 import { judgeAgreement, type JudgeAgreement } from './agreement.ts';
 import { bootstrapMean, histogram, passAtK, type Interval } from './stats.ts';
 
@@ -15,21 +10,25 @@ export interface Rollout {
   task_id: string;
   sample: number;
   prompt: string;
-  spec: Task['spec'];
+  spec: unknown;
   completion: string;
   finish_reason?: string;
   completion_tokens?: number;
   parsed: boolean;
+  /** The environment's wellFormed (the diagram: no action failed its schema). */
   schema_valid: boolean;
+  /** The environment's valid (the diagram: every action applied, by the renderer when one is given). */
   renderer_accepts: boolean;
   errors: string[];
-  /** `strong` reward, the main one. */
+  /** The main reward (the environment's first evalReward when asked for, else the first asked for). */
   reward: number;
+  /** The main reward's components. */
   components: Record<string, number>;
-  /** Every rubric's reward, `strong` included. */
+  /** Every reward asked for. */
   rewards: Record<string, number>;
-  /** The teacher quirks this completion shows (abbreviated labels, cramped spacing, overlaps, missing edges, prose): rates in [0, 1]. */
-  quirks: QuirkReport;
+  /** The environment's per-rollout rates (the diagram: the teacher quirks this completion shows, abbreviated labels,
+   *  cramped spacing, overlaps, missing edges, prose), in [0, 1]. */
+  quirks: Record<string, number>;
   /** Path of the rendered picture, relative to the eval directory, once written. */
   image?: string;
   /** What the judge said of this completion, when one was asked (src/reward/judge.ts). */
@@ -52,14 +51,14 @@ export interface EvalMetrics {
   renderer_accept_rate: Interval;
   /** Mean reward per rubric, with a 95% bootstrap interval. */
   reward: Record<string, Interval>;
-  /** Mean of each `strong` component. */
+  /** Mean of each component of the main reward. */
   components: Record<string, Interval>;
   histogram: { edges: number[]; counts: number[] };
-  /** Mean rate of each teacher quirk over completions: what SFT copies and RL should make recede. */
+  /** Mean of each per-rollout rate over completions (the diagram's teacher quirks: what SFT copies and RL should make recede). */
   quirks: Record<string, number>;
-  by_kind: Record<string, GroupMetrics>;
-  by_difficulty: Record<string, GroupMetrics>;
-  /** pass@k for k = 1..samples (a pass: every action applied and strong reward >= pass_threshold). */
+  /** `by_<group>` for each of the environment's groups (the diagram: by_kind, by_difficulty). */
+  [byGroup: `by_${string}`]: Record<string, GroupMetrics>;
+  /** pass@k for k = 1..samples (a pass: valid and main reward >= pass_threshold). */
   pass_at_k?: Record<string, number>;
   pass_threshold: number;
   prompt_tokens: number;
@@ -70,21 +69,22 @@ export interface EvalMetrics {
   judge?: JudgeAgreement;
 }
 
-/** Another renderer than the built-in canvas (the real tldraw editor): its verdicts, geometry and pictures. */
-export interface EvalRenderer {
+/** Another renderer than the environment's own (the diagram's real tldraw editor): its verdicts, geometry and pictures. */
+export interface EvalRenderer<Readback = unknown> {
   name: string;
   /** One entry per completion; undefined where nothing reached the renderer (unparsable completions). */
-  render(completions: string[]): Promise<({ readback: RendererReadback; png?: Buffer } | undefined)[]>;
+  render(completions: string[]): Promise<({ readback: Readback; png?: Buffer } | undefined)[]>;
 }
 
-export interface EvalOptions {
+export interface EvalOptions<Readback = never> {
   samples?: number;
   sampling?: SamplingOptions;
+  /** Reward names; the environment's evalRewards by default. */
   rubrics?: string[];
   passThreshold?: number;
   /** Conversations per policy call. */
   batchSize?: number;
-  renderer?: EvalRenderer;
+  renderer?: EvalRenderer<Readback>;
   /** Asks the judge about every completion; with weight > 0 a reward `<first rubric>+judge` blends it in. */
   judge?: { judge: Judge; weight: number };
   onProgress?: (done: number, total: number) => void;
@@ -93,15 +93,23 @@ export interface EvalOptions {
 /** The reward name a judge weighted into `rubric` is reported under. */
 export const judgedRewardName = (rubric: string) => `${rubric}+judge`;
 
-export function scoreRollout(task: Task, sample: number, completion: string, rubrics: string[], extra: Partial<Rollout> = {}, readback?: RendererReadback): Rollout {
-  const exec = executeCompletion(completion);
-  const schemaErrors = exec.outcomes.filter((o) => o.error?.kind === 'schema').length;
+export function scoreRollout<Spec, Readback>(
+  env: TextEnv<Spec, Readback>,
+  task: EnvTask<Spec>,
+  sample: number,
+  completion: string,
+  rubrics: string[],
+  extra: Partial<Rollout> = {},
+  readback?: Readback,
+): Rollout {
+  const outcome = env.outcome(task, completion, readback);
+  const main = env.evalRewards[0];
   const rewards: Record<string, number> = {};
   let components: Record<string, number> = {};
   for (const name of rubrics) {
-    const s = getRubric(name).score({ prompt: task.prompt, completion, spec: task.spec, readback });
+    const s = env.reward(name).score(task, completion, readback);
     rewards[name] = s.reward;
-    if (name === 'strong') components = s.components;
+    if (name === main) components = s.components;
   }
   return {
     task_id: task.id,
@@ -109,12 +117,12 @@ export function scoreRollout(task: Task, sample: number, completion: string, rub
     prompt: task.prompt,
     spec: task.spec,
     completion,
-    parsed: exec.parse.ok,
-    schema_valid: exec.parse.ok && schemaErrors === 0,
-    renderer_accepts: exec.parse.ok && (readback ? readback.outcomes.every((o) => o.applied) && readback.errors.length === 0 : exec.errors.length === 0),
-    errors: readback ? [...new Set([...exec.errors, ...readback.errors])] : exec.errors,
-    quirks: detectQuirks(completion, exec.canvas, task.spec),
-    reward: rewards.strong ?? rewards[rubrics[0]],
+    parsed: outcome.parsed,
+    schema_valid: outcome.wellFormed,
+    renderer_accepts: outcome.valid,
+    errors: outcome.errors,
+    quirks: outcome.metrics ?? {},
+    reward: rewards[main] ?? rewards[rubrics[0]],
     components,
     rewards,
     ...extra,
@@ -136,7 +144,17 @@ function groupBy(rollouts: Rollout[], key: (r: Rollout) => string): Record<strin
   );
 }
 
-export function summarize(policy: string, tasks: Task[], rollouts: Rollout[], o: { samples: number; rubrics: string[]; passThreshold: number; promptTokens: number; completionTokens: number; generationSeconds: number; scoringSeconds: number }): EvalMetrics {
+/** The environment's groups, asked of each rollout's task, as `by_<group>` breakdowns. */
+function byGroups(env: TextEnv, rollouts: Rollout[]): Record<`by_${string}`, Record<string, GroupMetrics>> {
+  const groups = env.groups;
+  if (!groups) return {};
+  const labels = rollouts.map((r) => groups({ id: r.task_id, prompt: r.prompt, spec: r.spec }));
+  const names = [...new Set(labels.flatMap((l) => Object.keys(l)))];
+  const index = new Map(rollouts.map((r, i) => [r, i]));
+  return Object.fromEntries(names.map((g) => [`by_${g}`, groupBy(rollouts, (r) => labels[index.get(r)!][g] ?? 'unknown')]));
+}
+
+export function summarize(env: TextEnv, policy: string, tasks: EnvTask[], rollouts: Rollout[], o: { samples: number; rubrics: string[]; passThreshold: number; promptTokens: number; completionTokens: number; generationSeconds: number; scoringSeconds: number }): EvalMetrics {
   const componentNames = Object.keys(rollouts[0]?.components ?? {});
   const metrics: EvalMetrics = {
     policy,
@@ -149,9 +167,8 @@ export function summarize(policy: string, tasks: Task[], rollouts: Rollout[], o:
     reward: Object.fromEntries(o.rubrics.map((name) => [name, bootstrapMean(rollouts.map((r) => r.rewards[name]))])),
     components: Object.fromEntries(componentNames.map((c) => [c, bootstrapMean(rollouts.map((r) => r.components[c]))])),
     histogram: histogram(rollouts.map((r) => r.reward), 10),
-    quirks: Object.fromEntries(QUIRK_NAMES.map((q) => [q, rollouts.length ? rollouts.reduce((a, r) => a + r.quirks[q], 0) / rollouts.length : 0])),
-    by_kind: groupBy(rollouts, (r) => r.spec.kind ?? 'unknown'),
-    by_difficulty: groupBy(rollouts, (r) => String(r.spec.difficulty ?? 'unknown')),
+    quirks: Object.fromEntries(env.metricNames.map((q) => [q, rollouts.length ? rollouts.reduce((a, r) => a + r.quirks[q], 0) / rollouts.length : 0])),
+    ...byGroups(env, rollouts),
     pass_threshold: o.passThreshold,
     ...(rollouts.some((r) => r.judgment) ? { judge: judgeAgreement(rollouts, o.rubrics[0]) } : {}),
     prompt_tokens: o.promptTokens,
@@ -182,9 +199,9 @@ export interface EvalResult {
   pictures?: (Buffer | undefined)[];
 }
 
-export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOptions = {}): Promise<EvalResult> {
+export async function evaluatePolicy<Spec, Readback>(env: TextEnv<Spec, Readback>, policy: Policy, tasks: EnvTask<Spec>[], opts: EvalOptions<Readback> = {}): Promise<EvalResult> {
   const samples = opts.samples ?? 1;
-  const given = opts.rubrics ?? ['strong', 'seed'];
+  const given = opts.rubrics ?? [...env.evalRewards];
   const judge = opts.judge;
   const rubrics = judge && judge.weight > 0 ? [...given, judgedRewardName(given[0])] : given;
   const passThreshold = opts.passThreshold ?? 0.9;
@@ -198,7 +215,7 @@ export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOp
   for (let start = 0; start < tasks.length; start += batchSize) {
     const batch = tasks.slice(start, start + batchSize);
     const t0 = performance.now();
-    const answers = await policy.generate(batch.map((t) => conversationFor(t.prompt)), { ...opts.sampling, n: samples });
+    const answers = await policy.generate(batch.map((t) => env.conversation(t)), { ...opts.sampling, n: samples });
     const t1 = performance.now();
     generationSeconds += (t1 - t0) / 1000;
     const rendered = opts.renderer ? await opts.renderer.render(answers.flat().map((c) => c.text)) : [];
@@ -209,7 +226,7 @@ export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOp
         completionTokens += c.completionTokens ?? 0;
         const extra: Partial<Rollout> = { finish_reason: c.finishReason, completion_tokens: c.completionTokens };
         const view = rendered[j++];
-        const r = scoreRollout(task, k, c.text, given, extra, view?.readback);
+        const r = scoreRollout(env, task, k, c.text, given, extra, view?.readback);
         if (c.error) r.errors.unshift(`policy error: ${c.error}`);
         rollouts.push(r);
         pictures.push(view?.png);
@@ -226,6 +243,6 @@ export async function evaluatePolicy(policy: Policy, tasks: Task[], opts: EvalOp
     scoringSeconds += (performance.now() - t1) / 1000;
     opts.onProgress?.(Math.min(tasks.length, start + batch.length), tasks.length);
   }
-  const metrics = summarize(policy.name, tasks, rollouts, { samples, rubrics, passThreshold, promptTokens, completionTokens, generationSeconds, scoringSeconds });
+  const metrics = summarize(env, policy.name, tasks, rollouts, { samples, rubrics, passThreshold, promptTokens, completionTokens, generationSeconds, scoringSeconds });
   return opts.renderer ? { rollouts, metrics, pictures } : { rollouts, metrics };
 }

@@ -2,8 +2,8 @@
 // metrics with intervals, reward distributions, training curves, a side-by-side gallery and the worst rollouts.
 // Charts are drawn as plain SVG here: a chart library would need a DOM or a bundler to produce a static file,
 // and these are a few dozen lines each.
-import { executeCompletion } from '../env/execute.ts';
-import { escapeXml, renderSvg } from '../render/svg.ts';
+import type { TextEnv } from '../environment/text-env.ts';
+import { escapeXml } from '../render/svg.ts';
 import type { EvalMetrics, Rollout } from './evaluate.ts';
 import type { Interval } from './stats.ts';
 
@@ -26,6 +26,8 @@ export interface Curve {
 }
 
 export interface ReportInput {
+  /** Draws the completions (its `draw`) and labels the gallery's prompts (its first group). */
+  env: TextEnv;
   title: string;
   subtitle?: string;
   evals: PolicyEval[];
@@ -121,10 +123,11 @@ export function histogramChart(evals: PolicyEval[], width = 460, height = 240): 
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="reward distribution">${yt}${bars}${xt}${legend}<text x="${left + w / 2}" y="${height - 6}" text-anchor="middle" class="tick">strong reward</text></svg>`;
 }
 
-function diagram(r: Rollout): string {
-  const exec = executeCompletion(r.completion);
-  if (!exec.canvas) return `<div class="nodiagram">no diagram: ${esc(exec.errors[0] ?? 'unparsable')}</div>`;
-  return renderSvg(exec.canvas).replace(/^<\?xml[^>]*>\s*/, '').replace('<svg ', '<svg class="diagram" ');
+function picture(env: TextEnv, r: Rollout): string {
+  if (!env.draw) return '';
+  const drawn = env.draw(r.completion);
+  if ('error' in drawn) return `<div class="nodiagram">no diagram: ${esc(drawn.error)}</div>`;
+  return drawn.svg.replace(/^<\?xml[^>]*>\s*/, '').replace('<svg ', '<svg class="diagram" ');
 }
 
 function breakdown(r: Rollout): string {
@@ -163,8 +166,8 @@ ${rows ? `<table class="metrics"><thead><tr><th>request</th><th>${esc(a.versus)}
   return `<h2>Judge</h2><p class="muted">A chat model asked whether each diagram satisfies its request (a noisy component, not an oracle).</p>${parts.join('')}`;
 }
 
-function card(label: string, r: Rollout): string {
-  return `<figure class="card"><figcaption>${esc(label)}</figcaption>${diagram(r)}${breakdown(r)}<details><summary>completion</summary><pre>${esc(r.completion.slice(0, 4000))}</pre></details></figure>`;
+function card(env: TextEnv, label: string, r: Rollout): string {
+  return `<figure class="card"><figcaption>${esc(label)}</figcaption>${picture(env, r)}${breakdown(r)}<details><summary>completion</summary><pre>${esc(r.completion.slice(0, 4000))}</pre></details></figure>`;
 }
 
 function metricsTable(input: ReportInput): string {
@@ -217,13 +220,14 @@ export function renderReport(input: ReportInput): string {
   const gallery = galleryIds
     .map((id) => {
       const first = firstSamples[0].get(id)!;
-      return `<div class="prompt">${esc(first.prompt)} <span class="muted">(${esc(first.spec.kind ?? '')}, ${esc(id)})</span></div><div class="row" style="--cols:${evals.length}">${evals.map((e, i) => card(e.label, firstSamples[i].get(id)!)).join('')}</div>`;
+      const group = Object.values(input.env.groups?.({ id, prompt: first.prompt, spec: first.spec }) ?? {})[0];
+      return `<div class="prompt">${esc(first.prompt)} <span class="muted">(${group === undefined ? '' : `${esc(group)}, `}${esc(id)})</span></div><div class="row" style="--cols:${evals.length}">${evals.map((e, i) => card(input.env, e.label, firstSamples[i].get(id)!)).join('')}</div>`;
     })
     .join('');
   const worst = evals
     .map((e) => {
       const rs = [...e.rollouts].sort((a, b) => a.reward - b.reward).slice(0, worstN);
-      return `<h3>${esc(e.label)}</h3>${rs.map((r) => `<div class="prompt">${esc(r.prompt)}</div><div class="row" style="--cols:1">${card(`${e.label}, ${r.task_id}`, r)}</div>`).join('')}`;
+      return `<h3>${esc(e.label)}</h3>${rs.map((r) => `<div class="prompt">${esc(r.prompt)}</div><div class="row" style="--cols:1">${card(input.env, `${e.label}, ${r.task_id}`, r)}</div>`).join('')}`;
     })
     .join('');
   const curves = (input.curves ?? []).map((c) => `<div><div class="muted">${esc(c.title)}</div>${lineChart(c)}</div>`).join('');

@@ -45,8 +45,9 @@ export interface HackingRow {
 async function evaluateRow(label: string, checkpoint: string, o: HackingOptions): Promise<HackingRow> {
   const policy = await policyFromSpec(checkpoint);
   try {
-    const { rollouts, metrics } = await evaluatePolicy(policy, o.heldout, { rubrics: [...RUBRIC_NAMES], sampling: o.sampling });
-    const shown = rollouts.map((r) => detectHacks(r.completion, r.spec));
+    const { rollouts, metrics } = await evaluatePolicy(diagramEnv, policy, o.heldout, { rubrics: [...RUBRIC_NAMES], sampling: o.sampling });
+    const specOf = new Map(o.heldout.map((t) => [t.id, t.spec]));
+    const shown = rollouts.map((r) => detectHacks(r.completion, specOf.get(r.task_id)!));
     const share = (h: HackDetector) => (shown.length ? shown.filter((d) => d[h]).length / shown.length : 0);
     return {
       policy: label,

@@ -2,28 +2,27 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { executeCompletion } from '../env/execute.ts';
+import type { TextEnv } from '../environment/text-env.ts';
 import { renderPng } from '../render/png.ts';
-import { renderSvg } from '../render/svg.ts';
 import { MAX_ROW_BYTES, readLinesSync } from '../io/jsonl.ts';
 import type { EvalMetrics, EvalResult, Rollout } from './evaluate.ts';
 
 const safeName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 120);
 
-/** Writes the directory; every rollout whose completion yields a canvas gets `images/<task>-<sample>.png`. */
-export function writeEvalDir(dir: string, result: EvalResult, o: { images?: boolean; pngWidth?: number } = {}): void {
+/** Writes the directory; every rollout whose completion the environment draws (not empty) gets `images/<task>-<sample>.png`. */
+export function writeEvalDir(env: TextEnv, dir: string, result: EvalResult, o: { images?: boolean; pngWidth?: number } = {}): void {
   mkdirSync(join(dir, 'images'), { recursive: true });
   const lines: string[] = [];
   for (const [i, r] of result.rollouts.entries()) {
     if (o.images !== false) {
       const file = `images/${safeName(r.task_id)}-${r.sample}.png`;
-      const drawn = result.pictures?.[i];
-      const exec = drawn ? null : executeCompletion(r.completion);
-      if (drawn) {
-        writeFileSync(join(dir, file), drawn);
+      const rendered = result.pictures?.[i];
+      const drawn = rendered || !env.draw ? null : env.draw(r.completion, { title: r.prompt, errors: true });
+      if (rendered) {
+        writeFileSync(join(dir, file), rendered);
         r.image = file;
-      } else if (exec?.canvas && exec.canvas.shapes.size > 0) {
-        writeFileSync(join(dir, file), renderPng(renderSvg(exec.canvas, { title: r.prompt, errors: exec.errors }), { width: o.pngWidth ?? 640 }));
+      } else if (drawn && 'svg' in drawn && !drawn.empty) {
+        writeFileSync(join(dir, file), renderPng(drawn.svg, { width: o.pngWidth ?? 640 }));
         r.image = file;
       }
     }

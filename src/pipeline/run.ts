@@ -310,9 +310,9 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
   await stage('eval-baselines', BASELINES.length, async () => {
     const lines: string[] = [];
     for (const [i, b] of BASELINES.entries()) {
-      const result = await evaluatePolicy(await policyFromSpec(`baseline:${b.name}`, { specFor }), heldout, { rubrics: RUBRICS });
+      const result = await evaluatePolicy(diagramEnv, await policyFromSpec(`baseline:${b.name}`, { specFor }), heldout, { rubrics: RUBRICS });
       // The same few boxes on every task: their pictures would say nothing a row of the table does not.
-      writeEvalDir(paths.eval(b.label), result, { images: false });
+      writeEvalDir(diagramEnv, paths.eval(b.label), result, { images: false });
       lines.push(`${b.name} ${f3(result.metrics.reward.task.mean)}`);
       progress.update(i + 1);
     }
@@ -324,13 +324,13 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
     await stage(name, tasks.length, async () => {
       const policy = await policyFor(plan);
       try {
-        const result = await evaluatePolicy(policy, tasks, {
+        const result = await evaluatePolicy(diagramEnv, policy, tasks, {
           rubrics: RUBRICS,
           judge: o.judge,
           sampling: { temperature: plan.temperature ?? config.eval.temperature, maxTokens: config.eval.maxTokens, seed: config.seed },
           onProgress: (done) => progress.update(done),
         });
-        writeEvalDir(paths.eval(plan.label), result);
+        writeEvalDir(diagramEnv, paths.eval(plan.label), result);
         return summaryLine(result.metrics);
       } finally {
         await policy.close?.();
@@ -421,6 +421,7 @@ function buildReport(config: RunConfig, evals: LabeledEval[], paths: { sft: stri
   const iv = (i: Interval) => `${f3(i.mean)} [${f3(i.lo)}, ${f3(i.hi)}]`;
   const quirkNames = Object.keys(evals[0].metrics.quirks);
   return renderReport({
+    env: diagramEnv,
     title: `canvasgym run (${config.preset} preset)`,
     subtitle: `${config.heldoutTasks} IID held-out tasks (training phrasings, names never seen in training) and ${config.heldoutTasks} out-of-distribution ones (OOD: phrasings and names never seen), sampled at temperature ${config.eval.temperature} unless marked greedy; baselines are fixed answers that read only the request. Task reward GRPO - SFT: ${diff('SFT', 'GRPO')}; entities_present + edges_correct GRPO - SFT: ${iv(contentDifference(by.SFT, by.GRPO))}; GRPO - teacher: ${diff('teacher', 'GRPO')}; structured output - sampling on its own: SFT ${diff('SFT', 'SFT-structured')}, GRPO ${diff('GRPO', 'GRPO-structured')} (paired 95% bootstrap intervals).`,
     evals,

@@ -421,7 +421,7 @@ export async function trainGrpo<Spec>(cfg: GRPOConfig, o: GrpoRunOptions<Spec>):
       if (diverged) throw new GrpoInputError(`step ${state.globalStep}: ${diverged}`);
 
       const completionTokens = samples.reduce((n, s) => n + s.tokens.length, 0);
-      const withMetrics = scored.filter((s) => s.quirks);
+      const withMetrics = scored.filter((s) => s.parsed && s.quirks);
       const componentNames = [...new Set(scored.flatMap((s) => Object.keys(s.components)))];
       const row: GrpoLogRow = {
         step: state.globalStep,

@@ -243,7 +243,7 @@ export interface EvalSample {
   errors: string[];
 }
 
-/** Samples one completion per held-out prompt and scores it: valid and parsed as the environment says, reward its `evalReward`. */
+/** Samples one completion per held-out prompt and scores it: valid and parsed as the environment says, reward its main one. */
 export async function sampledEval(
   env: TextEnv,
   model: GPT,
@@ -251,7 +251,7 @@ export async function sampledEval(
   rows: SftRow[],
   o: { temperature: number; seed: number; maxNewTokens: number; structuredOutput?: boolean },
 ): Promise<Omit<EvalResult, 'eval_loss'> & { samples: EvalSample[] }> {
-  const reward = env.reward(env.evalReward);
+  const reward = env.reward(env.evalRewards[0]);
   const policy = StudentPolicy.of(model, tok, 'student', { guide: o.structuredOutput ? env.guide?.(tok) : undefined });
   const conversations = rows.map((r) => r.messages.slice(0, -1));
   const out = await policy.generate(conversations, { n: 1, temperature: o.temperature, seed: o.seed, maxTokens: o.maxNewTokens });
