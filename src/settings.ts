@@ -126,3 +126,8 @@ export function settingsIssue(schema: Settings, value: unknown, nameOf: (key: st
   if (got === undefined) return `${nameOf(key)} is required`;
   return `${nameOf(key)} must be ${ruleWithNote(field)}, got ${JSON.stringify(got)}`;
 }
+
+/** The values of `schema`'s settings among `values` (a command's settings hold more than its library's). */
+export function pickSettings<S extends Settings, V extends Partial<z.infer<S>>>(schema: S, values: V): Pick<V, keyof z.infer<S> & keyof V> {
+  return Object.fromEntries(Object.keys(schema.shape).filter((k) => k in values).map((k) => [k, values[k as keyof V]])) as Pick<V, keyof z.infer<S> & keyof V>;
+}

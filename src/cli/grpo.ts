@@ -10,6 +10,7 @@ import { grpoCommandSettings } from './grpo-settings.ts';
 import { addSettingFlags, readSettings } from './settings-flags.ts';
 import { GRPO_DEFAULTS, grpoConfig, GrpoInputError, trainGrpo, type GRPOConfig } from '../train/grpo.ts';
 import { GrpoSettings } from '../train/grpo-settings.ts';
+import { pickSettings } from '../settings.ts';
 import { judgeSummary } from '../reward/judge.ts';
 import { readTasks } from './teacher.ts';
 import { UsageError } from './usage-error.ts';
@@ -39,7 +40,7 @@ function fromFlags(flags: GrpoFlags) {
   const settings = readSettings(grpoCommandSettings(env), flags);
   outputDirFlag('--out', settings.output_dir);
   if (!existsSync(join(settings.init, 'config.json'))) throw new UsageError(`--init: ${settings.init} is not a checkpoint directory (no config.json)`);
-  const config = grpoConfig(pick(settings, Object.keys(GrpoSettings.shape) as (keyof GRPOConfig)[]));
+  const config = grpoConfig(pickSettings(GrpoSettings, settings));
   if (flags.numGenerations !== undefined && flags.generationBatchSize === undefined && config.generation_batch_size % config.num_generations !== 0) {
     // Keep the default number of prompts per step when only the group size changes.
     config.generation_batch_size = config.num_generations * Math.max(1, Math.round(GRPO_DEFAULTS.generation_batch_size / GRPO_DEFAULTS.num_generations));
@@ -48,8 +49,6 @@ function fromFlags(flags: GrpoFlags) {
 }
 
 export const configFromFlags = (flags: GrpoFlags): GRPOConfig => fromFlags(flags).config;
-
-const pick = <T extends object, K extends keyof T>(o: T, keys: K[]) => Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
 
 export function registerGrpo(cmd: Command): void {
   addSettingFlags(cmd, grpoCommandSettings(getEnv(DEFAULT_ENV)));

@@ -2,39 +2,13 @@
 // --policy, the student behind an OpenAI-compatible endpoint.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { isLoopbackHost, parseOrigins } from '../server/access.ts';
-import { DEFAULT_CONFIG, describeAccess, describeLimits, startServer, type ServerConfig } from '../server/app.ts';
-import { MAX_TURNS_LIMIT } from '../env/episode.ts';
+import { describeAccess, describeLimits, startServer, type ServerConfig } from '../server/app.ts';
 import { UsageError } from './usage-error.ts';
-import { choiceFlag, numberFlag } from './flags.ts';
-
-interface ServeFlags {
-  host: string;
-  port: string;
-  reward: string;
-  maxBodyBytes: string;
-  maxHeldBodyBytes: string;
-  maxJsonDepth: string;
-  maxConnections: string;
-  headersTimeout: string;
-  requestTimeout: string;
-  apiKey?: string;
-  allowOrigin?: string;
-  maxBatch: string;
-  maxSessions: string;
-  sessionTtl: string;
-  maxTurns: string;
-  policy?: string;
-  structuredOutput?: boolean;
-  modelName: string;
-  maxN: string;
-  batchWindowMs: string;
-  maxSequences: string;
-  scoringThreads: string;
-}
-
-const integer = (flag: string, value: string, min: number, max?: number) => numberFlag(flag, value, { integer: true, min, max });
+import { pickSettings } from '../settings.ts';
+import { ServerSettings } from '../server/settings.ts';
+import { ServeSettings } from './serve-settings.ts';
+import { addSettingFlags, readSettings } from './settings-flags.ts';
 
 /** Files the process needs beside its connections: modules, scoring threads, the model, stdio. */
 const FILES_BESIDE_CONNECTIONS = 256;
@@ -51,72 +25,25 @@ function openFileLimit(): number | undefined {
 }
 
 export function registerServe(cmd: Command): void {
-  const d = DEFAULT_CONFIG;
-  cmd
-    .option('--host <host>', 'address to listen on', d.host)
-    .option('--port <n>', 'port (0 picks a free one)', String(d.port))
-    .option('--reward <preset>', `default reward preset: ${RUBRIC_NAMES.join(' | ')} (?reward= overrides per request)`, d.reward)
-    .option('--max-body-bytes <n>', 'largest request body', String(d.maxBodyBytes))
-    .option('--max-held-body-bytes <n>', 'most bytes of request bodies held at once, all requests together (past it: 503)', String(d.maxHeldBodyBytes))
-    .option('--max-json-depth <n>', 'deepest nesting of arrays and objects in a JSON body', String(d.maxJsonDepth))
-    .option('--max-connections <n>', 'most connections open at once (at the cap, the one waiting longest without a whole request makes room)', String(d.maxConnections))
-    .option('--headers-timeout <s>', "seconds a client has to send a request's headers", String(d.headersTimeoutS))
-    .option('--request-timeout <s>', 'seconds a client has to send a whole request, headers and body', String(d.requestTimeoutS))
-    .option('--api-key <key>', 'bearer token required on every route but /health (default: $CANVASGYM_API_KEY)')
-    .option('--allow-origin <origins>', "comma-separated browser origins allowed beside loopback pages, e.g. https://app.example.com ('*': any page)")
-    .option('--max-batch <n>', 'most rows per /reward or /get_reward request', String(d.maxBatch))
-    .option('--max-sessions <n>', 'most episodes open at once', String(d.maxSessions))
-    .option('--session-ttl <s>', 'seconds an idle session lives', String(d.sessionTtlS))
-    .option('--max-turns <n>', 'default turn limit of editing episodes', String(d.maxTurns))
-    .option('--policy <ckpt>', 'student checkpoint directory to serve on /v1/chat/completions and /v1/completions')
-    .option('--structured-output', "with --policy: guided decoding, every answer in the seed's action language (create_shape, connect) with arrows between shapes it created")
-    .option('--model-name <id>', 'model id clients ask for', d.modelId)
-    .option('--max-n <n>', 'most completions per chat request', String(d.maxN))
-    .option('--scoring-threads <n>', 'worker threads that score /reward and /get_reward (0: score on the HTTP thread)', String(d.scoringThreads))
-    .option('--batch-window-ms <ms>', 'with --policy: how long an idle model waits for more requests to decode with the first', String(d.batchWindowMs))
-    .option('--max-sequences <n>', 'with --policy: most sequences (requests x n) decoded together', String(d.maxSequences))
-    .action(async (flags: ServeFlags) => {
-      choiceFlag('--reward', flags.reward, RUBRIC_NAMES);
+  addSettingFlags(cmd, ServeSettings)
+    .action(async (opts: Record<string, unknown>) => {
+      const flags = readSettings(ServeSettings, opts);
       const apiKey = flags.apiKey ?? (process.env.CANVASGYM_API_KEY || undefined);
       if (apiKey !== undefined && apiKey.trim() === '') throw new UsageError('--api-key must not be empty');
       let allowOrigins: string[] = [];
       try {
-        allowOrigins = parseOrigins((flags.allowOrigin ?? '').split(',').map((o) => o.trim()).filter(Boolean));
+        allowOrigins = parseOrigins((flags.allow_origin ?? '').split(',').map((o) => o.trim()).filter(Boolean));
       } catch (err) {
         throw new UsageError(`--allow-origin: ${(err as Error).message}`);
       }
-      const headersTimeoutS = numberFlag('--headers-timeout', flags.headersTimeout, { min: 0.1, max: 86_400 });
-      const requestTimeoutS = numberFlag('--request-timeout', flags.requestTimeout, { min: 0.1, max: 86_400 });
-      if (headersTimeoutS > requestTimeoutS) throw new UsageError(`--headers-timeout (${headersTimeoutS} s) must not exceed --request-timeout (${requestTimeoutS} s)`);
-      const config: ServerConfig = {
-        ...DEFAULT_CONFIG,
-        host: flags.host,
-        port: integer('--port', flags.port, 0, 65535),
-        reward: flags.reward,
-        maxBodyBytes: integer('--max-body-bytes', flags.maxBodyBytes, 1024),
-        maxHeldBodyBytes: integer('--max-held-body-bytes', flags.maxHeldBodyBytes, 1024),
-        maxJsonDepth: integer('--max-json-depth', flags.maxJsonDepth, 2, 1000),
-        maxConnections: integer('--max-connections', flags.maxConnections, 1, 100_000),
-        headersTimeoutS,
-        requestTimeoutS,
-        apiKey,
-        allowOrigins,
-        maxBatch: integer('--max-batch', flags.maxBatch, 1),
-        maxSessions: integer('--max-sessions', flags.maxSessions, 1),
-        sessionTtlS: integer('--session-ttl', flags.sessionTtl, 1),
-        maxTurns: integer('--max-turns', flags.maxTurns, 1, MAX_TURNS_LIMIT),
-        modelId: flags.modelName,
-        maxN: integer('--max-n', flags.maxN, 1, 256),
-        batchWindowMs: numberFlag('--batch-window-ms', flags.batchWindowMs, { min: 0, max: 10_000 }),
-        maxSequences: integer('--max-sequences', flags.maxSequences, 1, 4096),
-        scoringThreads: integer('--scoring-threads', flags.scoringThreads, 0, 256),
-      };
+      if (flags.headersTimeoutS > flags.requestTimeoutS) throw new UsageError(`--headers-timeout (${flags.headersTimeoutS} s) must not exceed --request-timeout (${flags.requestTimeoutS} s)`);
+      const config: ServerConfig = { ...pickSettings(ServerSettings, flags), apiKey, allowOrigins };
       if (config.maxHeldBodyBytes < config.maxBodyBytes) throw new UsageError(`--max-held-body-bytes (${config.maxHeldBodyBytes}) must be at least --max-body-bytes (${config.maxBodyBytes})`);
-      if (flags.structuredOutput && flags.policy === undefined) throw new UsageError('--structured-output applies to the student: give --policy CKPT');
+      if (flags.structured_output && flags.policy === undefined) throw new UsageError('--structured-output applies to the student: give --policy CKPT');
       if (flags.policy !== undefined) {
         const { StudentPolicy } = await import('../policy/student.ts');
         try {
-          config.policy = await StudentPolicy.load(flags.policy, { structuredOutput: flags.structuredOutput });
+          config.policy = await StudentPolicy.load(flags.policy, { structuredOutput: flags.structured_output });
         } catch (err) {
           throw new UsageError(`--policy: cannot load a student checkpoint from ${flags.policy}: ${(err as Error).message}`);
         }

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { runSft, sftConfig, SftInputError, type SFTConfig } from '../train/sft.ts';
 import { SftSettings } from '../train/sft-settings.ts';
+import { pickSettings } from '../settings.ts';
 import { writeReferenceData } from '../train/reference-data.ts';
 import type { TextEnv } from '../environment/text-env.ts';
 import { UsageError } from './usage-error.ts';
@@ -25,7 +26,7 @@ export function registerSft(cmd: Command): void {
     if (s.data !== undefined && !existsSync(s.data)) throw new UsageError(`--data: ${s.data} does not exist`);
     outputDirFlag('--out', s.output_dir);
     const overrides: Partial<SFTConfig> = {
-      ...Object.fromEntries(Object.keys(SftSettings.shape).map((k) => [k, given[k as keyof typeof given]])),
+      ...pickSettings(SftSettings, given),
       max_steps: given.steps ?? (given.epochs !== undefined ? 0 : undefined),
       num_train_epochs: given.epochs,
     };

@@ -3,7 +3,7 @@
 // chat and text completions. Every bad request gets a 4xx naming the problem, whatever its bytes; limits are set at start.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { availableParallelism } from 'node:os';
+import type { z } from 'zod';
 import { responseJsonSchema } from '../env/actions.ts';
 import {
   EDITING_SYSTEM_PROMPT,
@@ -12,15 +12,12 @@ import {
   EpisodeError,
   makeEnv,
   observationJsonSchema,
-  DEFAULT_MAX_TURNS,
   type EnvName,
   type StepAction,
 } from '../env/episode.ts';
 import { SYSTEM_PROMPT } from '../policy/prompt.ts';
 import type { Policy } from '../policy/policy.ts';
-import { MAX_SEQUENCES } from '../policy/student.ts';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
-import { LIMITS } from '../tasks/limits.ts';
 import { Access, requireJsonBody } from './access.ts';
 import { ConnectionGuard } from './connections.ts';
 import { BodyBudget, bodyObject, HttpError, isObject, readBody, readJson, requireField, sendError, sendJson, sendJsonBytes } from './http.ts';
@@ -29,65 +26,14 @@ import { ScoringPool } from './pool.ts';
 import { rubricByName, stripEndTokens } from './reward.ts';
 import type { ScoreRoute } from './score-job.ts';
 import { SessionStore } from './sessions.ts';
+import { ServerSettings } from './settings.ts';
 
-export interface ServerConfig {
-  host: string;
-  port: number;
-  /** Default reward preset of /reward and /get_reward (a request may name another with ?reward=). */
-  reward: string;
-  maxBodyBytes: number;
-  /** Bytes of request bodies held at once, all requests together (see BodyBudget). */
-  maxHeldBodyBytes: number;
-  /** Nesting of arrays and objects in a JSON body. */
-  maxJsonDepth: number;
-  /** Connections open at once (see connections.ts for who makes room at the cap). */
-  maxConnections: number;
-  /** Seconds a client has to send its headers, and its whole request (headers and body). */
-  headersTimeoutS: number;
-  requestTimeoutS: number;
-  /** Bearer token for every route but /health. */
-  apiKey?: string;
-  /** Browser origins allowed beside loopback pages ('*': any). */
-  allowOrigins: string[];
-  /** Rows per /reward or /get_reward request. */
-  maxBatch: number;
-  /** Worker threads that score /reward and /get_reward (0: the HTTP thread scores). */
-  scoringThreads: number;
-  maxSessions: number;
-  sessionTtlS: number;
-  /** Default turn limit of editing episodes. */
-  maxTurns: number;
+export type ServerConfig = z.infer<typeof ServerSettings> & {
   /** Served on /v1/chat/completions (and, for the student, /v1/completions) when given. */
   policy?: Policy;
-  modelId: string;
-  maxN: number;
-  /** Milliseconds an idle model waits for more requests to decode with the first. */
-  batchWindowMs: number;
-  /** Sequences (requests x n) decoded together at most. */
-  maxSequences: number;
-}
-
-export const DEFAULT_CONFIG: ServerConfig = {
-  host: '127.0.0.1',
-  port: 8000,
-  reward: 'strong',
-  maxBodyBytes: 8 * 1024 * 1024,
-  maxHeldBodyBytes: 512 * 1024 * 1024,
-  maxJsonDepth: LIMITS.jsonDepth,
-  maxConnections: 4096,
-  headersTimeoutS: 10,
-  requestTimeoutS: 30,
-  allowOrigins: [],
-  maxBatch: 1024,
-  scoringThreads: availableParallelism(),
-  maxSessions: 256,
-  sessionTtlS: 600,
-  maxTurns: DEFAULT_MAX_TURNS,
-  modelId: 'canvasgym-student',
-  maxN: 16,
-  batchWindowMs: 5,
-  maxSequences: MAX_SEQUENCES,
 };
+
+export const DEFAULT_CONFIG: ServerConfig = ServerSettings.parse({});
 
 export interface RunningServer {
   url: string;
