@@ -2,6 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { z } from 'zod';
 import cliProgress from 'cli-progress';
 import { evaluatePolicy, type EvalRenderer } from '../eval/evaluate.ts';
 import { compareTable } from '../eval/compare.ts';
@@ -11,77 +12,38 @@ import { BASELINE_NAMES } from '../policy/baselines.ts';
 import { policyFromSpec } from '../policy/registry.ts';
 import { RUBRIC_NAMES } from '../reward/presets.ts';
 import { generateTasks, maxDistinct } from '../tasks/generate.ts';
-import { SPLITS, type Split } from '../tasks/scenarios.ts';
 import type { Task } from '../tasks/spec.ts';
-import { parseRenderer, RENDERERS } from '../tldraw/renderer.ts';
+import { parseRenderer } from '../tldraw/renderer.ts';
 import { UsageError } from './usage-error.ts';
-import { numberFlag, outputDirFlag } from './flags.ts';
+import { outputDirFlag } from './flags.ts';
+import { EvalSettings, SPLIT_TASKS } from './eval-settings.ts';
+import { addSettingFlags, readSettings } from './settings-flags.ts';
 import { readTasks } from './teacher.ts';
-import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
+import { addJudgeOptions, judgeFromFlags } from './judge-flags.ts';
 import { DEFAULT_JUDGE_CACHE } from './score.ts';
 import { judgeSummary } from '../reward/judge.ts';
 import { diagramEnv } from '../diagram/diagram-env.ts';
 
-interface EvalFlags extends JudgeFlags {
-  policy?: string;
-  tasks?: string;
-  split?: string;
-  n?: string;
-  seed: string;
-  samples: string;
-  temperature: string;
-  topP?: string;
-  maxTokens: string;
-  out?: string;
-  rubrics: string;
-  passThreshold: string;
-  images: boolean;
-  renderer: string;
-  progress: boolean;
-  compare?: string[];
-  structuredOutput?: boolean;
-  baselines: boolean;
-}
-
-const positiveInt = (flag: string, v: string) => numberFlag(flag, v, { integer: true, positive: true });
-const seedOf = (v: string) => numberFlag('--seed', v, { integer: true, min: 0 });
+type EvalFlags = z.infer<typeof EvalSettings>;
 
 async function tasksFrom(flags: EvalFlags): Promise<Task[]> {
   if (flags.tasks && flags.split) throw new UsageError('give --tasks FILE or --split, not both');
   if (flags.tasks) {
     const tasks = await readTasks(flags.tasks);
-    return flags.n ? tasks.slice(0, positiveInt('--n', flags.n)) : tasks;
+    return flags.n ? tasks.slice(0, flags.n) : tasks;
   }
-  const split = (flags.split ?? 'heldout') as Split;
-  if (!(SPLITS as readonly string[]).includes(split)) throw new UsageError(`--split must be ${SPLITS.join(' or ')}, got ${JSON.stringify(flags.split)}`);
-  const n = positiveInt('--n', flags.n ?? '200');
+  const split = flags.split ?? 'heldout';
+  const n = flags.n ?? SPLIT_TASKS;
   const max = maxDistinct(split);
   if (n > max) throw new UsageError(`--n ${n} is more than the ${split} split holds (${max} distinct tasks)`);
-  return generateTasks({ split, n, seed: seedOf(flags.seed) });
+  return generateTasks({ split, n, seed: flags.seed });
 }
 
 export function registerEval(cmd: Command): void {
-  cmd
-    .option('--policy <policy>', `scripted, openai:MODEL, gemini:MODEL, baseline:${BASELINE_NAMES.join('|')}, or a student checkpoint directory`)
-    .option('--tasks <file>', 'tasks JSONL (from `canvasgym tasks`)')
-    .option('--split <split>', `tasks from the suite: ${SPLITS.join(' or ')} (default heldout)`)
-    .option('--n <n>', 'number of tasks (default 200 from a split; all of a file)')
-    .option('--seed <seed>', 'task draw and sampling seed', '0')
-    .option('--samples <k>', 'completions per task; k > 1 adds pass@k', '1')
-    .option('--temperature <t>', 'sampling temperature', '0.7')
-    .option('--top-p <p>', 'nucleus sampling')
-    .option('--max-tokens <n>', 'most tokens per completion', '768')
-    .option('--structured-output', 'student checkpoints: guided decoding, only answers in the action language whose arrows join shapes the answer created (remote models get the schema as response_format anyway)')
-    .option('--rubrics <names>', `rubrics to score with (${RUBRIC_NAMES.join(', ')})`, 'task,strong,seed')
-    .option('--no-baselines', `do not score the fixed baselines (${BASELINE_NAMES.join(', ')}) on the same tasks`)
-    .option('--pass-threshold <r>', 'a completion passes when every action applies and its strong reward reaches this', '0.9')
-    .option('--no-images', 'do not write a PNG per rollout')
-    .option('--renderer <renderer>', `${RENDERERS.join(' | ')}: with tldraw, the real editor in Chromium executes and draws every completion (its verdicts and lints feed the strong reward; its PNGs are written)`, 'canvas')
-    .option('--no-progress', 'no progress bar')
-    .option('--out <dir>', 'output directory')
-    .option('--compare <dirs...>', 'print a side-by-side table of eval directories and the difference of means against the first');
+  addSettingFlags(cmd, EvalSettings);
   addJudgeOptions(cmd, DEFAULT_JUDGE_CACHE)
-    .action(async (flags: EvalFlags) => {
+    .action(async (opts: Record<string, unknown>) => {
+      const flags = readSettings(EvalSettings, opts);
       if (flags.compare) {
         if (flags.compare.length < 1) throw new UsageError('--compare needs at least one eval directory');
         const evals = flags.compare.map((dir) => {
@@ -101,26 +63,21 @@ export function registerEval(cmd: Command): void {
       const unknown = rubrics.find((r) => !RUBRIC_NAMES.includes(r));
       if (unknown) throw new UsageError(`--rubrics: unknown rubric ${JSON.stringify(unknown)}; known: ${RUBRIC_NAMES.join(', ')}`);
       // Every flag is checked before the tasks are read and the policy loaded, which may take a while.
-      const samples = positiveInt('--samples', flags.samples);
-      const passThreshold = numberFlag('--pass-threshold', flags.passThreshold, { min: 0, max: 1 });
-      const sampling = {
-        temperature: numberFlag('--temperature', flags.temperature, { min: 0 }),
-        topP: numberFlag('--top-p', flags.topP, { positive: true, max: 1 }),
-        maxTokens: positiveInt('--max-tokens', flags.maxTokens),
-        seed: seedOf(flags.seed),
-      };
+      const { samples } = flags;
+      const passThreshold = flags.pass_threshold;
+      const sampling = { temperature: flags.temperature, topP: flags.top_p, maxTokens: flags.max_tokens, seed: flags.seed };
       let rendererName;
       try {
         rendererName = parseRenderer(flags.renderer);
       } catch (err) {
         throw new UsageError(`--renderer: ${(err as Error).message}`);
       }
-      const judge = judgeFromFlags(flags, DEFAULT_JUDGE_CACHE);
+      const judge = judgeFromFlags(opts, DEFAULT_JUDGE_CACHE);
       const tasks = await tasksFrom(flags);
       const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
       let policy;
       try {
-        policy = await policyFromSpec(flags.policy, { specFor: (prompt) => specs.get(prompt), structuredOutput: flags.structuredOutput });
+        policy = await policyFromSpec(flags.policy, { specFor: (prompt) => specs.get(prompt), structuredOutput: flags.structured_output });
       } catch (err) {
         throw new UsageError(`--policy: ${(err as Error).message}`);
       }
