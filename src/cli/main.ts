@@ -3,7 +3,6 @@
 // command, `canvasgym --help` included, seconds of start-up.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { choiceFlag } from './flags.ts';
 import { UsageError } from './usage-error.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -67,11 +66,14 @@ export async function buildProgram(argv?: string[]): Promise<Command> {
 
 /** `--backend`, set before the command runs. */
 async function addBackendOption(cmd: Command): Promise<void> {
-  const { BACKENDS, loadNative, setDefaultBackend } = await import('../model/kernels-native.ts');
-  cmd.option('--backend <backend>', `model compute backend: ${BACKENDS.join(' | ')} (default: native where it is built, else wasm; $CANVASGYM_BACKEND)`);
+  const [{ loadNative, setDefaultBackend }, { BackendSettings }, { addSettingFlags, readSettings }] = await Promise.all([
+    import('../model/kernels-native.ts'),
+    import('./backend-settings.ts'),
+    import('./settings-flags.ts'),
+  ]);
+  addSettingFlags(cmd, BackendSettings);
   cmd.hook('preAction', () => {
-    const flag = cmd.opts().backend as string | undefined;
-    const backend = flag === undefined ? undefined : choiceFlag('--backend', flag, BACKENDS);
+    const { backend } = readSettings(BackendSettings, cmd.opts());
     const native = backend === 'native' ? loadNative() : undefined;
     if (native && 'error' in native) throw new UsageError(`--backend native is not available here: ${native.error}`);
     setDefaultBackend(backend);
