@@ -41,7 +41,8 @@ if (!existsSync(MAIN)) {
   process.exit(2);
 }
 
-// Runs a command with stdin and stdout redirected to files and reports its wall-clock and CPU seconds (the child's
+// Runs a command with stdin and stdout redirected to files (Python reads and writes them; canvasgym score takes
+// --in and --out) and reports its wall-clock and CPU seconds (the child's
 // rusage, threads included): Node has no rusage of a finished child.
 const TIMER = `
 import json, resource, subprocess, sys, time
@@ -96,7 +97,7 @@ try {
   const results: { preset: string; run: Run; agreement?: string }[] = [];
   for (const preset of presets) {
     const out = join(dir, `${preset}.jsonl`);
-    const run = best(rows, out, [node, '-e', launch, 'score', '--reward', preset]);
+    const run = best('/dev/null', '/dev/null', [node, '-e', launch, 'score', '--reward', preset, '--in', rows, '--out', out]);
     const scored = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { reward: number }).reward);
     const agreement = preset === 'seed' ? `${scored.filter((r, i) => Object.is(r, pyRewards[i])).length}/${n}` : undefined;
     results.push({ preset, run, agreement });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JsonlError, MAX_ROW_BYTES, readJsonl, readLines, readLinesSync, type Line } from '../src/io/jsonl.ts';
+import { JsonlError, JsonlWriter, MAX_ROW_BYTES, readJsonl, readLines, readLinesSync, type Line } from '../src/io/jsonl.ts';
 import { inProcessCli } from './helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'io-jsonl-'));
@@ -78,5 +78,20 @@ describe('canvasgym score on a file with a lone \\r', () => {
     expect((await inProcessCli(['score', '--reward', 'seed', '--in', input, '--out', out])).code).toBe(0);
     const rows = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(rows.map((r) => r.prompt ?? r.line)).toEqual(['first', 'second', 3, 'fourth']);
+  });
+});
+
+describe('a batching writer', () => {
+  it('hands the rows of one turn of the event loop over together, in order, and the rest at close', async () => {
+    const path = join(dir, `w${files++}.jsonl`);
+    const out = JsonlWriter.open(path, { batch: true });
+    await out.write({ n: 1 });
+    await out.writeJson('{"n":2}');
+    expect(readFileSync(path, 'utf8')).toBe('');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n{"n":2}\n');
+    await out.write({ n: 3 });
+    out.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
   });
 });

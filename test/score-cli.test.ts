@@ -52,6 +52,25 @@ describe('canvasgym score', () => {
     ]);
   });
 
+  it('writes each scored row as the input row with the score\'s fields last, whatever the input\'s spacing, and replaces a score field the input has in place', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'canvasgym-score-'));
+    const row = { prompt: 'Draw a client and a database', completion: good, id: 'x' };
+    const texts = [
+      JSON.stringify(row),
+      `  { "prompt" : ${JSON.stringify(row.prompt)},\t"completion": ${JSON.stringify(good)}, "id": "x" }  `,
+      JSON.stringify({ reward: 7, ...row, errors: ['mine'] }),
+    ];
+    writeFileSync(join(dir, 'in.jsonl'), texts.join('\n') + '\n');
+    expect(cli(['score', '--reward', 'seed', '--in', join(dir, 'in.jsonl'), '--out', join(dir, 'out.jsonl')]).status).toBe(0);
+    const out = readFileSync(join(dir, 'out.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const { reward, components, errors } = seedRubric.score(row);
+    expect(out[0]).toEqual({ ...row, reward, components, errors });
+    expect(Object.keys(out[0])).toEqual(['prompt', 'completion', 'id', 'reward', 'components', 'errors']);
+    expect(out[1]).toEqual(out[0]);
+    expect(Object.keys(out[2])).toEqual(['reward', 'prompt', 'completion', 'id', 'errors', 'components']);
+    expect(out[2]).toEqual({ ...out[0] });
+  });
+
   it('refuses a row beyond the row limits with its own error and scores the others (issue 19: S3, C3)', () => {
     const entities = Array.from({ length: 80_000 }, (_, i) => `Service ${i}`);
     const lines = [

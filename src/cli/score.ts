@@ -2,7 +2,7 @@
 // row in and in order. A bad line becomes an error row naming its line number; the run goes on.
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { JsonlWriter, readLines } from '../io/jsonl.ts';
+import { JsonlWriter, readLines, readLinesSync } from '../io/jsonl.ts';
 import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
 import type { RendererReadback, Rubric } from '../reward/rubric.ts';
 import { judgeSummary, withJudgment } from '../reward/judge.ts';
@@ -38,7 +38,7 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
   }
   let out: JsonlWriter;
   try {
-    out = JsonlWriter.open(flags.out);
+    out = JsonlWriter.open(flags.out, { batch: true });
   } catch (err) {
     throw new UsageError(`--out: cannot write ${flags.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
@@ -60,14 +60,15 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
     const scored = chunk.map(({ lineNumber, text }, k) => scoreLine(rubric, text, lineNumber, readbacks[k]));
     const judgments = judged ? await judged.judge.judgeAll(scored.filter((s) => s.ok).map((s) => ({ prompt: s.row.prompt as string, completion: s.row.completion as string }))) : [];
     let next = 0;
-    for (const { ok, row } of scored) {
+    for (const { ok, row, json } of scored) {
       rows++;
       if (!ok) failed++;
       if (ok && judged) {
         const judgment = judgments[next++];
         const blended = withJudgment(row as { reward: number; components: Record<string, number> }, judgment, judged.weight);
         await out.write({ ...blended, judgment });
-      } else await out.write(row);
+      } else if (json) await out.writeJson(json);
+      else await out.write(row);
     }
     chunk.length = 0;
   };
@@ -80,7 +81,10 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
         throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);
       }
     }
-    for await (const { lineNumber, text } of readLines(flags.in)) {
+    // A file scored on its own is read without waiting on the event loop: the stream's chunks and promises cost
+    // about 10 µs a row, a tenth of what scoring a row takes.
+    const fromFile = flags.in !== undefined && flags.in !== '-' && !driver && !judged;
+    for await (const { lineNumber, text } of fromFile ? readLinesSync(flags.in!) : readLines(flags.in)) {
       if (text.trim() === '') continue;
       chunk.push({ lineNumber, text });
       if (chunk.length >= (driver ? TLDRAW_CHUNK : judged ? JUDGE_CHUNK : 1)) await flush();

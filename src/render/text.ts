@@ -2,7 +2,6 @@
 // in the reward and the wrapped lines in the picture agree.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import opentype from 'opentype.js';
 
 const require = createRequire(import.meta.url);
 export const FONT_FAMILY = 'DejaVu Sans';
@@ -14,6 +13,8 @@ let fallbackAdvance = 0.6;
 
 function advanceOf(codePoint: number): number {
   if (!advances) {
+    // Loaded on first use: opentype.js takes about half a second to load, and most commands measure no text.
+    const opentype = require('opentype.js') as typeof import('opentype.js');
     const buf = readFileSync(FONT_FILE);
     const font = opentype.parse(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
     advances = new Map();

@@ -92,7 +92,9 @@ export interface MeasuredLabel {
   widest: number;
 }
 
-const SPACE_EM = textWidth(' ', 1);
+/** The width of a space in em, measured on first use (the font loads then). */
+let spaceEm: number | undefined;
+const spaceWidth = () => (spaceEm ??= textWidth(' ', 1));
 
 // Labels recur across a GRPO group and across steps, in many sizes.
 const measured = new Map<string, MeasuredLabel>();
@@ -115,10 +117,11 @@ function measureLabel(text: string): MeasuredLabel {
 /** MeasuredLabel.widest: each paragraph's words summed into one line, as measuredOverflow's loop sums them. */
 function widestLine(paragraphs: Float64Array[][]): number {
   let widest = 0;
+  const space = spaceWidth();
   for (const words of paragraphs) {
     let em = 0;
     for (let k = 0; k < words.length; k++) {
-      if (k > 0) em += SPACE_EM;
+      if (k > 0) em += space;
       const chars = words[k];
       for (let c = 0; c < chars.length; c++) em += chars[c];
     }
@@ -152,11 +155,12 @@ function measuredOverflow(label: MeasuredLabel, shape: string, w: number, h: num
     lines = label.paragraphs.length;
     needW = label.widest * LABEL_FONT_SIZE;
   } else {
+    const space = spaceWidth();
     for (const words of label.paragraphs) {
       let lineEm = 0;
       for (let k = 0; k < words.length; k++) {
         const chars = words[k];
-        let em = k === 0 ? 0 : lineEm + SPACE_EM;
+        let em = k === 0 ? 0 : lineEm + space;
         for (let c = 0; c < chars.length; c++) em += chars[c];
         if (k > 0 && em * LABEL_FONT_SIZE > availW) {
           lines++;

@@ -36,10 +36,39 @@ export function scoreRow(rubric: Rubric, value: unknown, lineNumber: number, rea
   }
 }
 
-/** The row to write for one JSONL line: its score, or an `error` naming the line. */
-export function scoreLine(rubric: Rubric, text: string, lineNumber: number, readback?: RendererReadback): { ok: boolean; row: Row } {
-  // Too deep a row is not echoed back: writing it would recurse past the stack.
-  if (nestsDeeperThan(Buffer.from(text), LIMITS.jsonDepth)) {
+const SCORE_FIELDS = ['reward', 'components', 'errors'];
+
+/**
+ * A scored row as one JSON line, written from the line it was read from: the input's text up to its closing brace,
+ * then the score's fields. The same row as JSON.stringify(row) (the score's fields last there too), without writing
+ * the input's fields out again, completions and their escapes included; null when the input has a field of the score's
+ * own (the score replaces it in place).
+ */
+function echoedJson(text: string, input: Row, row: Row): string | null {
+  for (const field of SCORE_FIELDS) if (Object.hasOwn(input, field)) return null;
+  let end = text.length - 1;
+  while (end > 0 && /\s/.test(text[end])) end--;
+  if (text[end] !== '}') return null;
+  return `${text.slice(0, end)},"reward":${JSON.stringify(row.reward)},"components":${JSON.stringify(row.components)},"errors":${JSON.stringify(row.errors)}}`;
+}
+
+/** Whether a text holds more than `limit` of `{` and `[` at all, inside strings or not: with fewer none nests deeper. */
+function opensMoreThan(text: string, limit: number): boolean {
+  let count = 0;
+  for (const opener of ['{', '[']) {
+    for (let i = text.indexOf(opener); i !== -1; i = text.indexOf(opener, i + 1)) if (++count > limit) return true;
+  }
+  return false;
+}
+
+/**
+ * The row to write for one JSONL line: its score, or an `error` naming the line; with `json`, the scored row as one
+ * JSON line when it can be written from the input's text.
+ */
+export function scoreLine(rubric: Rubric, text: string, lineNumber: number, readback?: RendererReadback): { ok: boolean; row: Row; json?: string | null } {
+  // Too deep a row is not echoed back: writing it would recurse past the stack. Most rows open a few dozen arrays
+  // and objects, below the limit: they skip the exact reading, and the copy to bytes it takes.
+  if (opensMoreThan(text, LIMITS.jsonDepth) && nestsDeeperThan(Buffer.from(text), LIMITS.jsonDepth)) {
     return { ok: false, row: { line: lineNumber, error: `line ${lineNumber}: nests arrays and objects more than ${LIMITS.jsonDepth} deep, the limit` } };
   }
   let value: unknown;
@@ -48,5 +77,6 @@ export function scoreLine(rubric: Rubric, text: string, lineNumber: number, read
   } catch (err) {
     return { ok: false, row: { line: lineNumber, error: `line ${lineNumber}: not valid JSON (${(err as Error).message})` } };
   }
-  return scoreRow(rubric, value, lineNumber, readback);
+  const scored = scoreRow(rubric, value, lineNumber, readback);
+  return scored.ok ? { ...scored, json: echoedJson(text, value as Row, scored.row) } : scored;
 }
