@@ -42,6 +42,12 @@ export { Tokenizer, trainTokenizer, type TrainTokenizerOptions } from './model/t
 export { loadCheckpoint, saveCheckpoint, type LoadedCheckpoint } from './model/checkpoint.ts';
 export { BACKENDS, setDefaultBackend, type Backend } from './model/kernels.ts';
 
+// Environments: the interface the trainers and evaluation take, the built-in ones by name (docs/environments.md).
+export type { EnvOutcome, EnvReward, EnvScore, EnvTask, TextEnv } from './environment/text-env.ts';
+export { DEFAULT_ENV as DEFAULT_TEXT_ENV, ENV_NAMES as TEXT_ENV_NAMES, ENVIRONMENTS as TEXT_ENVS, getEnv as getTextEnv } from './environments.ts';
+export { diagramEnv, rubricReward } from './diagram/diagram-env.ts';
+export { arithmeticEnv } from './arithmetic/arithmetic-env.ts';
+
 // Trainers, evaluation and the whole pipeline.
 export { PRESETS as SFT_PRESETS, readSftData, runSft, sftConfig, SftInputError, type SFTConfig, type SftResult, type SftRunOptions } from './train/sft.ts';
 export { GRPO_DEFAULTS, grpoConfig, GrpoInputError, trainGrpo, type GRPOConfig, type GrpoLogRow, type GrpoResult, type GrpoRunOptions } from './train/grpo.ts';
