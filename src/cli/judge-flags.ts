@@ -22,7 +22,7 @@ export const addJudgeOptions = (cmd: Command, cacheWhere: string): Command => ad
 /** The judge the flags ask for, or undefined; every flag is checked before any work starts. */
 export function judgeFromFlags(flags: JudgeFlags, defaultCache: string): { judge: Judge; weight: number } | undefined {
   const schema = judgeSettings(defaultCache);
-  const given = givenSettings(schema, flags as Record<string, unknown>);
+  const given = givenSettings(schema, flags);
   if (given.judge === undefined) {
     const stray = Object.keys(given)[0];
     if (stray) throw new UsageError(`${flagOf(stray, schema.shape[stray as keyof typeof schema.shape])} needs --judge openai:MODEL`);

@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { JsonlWriter, readLines, readLinesSync } from '../io/jsonl.ts';
-import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
+import { getRubric } from '../reward/presets.ts';
 import type { RendererReadback, Rubric } from '../reward/rubric.ts';
 import { judgeSummary, withJudgment } from '../reward/judge.ts';
 import { scoreLine } from '../reward/rows.ts';
@@ -11,21 +11,19 @@ import type { TldrawDriver } from '../tldraw/driver.ts';
 import { parseRenderer } from '../tldraw/renderer.ts';
 import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
+import { ScoreSettings } from './score-settings.ts';
+import { addSettingFlags, readSettings } from './settings-flags.ts';
 
 export const DEFAULT_JUDGE_CACHE = '.canvasgym/judge-cache';
 
-interface ScoreFlags extends JudgeFlags {
-  reward: string;
-  in?: string;
-  out?: string;
-  renderer?: string;
-}
+type ScoreFlags = JudgeFlags & { reward: string; in?: string; out?: string; renderer?: string };
 
 /** Lines per browser call with --renderer tldraw, and per batch of concurrent judge requests. */
 const TLDRAW_CHUNK = 64;
 const JUDGE_CHUNK = 32;
 
-export async function runScore(flags: ScoreFlags): Promise<{ rows: number; failed: number; judge?: string }> {
+export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed: number; judge?: string }> {
+  const flags = readSettings(ScoreSettings, opts);
   let rubric: Rubric;
   try {
     rubric = getRubric(flags.reward);
@@ -44,11 +42,11 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
   }
   let renderer;
   try {
-    renderer = parseRenderer(flags.renderer ?? 'canvas');
+    renderer = parseRenderer(flags.renderer);
   } catch (err) {
     throw new UsageError(`--renderer: ${(err as Error).message}`);
   }
-  const judged = judgeFromFlags(flags, DEFAULT_JUDGE_CACHE);
+  const judged = judgeFromFlags(opts, DEFAULT_JUDGE_CACHE);
   let rows = 0;
   let failed = 0;
   let driver: TldrawDriver | undefined;
@@ -98,11 +96,7 @@ export async function runScore(flags: ScoreFlags): Promise<{ rows: number; faile
 }
 
 export function registerScore(cmd: Command): void {
-  cmd
-    .requiredOption('--reward <preset>', `reward preset: ${RUBRIC_NAMES.join(' | ')}`)
-    .option('--in <file>', 'input JSONL (default: stdin); blank lines are skipped')
-    .option('--out <file>', 'output JSONL, one row per input row in order, written row by row (default: stdout)')
-    .option('--renderer <name>', 'canvas (built-in, default) or tldraw (the real editor in Chromium, see docs/tldraw.md)', 'canvas');
+  addSettingFlags(cmd, ScoreSettings);
   addJudgeOptions(cmd, DEFAULT_JUDGE_CACHE)
     .addHelpText(
       'after',

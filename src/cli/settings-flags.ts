@@ -65,10 +65,10 @@ function fromText(field: z.ZodType, raw: unknown): unknown {
  * left out, so that a default (the schema's, or a preset's) applies. A required setting whose meta says what it is
  * is named when missing; others are commander's to require.
  */
-export function givenSettings<S extends Settings>(schema: S, opts: Record<string, unknown>): Partial<z.infer<S>> {
+export function givenSettings<S extends Settings>(schema: S, opts: object): Partial<z.infer<S>> {
   const given: Record<string, unknown> = {};
   for (const { key, field, option } of flagsOf(schema)) {
-    const raw = opts[option.attributeName()];
+    const raw = (opts as Record<string, unknown>)[option.attributeName()];
     if (raw === undefined) {
       const { required } = metaOf(field);
       if (required !== undefined) throw new UsageError(`${option.long} is required: ${required}`);
@@ -82,10 +82,10 @@ export function givenSettings<S extends Settings>(schema: S, opts: Record<string
 }
 
 /** Every setting: the command line's, the schema's defaults for the rest, and the schema's rules between settings. */
-export function readSettings<S extends Settings>(schema: S, opts: Record<string, unknown>): z.infer<S> {
+export function readSettings<S extends Settings>(schema: S, opts: object): z.infer<S> {
   const given = givenSettings(schema, opts);
   const flags = new Map(flagsOf(schema).map((f) => [f.key, f.option]));
-  const issue = settingsIssue(schema, given, (key) => flags.get(key)?.long ?? key, (key) => opts[flags.get(key)?.attributeName() ?? key]);
+  const issue = settingsIssue(schema, given, (key) => flags.get(key)?.long ?? key, (key) => (opts as Record<string, unknown>)[flags.get(key)?.attributeName() ?? key]);
   if (issue) throw new UsageError(issue);
   return schema.parse(given);
 }
