@@ -20,7 +20,7 @@ import { EvalSettings, SPLIT_TASKS } from './eval-settings.ts';
 import { addSettingFlags, readSettings } from './settings-flags.ts';
 import { readTasks } from './teacher.ts';
 import { addJudgeOptions, judgeFromFlags } from './judge-flags.ts';
-import { DEFAULT_JUDGE_CACHE } from './score.ts';
+import { DEFAULT_JUDGE_CACHE, JUDGE_CACHES } from './judge-settings.ts';
 import { judgeSummary } from '../reward/judge.ts';
 import { diagramEnv } from '../diagram/diagram-env.ts';
 
@@ -41,7 +41,7 @@ async function tasksFrom(flags: EvalFlags): Promise<Task[]> {
 
 export function registerEval(cmd: Command): void {
   addSettingFlags(cmd, EvalSettings);
-  addJudgeOptions(cmd, DEFAULT_JUDGE_CACHE)
+  addJudgeOptions(cmd, JUDGE_CACHES.eval)
     .action(async (opts: Record<string, unknown>) => {
       const flags = readSettings(EvalSettings, opts);
       if (flags.compare) {

@@ -15,6 +15,7 @@ import { judgeSummary } from '../reward/judge.ts';
 import { readTasks } from './teacher.ts';
 import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags } from './judge-flags.ts';
+import { JUDGE_CACHES } from './judge-settings.ts';
 import { stopOnSignals } from './interrupt.ts';
 import { outputDirFlag } from './flags.ts';
 
@@ -52,7 +53,7 @@ export const configFromFlags = (flags: GrpoFlags): GRPOConfig => fromFlags(flags
 
 export function registerGrpo(cmd: Command): void {
   addSettingFlags(cmd, grpoCommandSettings(getEnv(DEFAULT_ENV)));
-  addJudgeOptions(cmd, 'OUT/judge-cache')
+  addJudgeOptions(cmd, JUDGE_CACHES.grpo)
     .action(async (flags: GrpoFlags) => {
       const { env, settings, config } = fromFlags(flags);
       const judge = judgeFromFlags(flags, join(config.output_dir, 'judge-cache'));

@@ -1,6 +1,12 @@
 // The judge's settings, the same on `score`, `eval`, `grpo` and `run`: off unless --judge names a model.
 import { z } from 'zod';
 
+/** Where `score` and `eval` keep judgments when --judge-cache is not given. */
+export const DEFAULT_JUDGE_CACHE = '.canvasgym/judge-cache';
+
+/** Where each command keeps judgments when --judge-cache is not given, as its help says it. */
+export const JUDGE_CACHES = { score: DEFAULT_JUDGE_CACHE, eval: DEFAULT_JUDGE_CACHE, grpo: 'OUT/judge-cache', run: 'RUNS_DIR/NAME/judge-cache' } as const;
+
 /** The settings, with where the command keeps its judgments when --judge-cache is not given. */
 export const judgeSettings = (cacheWhere: string) =>
   z.object({

@@ -6,12 +6,13 @@ import { badRunName, RUN_CONFIGS, RunDirError, runPipeline, STAGES } from '../pi
 import { UsageError } from './usage-error.ts';
 import { outputDirFlag } from './flags.ts';
 import { addJudgeOptions, judgeFromFlags } from './judge-flags.ts';
+import { JUDGE_CACHES } from './judge-settings.ts';
 import { RunSettings } from './run-settings.ts';
 import { addSettingFlags, readSettings } from './settings-flags.ts';
 
 export function registerRun(cmd: Command): void {
   addSettingFlags(cmd, RunSettings);
-  addJudgeOptions(cmd, 'RUNS_DIR/NAME/judge-cache')
+  addJudgeOptions(cmd, JUDGE_CACHES.run)
     .action(async (opts: Record<string, unknown>) => {
       const flags = readSettings(RunSettings, opts);
       const name = flags.name ?? flags.preset;

@@ -11,10 +11,9 @@ import type { TldrawDriver } from '../tldraw/driver.ts';
 import { parseRenderer } from '../tldraw/renderer.ts';
 import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
+import { DEFAULT_JUDGE_CACHE, JUDGE_CACHES } from './judge-settings.ts';
 import { ScoreSettings } from './score-settings.ts';
 import { addSettingFlags, readSettings } from './settings-flags.ts';
-
-export const DEFAULT_JUDGE_CACHE = '.canvasgym/judge-cache';
 
 type ScoreFlags = JudgeFlags & { reward: string; in?: string; out?: string; renderer?: string };
 
@@ -97,7 +96,7 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
 
 export function registerScore(cmd: Command): void {
   addSettingFlags(cmd, ScoreSettings);
-  addJudgeOptions(cmd, DEFAULT_JUDGE_CACHE)
+  addJudgeOptions(cmd, JUDGE_CACHES.score)
     .addHelpText(
       'after',
       '\nA line that is not a JSON object with string "prompt" and "completion" (or has an invalid "spec") gives an output\n' +
