@@ -410,7 +410,7 @@ class PyException {
 }
 
 /**
- * Thrown by the fast path when JSON.parse lost a distinction Python keeps (int vs float in a non-string text, a
+ * Thrown by the JSON.parse reading when it lost a distinction Python keeps (int vs float in a non-string text, a
  * non-finite number or a top-level number); the caller redoes the completion with pyJsonLoads.
  */
 class NeedsExactTypes {}
