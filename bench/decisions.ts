@@ -10,8 +10,8 @@
 import { parseArgs } from 'node:util';
 import { renderChat } from '../src/model/chat.ts';
 import { loadCheckpoint } from '../src/model/checkpoint.ts';
-import { ScriptedPolicy } from '../src/policy/scripted.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { shapesFirst } from './answer-order.ts';
 
 const { values: args, positionals: dirs } = parseArgs({

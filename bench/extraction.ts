@@ -4,11 +4,11 @@
 // off the screen while tuning the rules.
 //   npx tsx bench/extraction.ts [--n 1000] [--seed 0] [--worst 2] [--split train|heldout]
 import { parseArgs } from 'node:util';
-import { extractSpec } from '../src/reward/extract.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
-import { DIAGRAM_KINDS, type DiagramKind, type Task } from '../src/tasks/spec.ts';
-import { SPLITS } from '../src/tasks/scenarios.ts';
-import { addCounts, precision, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../src/tasks/extraction-metrics.ts';
+import { extractSpec } from '../src/diagram/reward/extract.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import { DIAGRAM_KINDS, type DiagramKind, type Task } from '../src/diagram/tasks/spec.ts';
+import { SPLITS } from '../src/diagram/tasks/scenarios.ts';
+import { addCounts, precision, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../src/diagram/tasks/extraction-metrics.ts';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, seed: { type: 'string', default: '0' }, worst: { type: 'string', default: '2' }, split: { type: 'string' } } });
 const n = Number(values.n);

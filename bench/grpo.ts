@@ -9,8 +9,8 @@ import { parseArgs } from 'node:util';
 import { GPT, presetConfig } from '../src/model/gpt.ts';
 import { saveCheckpoint } from '../src/model/checkpoint.ts';
 import { trainTokenizer } from '../src/model/tokenizer.ts';
-import { SYSTEM_PROMPT } from '../src/policy/prompt.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { SYSTEM_PROMPT } from '../src/diagram/language/prompt.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { grpoConfig, trainGrpo, type GRPOConfig, type GrpoLogRow } from '../src/train/grpo.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
 

@@ -4,11 +4,11 @@
 // Usage: npx tsx bench/hacks.ts [--seed S]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { HACKS, HACK_PROMPTS, hackFigures, honestCompletion, type HackInput } from '../src/reward/hacks.ts';
-import { getRubric } from '../src/reward/presets.ts';
-import { BASELINE_NAMES, BaselinePolicy } from '../src/policy/baselines.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
-import { conversationFor } from '../src/policy/prompt.ts';
+import { HACKS, HACK_PROMPTS, hackFigures, honestCompletion, type HackInput } from '../src/diagram/reward/hacks.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
+import { BASELINE_NAMES, BaselinePolicy } from '../src/diagram/teacher/baselines.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import { conversationFor } from '../src/diagram/language/prompt.ts';
 
 const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' } } });
 const seed = Number(values.seed);

@@ -6,8 +6,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { hackingTable, rewardHackingExperiment } from '../src/eval/reward-hacking.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { hackingTable, rewardHackingExperiment } from '../src/diagram/reward-hacking.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
 const { values: args } = parseArgs({
   options: {

@@ -6,9 +6,9 @@
 // last one), after one untimed score.
 //   npx tsx bench/reward-scaling.ts [--rounds 5] [--max 100000]
 import { parseArgs } from 'node:util';
-import { analyzeStrong, strongRubric } from '../src/reward/strong.ts';
-import { LIMITS } from '../src/tasks/limits.ts';
-import { DiagramSpec } from '../src/tasks/spec.ts';
+import { analyzeStrong, strongRubric } from '../src/diagram/reward/strong.ts';
+import { LIMITS } from '../src/diagram/tasks/limits.ts';
+import { DiagramSpec } from '../src/diagram/tasks/spec.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, max: { type: 'string', default: '100000' } } });
 const rounds = Number(values.rounds);

@@ -11,8 +11,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generateCorpus } from '../src/env/corpus.ts';
-import { RUBRIC_NAMES } from '../src/reward/presets.ts';
+import { generateCorpus } from '../src/diagram/tasks/corpus.ts';
+import { RUBRIC_NAMES } from '../src/diagram/reward/presets.ts';
 
 const { values } = parseArgs({
   options: {

@@ -9,7 +9,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { StudentPolicy } from '../src/policy/student.ts';
 import { startServer, type RunningServer } from '../src/server/app.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
 const { values: flags } = parseArgs({
   options: {

@@ -13,7 +13,7 @@ import { connect, type Socket } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONFIG, startServer } from '../src/server/app.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
 const ROLE = 'CANVASGYM_BENCH_ATTACK_ROLE';
 

@@ -11,10 +11,10 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { getRubric } from '../src/reward/presets.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
 import { startServer } from '../src/server/app.ts';
 import { scoreRows } from '../src/server/reward.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
 const SERVER_ROLE = 'CANVASGYM_BENCH_SERVER';
 

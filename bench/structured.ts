@@ -7,10 +7,10 @@
 import { parseArgs } from 'node:util';
 import { GPT, presetConfig } from '../src/model/gpt.ts';
 import { trainTokenizer, type Tokenizer } from '../src/model/tokenizer.ts';
-import { ScriptedPolicy } from '../src/policy/scripted.ts';
-import { ActionGuide, GuideVocabulary } from '../src/policy/structured.ts';
+import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
+import { ActionGuide, GuideVocabulary } from '../src/diagram/language/structured.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
 const { values } = parseArgs({
   options: {

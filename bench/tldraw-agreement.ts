@@ -2,11 +2,11 @@
 // whether it applied, and per diagram which arrows bind to which shapes (in order). Prints the agreement rates and
 // every kind of disagreement with a count and an example. Usage: npx tsx bench/tldraw-agreement.ts [--n 1000] [--seed 1]
 import { parseArgs } from 'node:util';
-import { SEED_ACTION_TYPES } from '../src/env/actions.ts';
-import { generateCorpus } from '../src/env/corpus.ts';
-import { executeCompletion } from '../src/env/execute.ts';
-import { TldrawDriver } from '../src/tldraw/driver.ts';
-import { prepareDiagram, toReadback, type PreparedDiagram } from '../src/tldraw/prepare.ts';
+import { SEED_ACTION_TYPES } from '../src/diagram/language/actions.ts';
+import { generateCorpus } from '../src/diagram/tasks/corpus.ts';
+import { executeCompletion } from '../src/diagram/language/execute.ts';
+import { TldrawDriver } from '../src/diagram/tldraw/driver.ts';
+import { prepareDiagram, toReadback, type PreparedDiagram } from '../src/diagram/tldraw/prepare.ts';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, seed: { type: 'string', default: '1' } } });
 const n = Number(values.n);

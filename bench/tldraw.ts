@@ -4,9 +4,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { TldrawDriver } from '../src/tldraw/driver.ts';
-import { prepareDiagram } from '../src/tldraw/prepare.ts';
-import { sampleActions } from '../src/tldraw/sample.ts';
+import { TldrawDriver } from '../src/diagram/tldraw/driver.ts';
+import { prepareDiagram } from '../src/diagram/tldraw/prepare.ts';
+import { sampleActions } from '../src/diagram/tldraw/sample.ts';
 
 const { values } = parseArgs({
   options: { n: { type: 'string', default: '200' }, pages: { type: 'string', default: '1,2' }, batch: { type: 'string', default: '64' } },

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { DEFAULT_ENV, getEnv } from '../src/environments.ts';
+import { DEFAULT_ENV, getEnv } from '../src/cli/environments.ts';
 import { defaultOf, flagOf, kindOf, metaOf, ruleOf, shownDefault, type Settings } from '../src/settings.ts';
 import { BackendSettings } from '../src/cli/backend-settings.ts';
 import { EvalSettings } from '../src/cli/eval-settings.ts';

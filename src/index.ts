@@ -2,39 +2,39 @@
 // whatever file of the toolkit holds them. What is not here is internal and may move.
 
 // The environment: the action language, executing a completion on the canvas, multi-turn episodes.
-export { Action, ACTION_TYPES, DEFAULT_MAX_ACTIONS, responseJsonSchema, responseSchema, SHAPE_KINDS, type ActionType, type ShapeKind } from './env/actions.ts';
-export { Canvas, type Arrow, type CanvasJson, type Shape } from './env/canvas.ts';
-export { executeCompletion, type Execution, type ExecuteOptions } from './env/execute.ts';
-export { parseCompletion, type ParseError, type ParseResult } from './env/parse.ts';
-export type { ActionError, ActionOutcome, ApplyResult } from './env/apply.ts';
-export { DiagramEnv, EditingEnv, ENV_NAMES, EpisodeError, makeEnv, type Env, type EnvName, type Observation, type ResetResult, type StepAction, type StepResult } from './env/episode.ts';
-export { checkEnv, type CheckOptions, type CheckReport } from './env/check-env.ts';
+export { Action, ACTION_TYPES, DEFAULT_MAX_ACTIONS, responseJsonSchema, responseSchema, SHAPE_KINDS, type ActionType, type ShapeKind } from './diagram/language/actions.ts';
+export { Canvas, type Arrow, type CanvasJson, type Shape } from './diagram/language/canvas.ts';
+export { executeCompletion, type Execution, type ExecuteOptions } from './diagram/language/execute.ts';
+export { parseCompletion, type ParseError, type ParseResult } from './diagram/language/parse.ts';
+export type { ActionError, ActionOutcome, ApplyResult } from './diagram/language/apply.ts';
+export { DiagramEnv, EditingEnv, ENV_NAMES, EpisodeError, makeEnv, type Env, type EnvName, type Observation, type ResetResult, type StepAction, type StepResult } from './diagram/episode.ts';
+export { checkEnv, type CheckOptions, type CheckReport } from './environment/check-env.ts';
 
 // Tasks: the diagram requests of each split.
-export { generateTasks, maxDistinct, TaskRequestError, type GenerateOptions, type TaskFilter } from './tasks/generate.ts';
-export { DIAGRAM_KINDS, DiagramKind, DiagramSpec, Task } from './tasks/spec.ts';
-export { SPLITS, type Split } from './tasks/scenarios.ts';
+export { generateTasks, maxDistinct, TaskRequestError, type GenerateOptions, type TaskFilter } from './diagram/tasks/generate.ts';
+export { DIAGRAM_KINDS, DiagramKind, DiagramSpec, Task } from './diagram/tasks/spec.ts';
+export { SPLITS, type Split } from './diagram/tasks/scenarios.ts';
 
 // Rewards: rubrics of named, weighted components, and the optional judge.
-export { getRubric, RUBRIC_NAMES } from './reward/presets.ts';
-export { defineRubric, type Component, type Rubric, type RubricDefinition, type Score, type ScoreInput } from './reward/rubric.ts';
-export { Judge, parseJudgeSpec, withJudgment } from './reward/judge.ts';
+export { getRubric, RUBRIC_NAMES } from './diagram/reward/presets.ts';
+export { defineRubric, type Component, type Rubric, type RubricDefinition, type Score, type ScoreInput } from './diagram/reward/rubric.ts';
+export { Judge, parseJudgeSpec, withJudgment } from './diagram/reward/judge.ts';
 
 // Rendering a canvas.
-export { renderSvg, type SvgOptions } from './render/svg.ts';
+export { renderSvg, type SvgOptions } from './diagram/render/svg.ts';
 export { renderPng, type PngOptions } from './render/png.ts';
 
 // Policies: what answers a conversation.
 export type { ChatMessage, Completion, FinishReason, Policy, SamplingOptions } from './policy/policy.ts';
-export { conversationFor, SYSTEM_PROMPT } from './policy/prompt.ts';
-export { policyFromSpec, POLICY_FORMS, type PolicySettings } from './policy/registry.ts';
-export { ScriptedPolicy, type ScriptedOptions } from './policy/scripted.ts';
+export { conversationFor, SYSTEM_PROMPT } from './diagram/language/prompt.ts';
+export { policyFromSpec, POLICY_FORMS, type PolicySettings } from './diagram/teacher/registry.ts';
+export { ScriptedPolicy, type ScriptedOptions } from './diagram/teacher/scripted.ts';
 export { OpenAIPolicy, type OpenAIPolicyOptions } from './policy/openai.ts';
 export { GeminiPolicy, type GeminiPolicyOptions } from './policy/gemini.ts';
-export { BaselinePolicy, BASELINE_NAMES, type BaselineName } from './policy/baselines.ts';
+export { BaselinePolicy, BASELINE_NAMES, type BaselineName } from './diagram/teacher/baselines.ts';
 export { StudentPolicy, type StudentOptions } from './policy/student.ts';
-export { QUIRK_NAMES, type QuirkName, type QuirkRates } from './policy/quirks.ts';
-export { runTeacher, type TeacherOptions, type TeacherSummary, type TrainRow } from './policy/teacher.ts';
+export { QUIRK_NAMES, type QuirkName, type QuirkRates } from './diagram/teacher/quirks.ts';
+export { runTeacher, type TeacherOptions, type TeacherSummary, type TrainRow } from './diagram/teacher/teacher.ts';
 
 // The student model.
 export { GPT, MODEL_INITS, presetConfig, type GPTConfig, type ModelInit } from './model/gpt.ts';
@@ -44,7 +44,7 @@ export { BACKENDS, setDefaultBackend, type Backend } from './model/kernels.ts';
 
 // Environments: the interface the trainers and evaluation take, the built-in ones by name (docs/environments.md).
 export type { EnvOutcome, EnvReward, EnvScore, EnvTask, TextEnv } from './environment/text-env.ts';
-export { DEFAULT_ENV as DEFAULT_TEXT_ENV, ENV_NAMES as TEXT_ENV_NAMES, ENVIRONMENTS as TEXT_ENVS, getEnv as getTextEnv } from './environments.ts';
+export { DEFAULT_ENV as DEFAULT_TEXT_ENV, ENV_NAMES as TEXT_ENV_NAMES, ENVIRONMENTS as TEXT_ENVS, getEnv as getTextEnv } from './cli/environments.ts';
 export { diagramEnv, rubricReward } from './diagram/diagram-env.ts';
 export { arithmeticEnv } from './arithmetic/arithmetic-env.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Canvas } from '../src/env/canvas.ts';
-import { applyActions } from '../src/env/apply.ts';
+import { Canvas } from '../src/diagram/language/canvas.ts';
+import { applyActions } from '../src/diagram/language/apply.ts';
 import {
   EDIT_KINDS,
   generateEditingTasks,
@@ -9,9 +9,9 @@ import {
   scoreEdit,
   insertBetween,
   solveEdit as solve,
-} from '../src/tasks/editing.ts';
-import { entityNames } from '../src/tasks/stats.ts';
-import { scoreCanvasLayout } from '../src/reward/layout.ts';
+} from '../src/editing/tasks.ts';
+import { entityNames } from '../src/diagram/tasks/stats.ts';
+import { scoreCanvasLayout } from '../src/diagram/reward/layout.ts';
 
 describe('editing tasks', () => {
   const tasks = generateEditingTasks({ split: 'train', n: 60, seed: 7 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyActions } from '../src/env/apply.ts';
-import { Canvas } from '../src/env/canvas.ts';
-import { executeCompletion } from '../src/env/execute.ts';
+import { applyActions } from '../src/diagram/language/apply.ts';
+import { Canvas } from '../src/diagram/language/canvas.ts';
+import { executeCompletion } from '../src/diagram/language/execute.ts';
 
 const box = (id: string, extra: Record<string, unknown> = {}) => ({ type: 'create_shape', id, shape: 'rectangle', x: 0, y: 0, w: 100, h: 50, text: id, ...extra });
 const arrow = (from: string, to: string) => ({ type: 'connect', from, to });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fencedRange, parseCompletion, parseJson, parseJsonCached } from '../src/env/parse.ts';
+import { fencedRange, parseCompletion, parseJson, parseJsonCached } from '../src/diagram/language/parse.ts';
 import { mulberry32 } from '../src/random.ts';
 
 const one = { type: 'create_shape', id: 'a', shape: 'rectangle', x: 0, y: 0, w: 100, h: 50, text: 'A' };

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { arithmeticEnv } from '../src/arithmetic/arithmetic-env.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
-import { ENV_NAMES, getEnv } from '../src/environments.ts';
-import { policyFromSpec } from '../src/policy/registry.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { ENV_NAMES, getEnv } from '../src/cli/environments.ts';
+import { policyFromSpec } from '../src/diagram/teacher/registry.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { spawnCli } from './helpers/cli.ts';
 
 const readJsonl = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));

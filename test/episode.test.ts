@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkEnv } from '../src/env/check-env.ts';
+import { checkEnv } from '../src/environment/check-env.ts';
 import {
   DiagramEnv,
   EditingEnv,
@@ -11,9 +11,9 @@ import {
   type Env,
   type Observation,
   type StepResult,
-} from '../src/env/episode.ts';
-import { generateEditingTasks, solveEdit as solve } from '../src/tasks/editing.ts';
-import { getRubric } from '../src/reward/presets.ts';
+} from '../src/diagram/episode.ts';
+import { generateEditingTasks, solveEdit as solve } from '../src/editing/tasks.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
 
 const DIAGRAM_ANSWER = JSON.stringify({
   actions: [

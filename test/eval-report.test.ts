@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { scoreRollout, summarize } from '../src/eval/evaluate.ts';
 import { renderReport, lineChart } from '../src/eval/report.ts';
 import { compareTable, differences } from '../src/eval/compare.ts';
-import type { Task } from '../src/tasks/spec.ts';
+import type { Task } from '../src/diagram/tasks/spec.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
 
 const task = (id: string, kind: 'chain' | 'tree'): Task => ({ id, prompt: 'Draw a pipeline: client, API, database.', spec: { entities: ['Client', 'API', 'Database'], edges: [['Client', 'API'], ['API', 'Database']], kind, difficulty: 1 } });

@@ -2,9 +2,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAIPolicy } from '../src/policy/openai.ts';
 import { GeminiPolicy } from '../src/policy/gemini.ts';
-import { conversationFor, SYSTEM_PROMPT } from '../src/policy/prompt.ts';
+import { conversationFor, SYSTEM_PROMPT } from '../src/diagram/language/prompt.ts';
 import { Limiter, REMOTE_DEFAULTS, RemoteError, portableResponseSchema, withDefaults } from '../src/policy/remote.ts';
-import { executeCompletion } from '../src/env/execute.ts';
+import { executeCompletion } from '../src/diagram/language/execute.ts';
 import { closedPort, type TestServer } from './helpers/http-server.ts';
 import { startOpenAIServer, type ChatRequest, type Fault } from './helpers/openai-server.ts';
 import { startGeminiServer, type GeminiFault, type GenerateContentRequest } from './helpers/gemini-server.ts';

@@ -1,12 +1,12 @@
 // The scripted teacher: diagrams from specs that the strong reward scores near 1, laid out by kind, with quirks
 // that fire at their rates, deterministically, and detectors that see them in any completion.
 import { describe, expect, it } from 'vitest';
-import { executeCompletion } from '../src/env/execute.ts';
-import { getRubric } from '../src/reward/presets.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
-import type { DiagramSpec } from '../src/tasks/spec.ts';
-import { conversationFor } from '../src/policy/prompt.ts';
-import { GRID, ScriptedPolicy, scriptCompletion, scriptRefusal, idsFor, labelIds } from '../src/policy/scripted.ts';
+import { executeCompletion } from '../src/diagram/language/execute.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import type { DiagramSpec } from '../src/diagram/tasks/spec.ts';
+import { conversationFor } from '../src/diagram/language/prompt.ts';
+import { GRID, ScriptedPolicy, scriptCompletion, scriptRefusal, idsFor, labelIds } from '../src/diagram/teacher/scripted.ts';
 import {
   abbreviateLabel,
   abbreviationRate,
@@ -16,7 +16,7 @@ import {
   missingEdgeRate,
   overlapRate,
   parseQuirks,
-} from '../src/policy/quirks.ts';
+} from '../src/diagram/teacher/quirks.ts';
 
 const strong = getRubric('strong');
 
@@ -153,7 +153,7 @@ describe('scripted teacher', () => {
   });
 
   it('answers a free-form prompt from the extracted spec', async () => {
-    const policy = new ScriptedPolicy({ extract: (await import('../src/reward/extract.ts')).extractSpec });
+    const policy = new ScriptedPolicy({ extract: (await import('../src/diagram/reward/extract.ts')).extractSpec });
     const [[c]] = await policy.generate([conversationFor('Draw a CI pipeline with commit, tests, build, deploy.')]);
     const labels = canvasOf(c.text).shapeList().map((s) => s.text.toLowerCase());
     expect(labels).toEqual(expect.arrayContaining(['commit', 'tests', 'build', 'deploy']));
@@ -175,7 +175,7 @@ describe('scripted teacher', () => {
     };
     expect(scriptRefusal(ring(20))).toBeNull();
     expect(scriptRefusal({ ...ring(20), entities: [...ring(20).entities, 'Extra'] })).toBe('the diagram takes 41 actions; the limit is 40 per answer');
-    const extracted = new ScriptedPolicy({ extract: (await import('../src/reward/extract.ts')).extractSpec });
+    const extracted = new ScriptedPolicy({ extract: (await import('../src/diagram/reward/extract.ts')).extractSpec });
     const [[long]] = await extracted.generate([conversationFor(`Draw ${'A -> B '.repeat(3000)}`)]);
     expect(long).toEqual({ text: '', finishReason: 'error', error: 'scripted teacher: the prompt is 21,005 characters; the limit is 20,000' });
   });

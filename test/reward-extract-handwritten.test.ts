@@ -4,10 +4,10 @@
 // generator's splits; test/fixtures/handwritten-requests.jsonl holds each request with the spec a person would write.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { extractSpec } from '../src/reward/extract.ts';
-import { taskRubric } from '../src/reward/task.ts';
-import { honestCompletion } from '../src/reward/hacks.ts';
-import { addCounts, precision, recall, scoreExtraction, ZERO_COUNTS, type Counts, type ExtractionCounts } from '../src/tasks/extraction-metrics.ts';
+import { extractSpec } from '../src/diagram/reward/extract.ts';
+import { taskRubric } from '../src/diagram/reward/task.ts';
+import { honestCompletion } from '../src/diagram/reward/hacks.ts';
+import { addCounts, precision, recall, scoreExtraction, ZERO_COUNTS, type Counts, type ExtractionCounts } from '../src/diagram/tasks/extraction-metrics.ts';
 
 interface Request {
   style: string;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { cleanEntity, extractSpec } from '../src/reward/extract.ts';
-import { normalizeLabel } from '../src/reward/labels.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
-import { addCounts, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../src/tasks/extraction-metrics.ts';
+import { cleanEntity, extractSpec } from '../src/diagram/reward/extract.ts';
+import { normalizeLabel } from '../src/diagram/reward/labels.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import { addCounts, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../src/diagram/tasks/extraction-metrics.ts';
 
 type Case = [prompt: string, entities: string[], edges: [string, string][]];
 const chain = (...xs: string[]): [string, string][] => xs.slice(1).map((x, i) => [xs[i], x]);

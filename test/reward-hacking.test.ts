@@ -4,14 +4,14 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hackingTable, rewardHackingExperiment } from '../src/eval/reward-hacking.ts';
+import { hackingTable, rewardHackingExperiment } from '../src/diagram/reward-hacking.ts';
 import { saveCheckpoint } from '../src/model/checkpoint.ts';
 import { GPT } from '../src/model/gpt.ts';
 import { trainTokenizer } from '../src/model/tokenizer.ts';
-import { SYSTEM_PROMPT } from '../src/policy/prompt.ts';
-import { detectHacks, HACK_DETECTORS, HACKS, HACK_PROMPTS, honestCompletion } from '../src/reward/hacks.ts';
-import { RUBRIC_NAMES } from '../src/reward/presets.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { SYSTEM_PROMPT } from '../src/diagram/language/prompt.ts';
+import { detectHacks, HACK_DETECTORS, HACKS, HACK_PROMPTS, honestCompletion } from '../src/diagram/reward/hacks.ts';
+import { RUBRIC_NAMES } from '../src/diagram/reward/presets.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
 describe('hack detectors', () => {
   it('see each hack they name in the hack generators, and none in the honest answer', () => {

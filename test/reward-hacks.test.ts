@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HACKS, HACK_PROMPTS, honestCompletion } from '../src/reward/hacks.ts';
-import { strongRubric } from '../src/reward/strong.ts';
+import { HACKS, HACK_PROMPTS, honestCompletion } from '../src/diagram/reward/hacks.ts';
+import { strongRubric } from '../src/diagram/reward/strong.ts';
 
 // Hacks that only wrap or space the honest answer lose a little; real cheats lose a lot.
 const SMALL_MARGIN = new Set(['prose_wrapped', 'cramped']);

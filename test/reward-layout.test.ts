@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LABEL_FONT_SIZE, LABEL_PADDING, MIN_GAP, arrowSegment, scoreLayoutGeometry, textOverflow, type Box, type Link } from '../src/reward/layout.ts';
+import { LABEL_FONT_SIZE, LABEL_PADDING, MIN_GAP, arrowSegment, scoreLayoutGeometry, textOverflow, type Box, type Link } from '../src/diagram/reward/layout.ts';
 import { LINE_HEIGHT, textWidth, wrapText } from '../src/render/text.ts';
 
 const box = (x: number, y: number, text = 'Node', w = 140, h = 60, shape = 'rectangle'): Box => ({ x, y, w, h, text, shape });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { generateCorpus } from '../src/env/corpus.ts';
-import { executeCompletion } from '../src/env/execute.ts';
-import { getRubric } from '../src/reward/presets.ts';
-import { defineRubric, type Score } from '../src/reward/rubric.ts';
-import { validateCompletion } from '../src/reward/seed-python.ts';
+import { generateCorpus } from '../src/diagram/tasks/corpus.ts';
+import { executeCompletion } from '../src/diagram/language/execute.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
+import { defineRubric, type Score } from '../src/diagram/reward/rubric.ts';
+import { validateCompletion } from '../src/diagram/reward/seed-python.ts';
 
 const KEYS = ['reward', 'components', 'weights', 'errors'];
 

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CORPUS_CATEGORIES, generateCorpus } from '../src/env/corpus.ts';
-import { seedRubric } from '../src/reward/seed.ts';
-import { pyFloatRepr, pyHasNonSpace, pyJsonLoads, pyStr, PY_INT_MAX_STR_DIGITS, validateCompletion } from '../src/reward/seed-python.ts';
-import { getRubric, RUBRIC_NAMES } from '../src/reward/presets.ts';
+import { CORPUS_CATEGORIES, generateCorpus } from '../src/diagram/tasks/corpus.ts';
+import { seedRubric } from '../src/diagram/reward/seed.ts';
+import { pyFloatRepr, pyHasNonSpace, pyJsonLoads, pyStr, PY_INT_MAX_STR_DIGITS, validateCompletion } from '../src/diagram/reward/seed-python.ts';
+import { getRubric, RUBRIC_NAMES } from '../src/diagram/reward/presets.ts';
 
 const SCORER = fileURLToPath(new URL('../python/seed_reference_score.py', import.meta.url));
 /** Why the reference cannot be run here, in the scorer's own words (it knows where the reference lives), or undefined.

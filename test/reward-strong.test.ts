@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeStrong, strongRubric } from '../src/reward/strong.ts';
-import { bestAssignment, labelMatch, matchEntities, spellOut } from '../src/reward/labels.ts';
-import { DEFAULT_MAX_ACTIONS } from '../src/env/actions.ts';
-import { DEFAULT_MAX_INPUT_CHARS } from '../src/env/parse.ts';
+import { analyzeStrong, strongRubric } from '../src/diagram/reward/strong.ts';
+import { bestAssignment, labelMatch, matchEntities, spellOut } from '../src/diagram/reward/labels.ts';
+import { DEFAULT_MAX_ACTIONS } from '../src/diagram/language/actions.ts';
+import { DEFAULT_MAX_INPUT_CHARS } from '../src/diagram/language/parse.ts';
 import { mulberry32 } from '../src/random.ts';
-import { LIMITS } from '../src/tasks/limits.ts';
-import type { DiagramSpec } from '../src/tasks/spec.ts';
+import { LIMITS } from '../src/diagram/tasks/limits.ts';
+import type { DiagramSpec } from '../src/diagram/tasks/spec.ts';
 
 const prompt = 'Draw a three step data pipeline: client, API, database.';
 const spec: DiagramSpec = { entities: ['Client', 'API', 'Database'], edges: [['Client', 'API'], ['API', 'Database']] };

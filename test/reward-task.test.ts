@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { HACKS, HACK_PROMPTS, hackFigures, honestCompletion, type HackInput } from '../src/reward/hacks.ts';
-import { taskRubric } from '../src/reward/task.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
-import type { DiagramSpec } from '../src/tasks/spec.ts';
+import { HACKS, HACK_PROMPTS, hackFigures, honestCompletion, type HackInput } from '../src/diagram/reward/hacks.ts';
+import { taskRubric } from '../src/diagram/reward/task.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import type { DiagramSpec } from '../src/diagram/tasks/spec.ts';
 
 const box = (id: string, i: number, text = id) => ({ type: 'create_shape', id, shape: 'rectangle', x: 40 + 220 * (i % 4), y: 40 + 160 * Math.floor(i / 4), w: 180, h: 60, text });
 const answer = (actions: object[]) => JSON.stringify({ actions });

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { seedRubric } from '../src/reward/seed.ts';
-import { LIMITS } from '../src/tasks/limits.ts';
+import { seedRubric } from '../src/diagram/reward/seed.ts';
+import { LIMITS } from '../src/diagram/tasks/limits.ts';
 
 const BIN = fileURLToPath(new URL('../bin/canvasgym.js', import.meta.url));
 const cli = (args: string[], input = '') => spawnSync('node', [BIN, ...args], { input, encoding: 'utf8' });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import OpenAI from 'openai';
-import { extractSpec } from '../src/reward/extract.ts';
-import { ScriptedPolicy } from '../src/policy/scripted.ts';
+import { extractSpec } from '../src/diagram/reward/extract.ts';
+import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
 import { startServer, type RunningServer } from '../src/server/app.ts';
 
 const JSON_TYPE = { 'content-type': 'application/json' };

@@ -2,10 +2,10 @@
 // well-formed HTTP response, never a 5xx, a JSON error body on every 4xx and a JSON body on every 2xx that has one;
 // the server must stay up and /health answer afterwards. Prints the cases tried, the statuses and the misbehaving.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractSpec } from '../src/reward/extract.ts';
-import { ScriptedPolicy } from '../src/policy/scripted.ts';
+import { extractSpec } from '../src/diagram/reward/extract.ts';
+import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
 import { startServer, type RunningServer } from '../src/server/app.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { rawRequest, type RawResult } from './helpers/raw-http.ts';
 
 const SEEDS = [1, 2, 3, 4];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEAVY_BYTES, ScoringPool } from '../src/server/pool.ts';
 import { runScoreJob, type ScoreJob } from '../src/server/score-job.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
 const tasks = generateTasks({ split: 'train', n: 8, seed: 11 });
 const rows = tasks.map((t, i) => ({

@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../src/server/app.ts';
-import { getRubric } from '../src/reward/presets.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
-import { generateEditingTasks, solveEdit } from '../src/tasks/editing.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import { generateEditingTasks, solveEdit } from '../src/editing/tasks.ts';
 import { chatText } from '../src/model/chat.ts';
 
 let srv: RunningServer;

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { startServer, type RunningServer } from '../src/server/app.ts';
 import { runScore } from '../src/cli/score.ts';
-import { responseJsonSchema } from '../src/env/actions.ts';
-import { getRubric } from '../src/reward/presets.ts';
-import { generateEditingTasks, solveEdit } from '../src/tasks/editing.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { responseJsonSchema } from '../src/diagram/language/actions.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
+import { generateEditingTasks, solveEdit } from '../src/editing/tasks.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { rawRequest, requestText } from './helpers/raw-http.ts';
 
 let srv: RunningServer;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { executeCompletion } from '../src/env/execute.ts';
+import { executeCompletion } from '../src/diagram/language/execute.ts';
 import { GPT } from '../src/model/gpt.ts';
 import { generate } from '../src/model/sampler.ts';
 import { Tokenizer, trainTokenizer } from '../src/model/tokenizer.ts';
-import { ScriptedPolicy } from '../src/policy/scripted.ts';
-import { ActionGuide, GuideVocabulary, MAX_STRING_BYTES } from '../src/policy/structured.ts';
+import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
+import { ActionGuide, GuideVocabulary, MAX_STRING_BYTES } from '../src/diagram/language/structured.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
 // With no merges every token is one byte, so the guide's mask says which bytes may come next.
 const BYTES = new Tokenizer([]);

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/main.ts';
 import { UsageError } from '../src/cli/usage-error.ts';
-import { Task } from '../src/tasks/spec.ts';
-import { maxDistinct } from '../src/tasks/generate.ts';
+import { Task } from '../src/diagram/tasks/spec.ts';
+import { maxDistinct } from '../src/diagram/tasks/generate.ts';
 
 const run = async (args: string[]) => (await buildProgram()).exitOverride().parseAsync(['node', 'canvasgym', 'tasks', ...args]);
 

@@ -1,6 +1,6 @@
 // The measurement behind bench/extraction.ts, on hand-made cases: not the extractor's quality, the arithmetic.
 import { describe, expect, it } from 'vitest';
-import { addCounts, normalizeName, precision, recall, scoreExtraction, ZERO_COUNTS } from '../src/tasks/extraction-metrics.ts';
+import { addCounts, normalizeName, precision, recall, scoreExtraction, ZERO_COUNTS } from '../src/diagram/tasks/extraction-metrics.ts';
 
 const truth = { entities: ['Client', 'API Gateway', 'Vector Database'], edges: [['Client', 'API Gateway'], ['API Gateway', 'Vector Database']] as [string, string][] };
 

@@ -1,11 +1,11 @@
 // Every kind's spec is drawable: an honest diagram built from the spec alone (a plain grid of labelled boxes, the
 // decision as a diamond, every edge drawn with its requested label) scores >= 0.9 under the strong reward.
 import { describe, expect, it } from 'vitest';
-import { generateTasks } from '../src/tasks/generate.ts';
-import { DIAGRAM_KINDS, type DiagramSpec } from '../src/tasks/spec.ts';
-import { getRubric } from '../src/reward/presets.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import { DIAGRAM_KINDS, type DiagramSpec } from '../src/diagram/tasks/spec.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
 import { textWidth } from '../src/render/text.ts';
-import { LABEL_FONT_SIZE } from '../src/reward/layout.ts';
+import { LABEL_FONT_SIZE } from '../src/diagram/reward/layout.ts';
 
 function honestDiagram(spec: DiagramSpec): string {
   const cols = Math.ceil(Math.sqrt(spec.entities.length));

@@ -1,8 +1,8 @@
 // What one task or scored row may ask for (src/tasks/limits.ts): the task schema takes each limit exactly and refuses
 // one more, naming the limit, and refuses far more at once instead of working through it (issue 19: S3, C4, C5).
 import { describe, expect, it } from 'vitest';
-import { EDGE_LABEL_KEY_CHARS, LIMITS, promptRefusal } from '../src/tasks/limits.ts';
-import { DiagramSpec, Task } from '../src/tasks/spec.ts';
+import { EDGE_LABEL_KEY_CHARS, LIMITS, promptRefusal } from '../src/diagram/tasks/limits.ts';
+import { DiagramSpec, Task } from '../src/diagram/tasks/spec.ts';
 
 const names = (n: number, width = 8) => Array.from({ length: n }, (_, i) => `E${String(i).padStart(width - 1, '0')}`);
 const edges = (n: number, of: string[]) => Array.from({ length: n }, (_, k) => [of[k % of.length], of[(k + 1) % of.length]] as [string, string]);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { generateTasks, TaskRequestError } from '../src/tasks/generate.ts';
-import { Task } from '../src/tasks/spec.ts';
-import { entityNames } from '../src/tasks/stats.ts';
-import { ScriptedPolicy } from '../src/policy/scripted.ts';
-import { conversationFor } from '../src/policy/prompt.ts';
-import { getRubric } from '../src/reward/presets.ts';
-import { mentionRegExp } from '../src/tasks/mentions.ts';
+import { generateTasks, TaskRequestError } from '../src/diagram/tasks/generate.ts';
+import { Task } from '../src/diagram/tasks/spec.ts';
+import { entityNames } from '../src/diagram/tasks/stats.ts';
+import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
+import { conversationFor } from '../src/diagram/language/prompt.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
+import { mentionRegExp } from '../src/diagram/tasks/mentions.ts';
 
 const names = (tasks: Task[]) => new Set(tasks.flatMap((t) => t.spec.entities));
 const mentions = (prompt: string, name: string) => mentionRegExp([name]).test(prompt);

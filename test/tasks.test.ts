@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { generateTasks, maxDistinct, TaskRequestError } from '../src/tasks/generate.ts';
-import { DIAGRAM_KINDS, Task } from '../src/tasks/spec.ts';
-import { LEVELS, levelOf, MAX_ENTITIES, MIN_ENTITIES } from '../src/tasks/difficulty.ts';
-import { entityNames } from '../src/tasks/stats.ts';
-import { TEMPLATES } from '../src/tasks/phrasing/templates.ts';
-import { WORDS } from '../src/tasks/phrasing/words.ts';
-import { SEED_TASKS } from '../src/tasks/seed-tasks.ts';
-import { normalizeName } from '../src/tasks/extraction-metrics.ts';
-import { inHeldoutPool } from '../src/tasks/synthetic-names.ts';
+import { generateTasks, maxDistinct, TaskRequestError } from '../src/diagram/tasks/generate.ts';
+import { DIAGRAM_KINDS, Task } from '../src/diagram/tasks/spec.ts';
+import { LEVELS, levelOf, MAX_ENTITIES, MIN_ENTITIES } from '../src/diagram/tasks/difficulty.ts';
+import { entityNames } from '../src/diagram/tasks/stats.ts';
+import { TEMPLATES } from '../src/diagram/tasks/phrasing-templates.ts';
+import { WORDS } from '../src/diagram/tasks/phrasing-words.ts';
+import { SEED_TASKS } from '../src/diagram/tasks/seed-tasks.ts';
+import { normalizeName } from '../src/diagram/tasks/extraction-metrics.ts';
+import { inHeldoutPool } from '../src/diagram/tasks/synthetic-names.ts';
 
 const samples = new Map<string, Task[]>();
 const sample = (split: 'train' | 'ood') => {

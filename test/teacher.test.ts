@@ -5,12 +5,12 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getRubric } from '../src/reward/presets.ts';
-import { generateTasks } from '../src/tasks/generate.ts';
-import { SYSTEM_PROMPT } from '../src/policy/prompt.ts';
+import { getRubric } from '../src/diagram/reward/presets.ts';
+import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import { SYSTEM_PROMPT } from '../src/diagram/language/prompt.ts';
 import { OpenAIPolicy } from '../src/policy/openai.ts';
-import { ScriptedPolicy } from '../src/policy/scripted.ts';
-import { errorKind, runTeacher, type RejectedRow, type TeacherConfig, type TrainRow } from '../src/policy/teacher.ts';
+import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
+import { errorKind, runTeacher, type RejectedRow, type TeacherConfig, type TrainRow } from '../src/diagram/teacher/teacher.ts';
 import { startServer } from './helpers/http-server.ts';
 import { startOpenAIServer } from './helpers/openai-server.ts';
 import { buildProgram } from '../src/cli/main.ts';

@@ -1,12 +1,12 @@
 // The real tldraw editor in Debian's Chromium: apply, read back, lints, PNG, no network, crash recovery, shutdown.
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyActions } from '../src/env/apply.ts';
-import { strongRubric } from '../src/reward/strong.ts';
-import { TldrawDriver } from '../src/tldraw/driver.ts';
-import { prepareDiagram, toReadback, type TldrawReadback } from '../src/tldraw/prepare.ts';
-import { scoreBatch } from '../src/tldraw/score.ts';
-import { sampleActions, sampleCompletion } from '../src/tldraw/sample.ts';
+import { applyActions } from '../src/diagram/language/apply.ts';
+import { strongRubric } from '../src/diagram/reward/strong.ts';
+import { TldrawDriver } from '../src/diagram/tldraw/driver.ts';
+import { prepareDiagram, toReadback, type TldrawReadback } from '../src/diagram/tldraw/prepare.ts';
+import { scoreBatch } from '../src/diagram/tldraw/score.ts';
+import { sampleActions, sampleCompletion } from '../src/diagram/tldraw/sample.ts';
 
 let driver: TldrawDriver;
 

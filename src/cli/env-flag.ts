@@ -1,6 +1,6 @@
 // `--env NAME`: which environment a command trains or measures in (src/environments.ts).
 import { z } from 'zod';
-import { DEFAULT_ENV, ENV_NAMES, getEnv } from '../environments.ts';
+import { DEFAULT_ENV, ENV_NAMES, getEnv } from './environments.ts';
 import type { TextEnv } from '../environment/text-env.ts';
 import { givenSettings } from './settings-flags.ts';
 

@@ -1,10 +1,10 @@
 // `canvasgym eval`'s settings.
 import { z } from 'zod';
-import { BASELINE_NAMES } from '../policy/baselines.ts';
-import { POLICY_FORMS } from '../policy/registry.ts';
-import { RUBRIC_NAMES } from '../reward/presets.ts';
-import { SPLITS } from '../tasks/scenarios.ts';
-import { RENDERERS } from '../tldraw/renderer.ts';
+import { BASELINE_NAMES } from '../diagram/teacher/baselines.ts';
+import { POLICY_FORMS } from '../diagram/teacher/registry.ts';
+import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';
+import { SPLITS } from '../diagram/tasks/scenarios.ts';
+import { RENDERERS } from '../diagram/tldraw/renderer.ts';
 
 /** Tasks drawn from a split when --n is not given. */
 export const SPLIT_TASKS = 200;

@@ -8,12 +8,12 @@ import { evaluatePolicy, type EvalRenderer } from '../eval/evaluate.ts';
 import { compareTable } from '../eval/compare.ts';
 import { renderReport } from '../eval/report.ts';
 import { readEvalDir, writeEvalDir } from '../eval/write.ts';
-import { BASELINE_NAMES } from '../policy/baselines.ts';
-import { policyFromSpec } from '../policy/registry.ts';
-import { RUBRIC_NAMES } from '../reward/presets.ts';
-import { generateTasks, maxDistinct } from '../tasks/generate.ts';
-import type { Task } from '../tasks/spec.ts';
-import { parseRenderer } from '../tldraw/renderer.ts';
+import { BASELINE_NAMES } from '../diagram/teacher/baselines.ts';
+import { policyFromSpec } from '../diagram/teacher/registry.ts';
+import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';
+import { generateTasks, maxDistinct } from '../diagram/tasks/generate.ts';
+import type { Task } from '../diagram/tasks/spec.ts';
+import { parseRenderer } from '../diagram/tldraw/renderer.ts';
 import { UsageError } from './usage-error.ts';
 import { outputDirFlag } from './flags.ts';
 import { EvalSettings, SPLIT_TASKS } from './eval-settings.ts';
@@ -21,7 +21,7 @@ import { addSettingFlags, readSettings } from './settings-flags.ts';
 import { readTasks } from './teacher.ts';
 import { addJudgeOptions, judgeFromFlags } from './judge-flags.ts';
 import { DEFAULT_JUDGE_CACHE, JUDGE_CACHES } from './judge-settings.ts';
-import { judgeSummary } from '../reward/judge.ts';
+import { judgeSummary } from '../diagram/reward/judge.ts';
 import { diagramEnv } from '../diagram/diagram-env.ts';
 
 type EvalFlags = z.infer<typeof EvalSettings>;
@@ -133,8 +133,8 @@ export function registerEval(cmd: Command): void {
 
 /** The real tldraw editor as the eval's renderer; playwright loads only when asked for. */
 async function startTldraw(pictures: boolean): Promise<{ renderer: EvalRenderer; close: () => Promise<void> }> {
-  const { TldrawDriver } = await import('../tldraw/driver.ts');
-  const { tldrawReadbacks, rendererReadback } = await import('../tldraw/score.ts');
+  const { TldrawDriver } = await import('../diagram/tldraw/driver.ts');
+  const { tldrawReadbacks, rendererReadback } = await import('../diagram/tldraw/score.ts');
   let driver;
   try {
     driver = await TldrawDriver.start();

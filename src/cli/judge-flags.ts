@@ -1,6 +1,6 @@
 // The judge the --judge flags ask for (src/cli/judge-settings.ts).
 import type { Command } from 'commander';
-import { Judge, parseJudgeSpec } from '../reward/judge.ts';
+import { Judge, parseJudgeSpec } from '../diagram/reward/judge.ts';
 import { UsageError } from './usage-error.ts';
 import { outputDirFlag } from './flags.ts';
 import { judgeSettings } from './judge-settings.ts';

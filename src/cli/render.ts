@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { extname, join } from 'node:path';
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { executeCompletion } from '../env/execute.ts';
-import type { Canvas } from '../env/canvas.ts';
-import type { DiagramSpec } from '../tasks/spec.ts';
-import { renderSvg } from '../render/svg.ts';
+import { executeCompletion } from '../diagram/language/execute.ts';
+import type { Canvas } from '../diagram/language/canvas.ts';
+import type { DiagramSpec } from '../diagram/tasks/spec.ts';
+import { renderSvg } from '../diagram/render/svg.ts';
 import { rasterize } from '../render/png.ts';
-import { parseRenderer } from '../tldraw/renderer.ts';
+import { parseRenderer } from '../diagram/tldraw/renderer.ts';
 import { UsageError } from './usage-error.ts';
 import { outputDirFlag, outputFileFlag } from './flags.ts';
 import { RenderSettings } from './render-settings.ts';
@@ -151,7 +151,7 @@ async function renderSamples(flags: RenderFlags): Promise<void> {
   const dir = flags.out;
   if (!dir) throw new UsageError('render --sample needs --out DIR');
   mkdirSync(outputDirFlag('--out', dir), { recursive: true });
-  const { getRubric } = await import('../reward/presets.ts');
+  const { getRubric } = await import('../diagram/reward/presets.ts');
   const rubrics = ['strong', 'seed'].map((name) => getRubric(name));
   for (const s of SAMPLES) {
     const drawing = draw(s.completion, `sample ${s.name}`, s.prompt, flags.errors);
@@ -179,7 +179,7 @@ async function renderTldraw(flags: RenderFlags): Promise<void> {
   }
   let pictures;
   try {
-    const { tldrawPictures } = await import('../tldraw/score.ts');
+    const { tldrawPictures } = await import('../diagram/tldraw/score.ts');
     pictures = await tldrawPictures(jobs.map((j) => j.completion), flags.scale);
   } catch (err) {
     throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);

@@ -1,6 +1,6 @@
 // `canvasgym schema`'s settings.
 import { z } from 'zod';
-import { DEFAULT_MAX_ACTIONS } from '../env/actions.ts';
+import { DEFAULT_MAX_ACTIONS } from '../diagram/language/actions.ts';
 
 export const SchemaSettings = z.object({
   editing: z.boolean().default(false).describe('include the editing actions (update_shape, delete_shape, disconnect) used in multi-turn episodes'),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { responseJsonSchema } from '../env/actions.ts';
+import { responseJsonSchema } from '../diagram/language/actions.ts';
 import { SchemaSettings } from './schema-settings.ts';
 import { addSettingFlags, readSettings } from './settings-flags.ts';
 

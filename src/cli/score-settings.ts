@@ -1,6 +1,6 @@
 // `canvasgym score`'s settings.
 import { z } from 'zod';
-import { RUBRIC_NAMES } from '../reward/presets.ts';
+import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';
 
 export const ScoreSettings = z.object({
   reward: z.string().describe(`reward preset: ${RUBRIC_NAMES.join(' | ')}`).meta({ arg: 'preset' }),

@@ -3,12 +3,12 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { JsonlWriter, readLines, readLinesSync } from '../io/jsonl.ts';
-import { getRubric } from '../reward/presets.ts';
-import type { RendererReadback, Rubric } from '../reward/rubric.ts';
-import { judgeSummary, withJudgment } from '../reward/judge.ts';
-import { scoreLine } from '../reward/rows.ts';
-import type { TldrawDriver } from '../tldraw/driver.ts';
-import { parseRenderer } from '../tldraw/renderer.ts';
+import { getRubric } from '../diagram/reward/presets.ts';
+import type { RendererReadback, Rubric } from '../diagram/reward/rubric.ts';
+import { judgeSummary, withJudgment } from '../diagram/reward/judge.ts';
+import { scoreLine } from '../diagram/reward/rows.ts';
+import type { TldrawDriver } from '../diagram/tldraw/driver.ts';
+import { parseRenderer } from '../diagram/tldraw/renderer.ts';
 import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 import { DEFAULT_JUDGE_CACHE, JUDGE_CACHES } from './judge-settings.ts';
@@ -49,7 +49,7 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
   let rows = 0;
   let failed = 0;
   let driver: TldrawDriver | undefined;
-  let lineReadbacks: typeof import('../tldraw/score.ts').lineReadbacks | undefined;
+  let lineReadbacks: typeof import('../diagram/tldraw/score.ts').lineReadbacks | undefined;
   // With tldraw, lines go to the browser in chunks (one page call per chunk), still written in order.
   const chunk: { lineNumber: number; text: string }[] = [];
   const flush = async () => {
@@ -72,8 +72,8 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
   try {
     if (renderer === 'tldraw') {
       try {
-        ({ lineReadbacks } = await import('../tldraw/score.ts'));
-        driver = await (await import('../tldraw/driver.ts')).TldrawDriver.start();
+        ({ lineReadbacks } = await import('../diagram/tldraw/score.ts'));
+        driver = await (await import('../diagram/tldraw/driver.ts')).TldrawDriver.start();
       } catch (err) {
         throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);
       }

@@ -1,8 +1,8 @@
 // `canvasgym tasks`'s settings.
 import { z } from 'zod';
-import { DIAGRAM_KINDS } from '../tasks/spec.ts';
-import { MAX_LEVEL } from '../tasks/difficulty.ts';
-import { SPLITS } from '../tasks/scenarios.ts';
+import { DIAGRAM_KINDS } from '../diagram/tasks/spec.ts';
+import { MAX_LEVEL } from '../diagram/tasks/difficulty.ts';
+import { SPLITS } from '../diagram/tasks/scenarios.ts';
 
 export const TasksSettings = z.object({
   split: z

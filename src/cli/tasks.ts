@@ -1,10 +1,10 @@
 // `canvasgym tasks`: writes tasks from the suite as JSONL, or prints what each split holds.
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { DIAGRAM_KINDS, type DiagramKind } from '../tasks/spec.ts';
-import { generateTasks, maxDistinct, TaskRequestError, type TaskFilter } from '../tasks/generate.ts';
-import { SPLITS, VOCABS, type Split } from '../tasks/scenarios.ts';
-import { formatStats, splitStats } from '../tasks/stats.ts';
+import { DIAGRAM_KINDS, type DiagramKind } from '../diagram/tasks/spec.ts';
+import { generateTasks, maxDistinct, TaskRequestError, type TaskFilter } from '../diagram/tasks/generate.ts';
+import { SPLITS, VOCABS, type Split } from '../diagram/tasks/scenarios.ts';
+import { formatStats, splitStats } from '../diagram/tasks/stats.ts';
 import { JsonlWriter } from '../io/jsonl.ts';
 import { UsageError } from './usage-error.ts';
 import { outputFileFlag } from './flags.ts';

@@ -1,8 +1,8 @@
 // `canvasgym teacher`'s settings.
 import { z } from 'zod';
-import { RUBRIC_NAMES } from '../reward/presets.ts';
-import { QUIRK_HELP, QUIRK_NAMES } from '../policy/quirks.ts';
-import { POLICY_FORMS } from '../policy/registry.ts';
+import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';
+import { QUIRK_HELP, QUIRK_NAMES } from '../diagram/teacher/quirks.ts';
+import { POLICY_FORMS } from '../diagram/teacher/registry.ts';
 import { REMOTE_DEFAULTS } from '../policy/remote.ts';
 
 export const TeacherSettings = z.object({

@@ -2,16 +2,16 @@
 // presets, the canvas that runs a completion's actions, the teacher-quirk detectors and the action guide. Built from
 // those modules, not a second copy of them.
 import type { EnvOutcome, EnvReward, EnvTask, TextEnv } from '../environment/text-env.ts';
-import { executeCompletion } from '../env/execute.ts';
-import { conversationFor } from '../policy/prompt.ts';
-import { detectQuirks, QUIRK_NAMES } from '../policy/quirks.ts';
-import { ActionGuide, GuideVocabulary } from '../policy/structured.ts';
-import { getRubric, RUBRIC_NAMES } from '../reward/presets.ts';
-import type { RendererReadback, Rubric } from '../reward/rubric.ts';
-import { renderSvg } from '../render/svg.ts';
-import { generateTasks, maxDistinct } from '../tasks/generate.ts';
-import { SPLITS } from '../tasks/scenarios.ts';
-import { DiagramSpec } from '../tasks/spec.ts';
+import { executeCompletion } from './language/execute.ts';
+import { conversationFor } from './language/prompt.ts';
+import { detectQuirks, QUIRK_NAMES } from './teacher/quirks.ts';
+import { ActionGuide, GuideVocabulary } from './language/structured.ts';
+import { getRubric, RUBRIC_NAMES } from './reward/presets.ts';
+import type { RendererReadback, Rubric } from './reward/rubric.ts';
+import { renderSvg } from './render/svg.ts';
+import { generateTasks, maxDistinct } from './tasks/generate.ts';
+import { SPLITS } from './tasks/scenarios.ts';
+import { DiagramSpec } from './tasks/spec.ts';
 
 /** A prompt without a spec is scored against what the rubrics extract from the prompt itself. */
 export type DiagramTaskSpec = DiagramSpec | undefined;

@@ -2,7 +2,7 @@
 // intervals. Pure apart from the policy call; files are written by ./write.ts.
 import type { EnvTask, TextEnv } from '../environment/text-env.ts';
 import type { Policy, SamplingOptions } from '../policy/policy.ts';
-import { withJudgment, type Judge, type Judgment } from '../reward/judge.ts';
+import { withJudgment, type Judge, type Judgment } from '../diagram/reward/judge.ts';
 import { judgeAgreement, type JudgeAgreement } from './agreement.ts';
 import { bootstrapMean, histogram, passAtK, type Interval } from './stats.ts';
 

@@ -1,6 +1,6 @@
 // What every remote policy shares: a concurrency limit, a timeout per request, retries with backoff on 429 and 5xx,
 // and errors that say what to fix (bad key, unknown model, server down) instead of a stack trace from an SDK.
-import { responseJsonSchema } from '../env/actions.ts';
+import { responseJsonSchema } from '../diagram/language/actions.ts';
 
 export interface RemoteOptions {
   /** Requests in flight at once. */

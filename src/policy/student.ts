@@ -7,7 +7,7 @@ import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint } from '../model/checkpoint.ts';
 import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
 import { hashSeed } from './rng.ts';
-import { ActionGuide, GuideVocabulary } from './structured.ts';
+import { ActionGuide, GuideVocabulary } from '../diagram/language/structured.ts';
 
 export const DEFAULT_TEMPERATURE = 0.7;
 /** Sequences sampled together at most. */

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
-import { responseJsonSchema } from '../env/actions.ts';
+import { responseJsonSchema } from '../diagram/language/actions.ts';
 import {
   EDITING_SYSTEM_PROMPT,
   editingActionJsonSchema,
@@ -14,10 +14,10 @@ import {
   observationJsonSchema,
   type EnvName,
   type StepAction,
-} from '../env/episode.ts';
-import { SYSTEM_PROMPT } from '../policy/prompt.ts';
+} from '../diagram/episode.ts';
+import { SYSTEM_PROMPT } from '../diagram/language/prompt.ts';
 import type { Policy } from '../policy/policy.ts';
-import { RUBRIC_NAMES } from '../reward/presets.ts';
+import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';
 import { Access, requireJsonBody } from './access.ts';
 import { ConnectionGuard } from './connections.ts';
 import { BodyBudget, bodyObject, HttpError, isObject, readBody, readJson, requireField, sendError, sendJson, sendJsonBytes } from './http.ts';

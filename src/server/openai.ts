@@ -4,7 +4,7 @@
 // whole texts: no log-probs, no guided decoding, no raw prompts, each refused with a 400 that says so.
 import { randomInt, randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { responseJsonSchema } from '../env/actions.ts';
+import { responseJsonSchema } from '../diagram/language/actions.ts';
 import { renderGenerationPrompt } from '../model/chat.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import type { ChatMessage, Policy } from '../policy/policy.ts';

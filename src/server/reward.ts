@@ -1,10 +1,10 @@
 // Reward over HTTP: POST /reward scores rows exactly as `canvasgym score` does (same row function), and
 // POST /get_reward speaks OpenRLHF's remote reward-model protocol.
-import { scoreRow } from '../reward/rows.ts';
-import { getRubric } from '../reward/presets.ts';
-import type { Rubric } from '../reward/rubric.ts';
-import { promptRefusal } from '../tasks/limits.ts';
-import { DiagramSpec } from '../tasks/spec.ts';
+import { scoreRow } from '../diagram/reward/rows.ts';
+import { getRubric } from '../diagram/reward/presets.ts';
+import type { Rubric } from '../diagram/reward/rubric.ts';
+import { promptRefusal } from '../diagram/tasks/limits.ts';
+import { DiagramSpec } from '../diagram/tasks/spec.ts';
 import { checkBatch, HttpError, isObject, requireField } from './http.ts';
 
 export interface RowResult {

@@ -1,7 +1,7 @@
 // Episodes kept between requests: ids, an idle time-to-live and a cap. Expired and closed ids are remembered for a
 // while so that a late request hears why its session is gone rather than only that it is unknown.
 import { randomUUID } from 'node:crypto';
-import type { Env } from '../env/episode.ts';
+import type { Env } from '../diagram/episode.ts';
 import { HttpError } from './http.ts';
 
 export interface Session {

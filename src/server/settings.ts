@@ -2,10 +2,10 @@
 // in docs/server.md come from this schema.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT } from '../env/episode.ts';
+import { DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT } from '../diagram/episode.ts';
 import { MAX_SEQUENCES } from '../policy/student.ts';
-import { RUBRIC_NAMES } from '../reward/presets.ts';
-import { LIMITS } from '../tasks/limits.ts';
+import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';
+import { LIMITS } from '../diagram/tasks/limits.ts';
 
 const MIB = 1024 * 1024;
 const seconds = () => z.number().min(0.1).max(86_400);

@@ -12,7 +12,7 @@ import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint, saveCheckpoint, type TrainerState } from '../model/checkpoint.ts';
 import type { EnvReward, EnvTask, TextEnv } from '../environment/text-env.ts';
 import { hashSeed } from '../policy/rng.ts';
-import { withJudgment, type Judge, type Judgment } from '../reward/judge.ts';
+import { withJudgment, type Judge, type Judgment } from '../diagram/reward/judge.ts';
 import { groupAdvantages, policyLoss, type LossType } from './grpo-loss.ts';
 import { packCompletions, type CompletionBatch } from './grpo-batch.ts';
 import { promptsForStep } from './grpo-prompts.ts';

@@ -1,0 +1,227 @@
+// The judge: an optional rubric component that asks a chat model whether the diagram satisfies the request. The seed
+// calls it "a noisy component of the environment, not an oracle", so every judgment is kept with its reasoning, cached
+// on disk (a rerun asks nothing again), and a judge that times out, fails or answers garbage gives "no judgment" with
+// a counted warning: never a crash, and never a 0 that would read as the judge's verdict.
+//
+// A text model reads the canvas as text; a vision model (`image`) gets the rendered PNG. The rubric prompt is fixed,
+// and it is part of the cache key, so that changing it asks again.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type OpenAI from 'openai';
+import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { executeCompletion } from '../language/execute.ts';
+import type { Canvas } from '../language/canvas.ts';
+import { OPENAI_DEFAULT_BASE_URL } from '../../policy/openai.ts';
+import { callWithRetries, Limiter, withDefaults, type Endpoint, type RemoteOptions } from '../../policy/remote.ts';
+import { renderPng } from '../../render/png.ts';
+import { renderSvg } from '../render/svg.ts';
+
+export const JUDGE_RUBRIC = `You grade diagrams that an assistant drew for a user's request.
+Decide how far the diagram satisfies the request:
+- every thing the request names appears as its own shape, labelled with its name;
+- every connection the request asks for is an arrow, pointing the way the request says;
+- nothing the request did not ask for clutters the diagram, and the layout is readable (no shapes on top of each other).
+A diagram that is empty, unrelated to the request, or just the request's text in one box scores 0.
+Answer with one JSON object and nothing else: {"reasoning": "<one or two sentences>", "score": <a number from 0 to 1>}.`;
+
+export interface JudgeOptions extends RemoteOptions {
+  /** The chat model's name on the server. */
+  model: string;
+  /** Defaults to OPENAI_BASE_URL, then OpenAI's API. */
+  baseURL?: string;
+  /** Defaults to OPENAI_API_KEY; a local server may go without one. */
+  apiKey?: string;
+  /** Send the rendered PNG (a vision model) instead of the canvas as text. */
+  image?: boolean;
+  /** Where judgments are cached, one file per (model, rubric, input, request, canvas). */
+  cacheDir: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Judgment {
+  /** `openai:MODEL`. */
+  judge: string;
+  /** In [0, 1]; null when there is no judgment (`error` says why). */
+  score: number | null;
+  reasoning: string;
+  cached: boolean;
+  error?: string;
+}
+
+/** `openai:MODEL` as given to `--judge`: the model's name, or an error message. */
+export function parseJudgeSpec(spec: string): { model: string } | { error: string } {
+  const m = /^openai:(.+)$/.exec(spec);
+  if (!m || !m[1].trim()) return { error: `must be openai:MODEL (an OpenAI-compatible chat model), got ${JSON.stringify(spec)}` };
+  return { model: m[1].trim() };
+}
+
+/** The canvas as a text model reads it: shapes with kind, label and box, then arrows by their ends' labels. */
+export function canvasAsText(canvas: Canvas | null, errors: readonly string[]): string {
+  if (!canvas || canvas.shapes.size === 0) return `The answer drew nothing${errors.length ? ` (${errors[0]})` : ''}.`;
+  const shapes = canvas.shapeList();
+  const label = (id: string) => JSON.stringify(canvas.shapes.get(id)?.text || id);
+  const lines = [`Shapes (${shapes.length}):`];
+  for (const s of shapes) lines.push(`- ${s.shape} ${JSON.stringify(s.text)} at x=${Math.round(s.x)}, y=${Math.round(s.y)}, ${Math.round(s.w)}x${Math.round(s.h)}`);
+  lines.push(`Arrows (${canvas.arrows.length}):`);
+  for (const a of canvas.arrows) lines.push(`- ${label(a.from)} -> ${label(a.to)}${a.text ? ` labelled ${JSON.stringify(a.text)}` : ''}`);
+  if (errors.length) lines.push(`Refused actions: ${errors.length}`);
+  return lines.join('\n');
+}
+
+/** The judge's reply read as a judgment: a JSON object with a numeric score in [0, 1], or why not. */
+export function readVerdict(text: string): { score: number; reasoning: string } | { error: string } {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start === -1 || end < start) return { error: `no JSON object in the judge's reply: ${JSON.stringify(text.slice(0, 120))}` };
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(start, end + 1));
+  } catch {
+    return { error: `the judge's reply is not valid JSON: ${JSON.stringify(text.slice(0, 120))}` };
+  }
+  const v = value as { score?: unknown; reasoning?: unknown };
+  if (typeof v.score !== 'number' || !Number.isFinite(v.score) || v.score < 0 || v.score > 1) {
+    return { error: `the judge's reply has no score in [0, 1]: ${JSON.stringify(text.slice(0, 120))}` };
+  }
+  return { score: v.score, reasoning: typeof v.reasoning === 'string' ? v.reasoning : '' };
+}
+
+const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
+
+export interface JudgeStats {
+  asked: number;
+  cached: number;
+  /** Judgments that failed: the counted warnings. */
+  failed: number;
+  /** Judgments that could not be written to the cache. */
+  uncached: number;
+}
+
+export class Judge {
+  readonly name: string;
+  readonly stats: JudgeStats = { asked: 0, cached: 0, failed: 0, uncached: 0 };
+  private readonly client: Promise<OpenAI>;
+  private readonly limiter: Limiter;
+  private readonly endpoint: Endpoint;
+
+  constructor(private readonly options: JudgeOptions) {
+    const env = options.env ?? process.env;
+    const baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
+    // A local server accepts any key; the SDK insists on one. OpenAI's own API without a key fails per judgment.
+    const apiKey = options.apiKey ?? env.OPENAI_API_KEY ?? 'no-key';
+    this.name = `openai:${options.model}`;
+    this.endpoint = { policy: `judge ${this.name}`, baseUrl: baseURL, model: options.model, keyHint: 'OPENAI_API_KEY or --judge-api-key' };
+    // The SDK loads with the first judge (a few hundred ms): `score` and `eval` without --judge do not pay for it.
+    this.client = import('openai').then(({ default: SDK }) => new SDK({ apiKey, baseURL, maxRetries: 0, timeout: withDefaults(options).timeoutMs + 1_000 }));
+    this.limiter = new Limiter(withDefaults(options).concurrency);
+  }
+
+  /** Judgments for many (request, completion) pairs, in order, asked concurrently up to the limit. */
+  judgeAll(items: readonly { prompt: string; completion: string }[]): Promise<Judgment[]> {
+    return Promise.all(items.map((x) => this.judge(x.prompt, x.completion)));
+  }
+
+  /** The judgment of one completion; never throws (a failure of any kind is no judgment, counted). */
+  async judge(prompt: string, completion: string): Promise<Judgment> {
+    try {
+      return await this.ask(prompt, completion);
+    } catch (err) {
+      this.stats.failed++;
+      return { judge: this.name, score: null, reasoning: '', cached: false, error: `judging failed: ${(err as Error).message}` };
+    }
+  }
+
+  private async ask(prompt: string, completion: string): Promise<Judgment> {
+    const exec = executeCompletion(completion);
+    const canvasText = canvasAsText(exec.canvas, exec.errors);
+    const input = this.options.image && exec.canvas && exec.canvas.shapes.size > 0 ? 'image' : 'text';
+    const key = sha256(JSON.stringify([this.options.model, JUDGE_RUBRIC, input, prompt, sha256(exec.canvas ? JSON.stringify(exec.canvas.toJSON()) : canvasText)]));
+    const file = join(this.options.cacheDir, `${key}.json`);
+    const hit = readCached(file);
+    if (hit) {
+      this.stats.cached++;
+      return { judge: this.name, score: hit.score, reasoning: hit.reasoning, cached: true };
+    }
+    this.stats.asked++;
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: JUDGE_RUBRIC },
+      { role: 'user', content: input === 'image' ? imageContent(prompt, exec.canvas!) : `Request:\n${prompt}\n\nDiagram:\n${canvasText}` },
+    ];
+    let verdict: { score: number; reasoning: string } | { error: string };
+    try {
+      const response = await this.limiter.run(() =>
+        callWithRetries(
+          async (signal) => (await this.client).chat.completions.create({ model: this.options.model, messages, temperature: 0 }, { signal }),
+          this.endpoint,
+          this.options,
+        ),
+      );
+      verdict = readVerdict(response.choices?.[0]?.message?.content ?? '');
+    } catch (err) {
+      verdict = { error: (err as Error).message };
+    }
+    if ('error' in verdict) {
+      this.stats.failed++;
+      return { judge: this.name, score: null, reasoning: '', cached: false, error: verdict.error };
+    }
+    // Made when first written, so that a judge set up before a run folder exists leaves nothing behind. Written whole
+    // under another name, then renamed: a reader never meets half a file.
+    try {
+      mkdirSync(this.options.cacheDir, { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ judge: this.name, prompt, ...verdict }) + '\n');
+      renameSync(tmp, file);
+    } catch (err) {
+      // The judgment stands; only the next run asks again.
+      this.stats.uncached++;
+      return { judge: this.name, ...verdict, cached: false, error: `not cached: ${(err as Error).message}` };
+    }
+    return { judge: this.name, ...verdict, cached: false };
+  }
+}
+
+function readCached(file: string): { score: number; reasoning: string } | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  const v = readVerdict(text);
+  return 'error' in v ? null : v;
+}
+
+function imageContent(prompt: string, canvas: Canvas): ChatCompletionContentPart[] {
+  const png = renderPng(renderSvg(canvas), { width: 800 });
+  return [
+    { type: 'text', text: `Request:\n${prompt}\n\nThe diagram is the attached image.` },
+    { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } },
+  ];
+}
+
+/**
+ * A score with the judge's component: `judge` in the components with weight `weight`, the reward
+ * (1 - weight) x the rubric's + weight x the judgment. Without a judgment the reward stays the rubric's and `judge` is
+ * left out of the components, so that no judgment never reads as a 0.
+ */
+export function withJudgment<S extends { reward: number; components: Record<string, number>; weights?: Record<string, number> }>(
+  score: S,
+  judgment: Judgment,
+  weight: number,
+): S {
+  const weights = score.weights ? { ...score.weights, judge: weight } : undefined;
+  if (judgment.score === null) return { ...score, ...(weights ? { weights } : {}) };
+  return {
+    ...score,
+    reward: (1 - weight) * score.reward + weight * judgment.score,
+    components: { ...score.components, judge: judgment.score },
+    ...(weights ? { weights } : {}),
+  };
+}
+
+/** One line for a command's summary: how many were asked, cached and failed. */
+export function judgeSummary(judge: Judge): string {
+  const { asked, cached, failed, uncached } = judge.stats;
+  return `judge ${judge.name}: ${asked} asked, ${cached} from the cache${failed ? `, ${failed} without a judgment (warnings)` : ''}${uncached ? `, ${uncached} not written to the cache` : ''}`;
+}
