@@ -59,3 +59,17 @@ export function shuffle<T>(r: Rng, xs: T[]): T[] {
   }
   return a;
 }
+
+/** FNV-1a over the parts' text, code point by code point: a 32-bit seed from a seed, a prompt and a sample index (the
+ *  scripted teacher, the trainers and the student derive theirs so, and must give the same draws for the same parts). */
+export function hashSeed(...parts: (string | number)[]): number {
+  let h = 0x811c9dc5;
+  for (const ch of parts.join('\u0000')) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Uniform floats in [0, 1) from a seed. */
+export const seededRandom = mulberry32;

@@ -7,7 +7,7 @@ import { decodeSafetensors, encodeSafetensors } from '../src/model/safetensors.t
 import { GPT, presetConfig } from '../src/model/gpt.ts';
 import { trainTokenizer } from '../src/model/tokenizer.ts';
 import { loadCheckpoint, saveCheckpoint } from '../src/model/checkpoint.ts';
-import { seededRandom } from '../src/policy/rng.ts';
+import { seededRandom } from '../src/random.ts';
 
 const PYTHON = '/usr/bin/python3';
 const hasTorch = spawnSync(PYTHON, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0;

@@ -2,7 +2,7 @@
 // needs (docs/environments.md) and that SFT, GRPO and evaluation train one they know nothing of.
 import { z } from 'zod';
 import type { EnvOutcome, EnvTask, TextEnv } from '../environment/text-env.ts';
-import { hashSeed, seededRandom } from '../policy/rng.ts';
+import { hashSeed, seededRandom } from '../random.ts';
 
 export const ArithmeticSpec = z.object({ a: z.number().int().min(0), b: z.number().int().min(0) });
 export type ArithmeticSpec = z.infer<typeof ArithmeticSpec>;

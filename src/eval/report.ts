@@ -3,7 +3,7 @@
 // Charts are drawn as plain SVG here: a chart library would need a DOM or a bundler to produce a static file,
 // and these are a few dozen lines each.
 import type { TextEnv } from '../environment/text-env.ts';
-import { escapeXml } from '../diagram/render/svg.ts';
+import { escapeXml } from '../io/xml.ts';
 import type { EvalMetrics, Rollout } from './evaluate.ts';
 import type { Interval } from './stats.ts';
 

@@ -1,6 +1,6 @@
 // JSONL at the edges: read lines (file or stdin) as a stream with their line numbers; write rows one by one,
 // each handed to the OS before the next, so a crashed run keeps every row it reported.
-import { closeSync, createReadStream, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 
@@ -209,4 +209,29 @@ export class JsonlWriter {
       closeSync(this.fd);
     }
   }
+}
+
+/** Rows already in a JSONL file. A torn last line (a kill mid-write) is cut off so that appending starts clean. */
+export function readRowsForResume<T>(path: string): T[] {
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, 'utf8');
+  const end = text.lastIndexOf('\n') + 1;
+  if (end < text.length) {
+    const fd = openSync(path, 'r+');
+    ftruncateSync(fd, Buffer.byteLength(text.slice(0, end)));
+    closeSync(fd);
+  }
+  const rows: T[] = [];
+  text
+    .slice(0, end)
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      try {
+        rows.push(JSON.parse(line) as T);
+      } catch (err) {
+        throw new Error(`${path} line ${i + 1}: not valid JSON (${(err as Error).message}); the dataset is damaged`);
+      }
+    });
+  return rows;
 }

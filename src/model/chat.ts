@@ -2,8 +2,20 @@
 // Layout: <|role|>content<|end|> per message, nothing between; a generation prompt ends with <|assistant|>.
 // System messages are left out. The student is trained from scratch on one kind of request, so the instructions a system
 // prompt carries are nothing it can read, and the same 190 tokens in every row would cost 40% of its training compute.
-import type { ChatMessage } from '../policy/policy.ts';
 import type { Tokenizer } from './tokenizer.ts';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** The request a conversation asks about: its last user message. */
+export function userPrompt(conversation: ChatMessage[]): string {
+  for (let i = conversation.length - 1; i >= 0; i--) {
+    if (conversation[i].role === 'user') return conversation[i].content;
+  }
+  throw new Error('conversation has no user message');
+}
 
 /** The same template in Jinja, for tokenizer_config.json: transformers' apply_chat_template renders the same string, and
  *  `{% generation %}` marks the assistant tokens for TRL's assistant_only_loss. */

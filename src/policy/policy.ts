@@ -1,10 +1,8 @@
 // One interface for everything that answers a prompt: the scripted teacher, remote models and the student.
 // Generation, scoring and evaluation code is written once against it.
+import type { ChatMessage } from '../model/chat.ts';
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+export type { ChatMessage };
 
 export interface SamplingOptions {
   /** Completions per conversation. */

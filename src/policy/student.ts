@@ -6,7 +6,7 @@ import type { Tokenizer } from '../model/tokenizer.ts';
 import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint } from '../model/checkpoint.ts';
 import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
-import { hashSeed } from './rng.ts';
+import { hashSeed } from '../random.ts';
 import { ActionGuide, GuideVocabulary } from '../diagram/language/structured.ts';
 
 export const DEFAULT_TEMPERATURE = 0.7;

@@ -1,6 +1,6 @@
 // Which prompts a GRPO step trains on: a pure function of (seed, step), so that a resumed run draws the same batches.
 // With a curriculum, the highest difficulty level allowed rises step by step through the levels the pool holds.
-import { hashSeed, seededRandom } from '../policy/rng.ts';
+import { hashSeed, seededRandom } from '../random.ts';
 
 export interface CurriculumOptions {
   /** Off: every level from the first step. */

@@ -11,7 +11,7 @@ import type { Tokenizer } from '../model/tokenizer.ts';
 import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint, saveCheckpoint, type TrainerState } from '../model/checkpoint.ts';
 import type { EnvReward, EnvTask, TextEnv } from '../environment/text-env.ts';
-import { hashSeed } from '../policy/rng.ts';
+import { hashSeed } from '../random.ts';
 import { withJudgment, type Judge, type Judgment } from '../diagram/reward/judge.ts';
 import { groupAdvantages, policyLoss, type LossType } from './grpo-loss.ts';
 import { packCompletions, type CompletionBatch } from './grpo-batch.ts';

@@ -1,6 +1,6 @@
 // The system prompt every policy sees, and the chat conversation built around a user request.
 // Teacher data, SFT, GRPO and evaluation all use these, so that the student is trained and tested on the prompt it was taught with.
-import type { ChatMessage } from '../../policy/policy.ts';
+import type { ChatMessage } from '../../model/chat.ts';
 
 /** The seed's rules, with the action language spelled out so that a model without structured output can follow it. */
 export const SYSTEM_PROMPT = `You are a diagramming agent. The user will ask for a small diagram.
@@ -23,12 +23,4 @@ export function conversationFor(prompt: string, system: string = SYSTEM_PROMPT):
     { role: 'system', content: system },
     { role: 'user', content: prompt },
   ];
-}
-
-/** The request a conversation asks about: its last user message. */
-export function userPrompt(conversation: ChatMessage[]): string {
-  for (let i = conversation.length - 1; i >= 0; i--) {
-    if (conversation[i].role === 'user') return conversation[i].content;
-  }
-  throw new Error('conversation has no user message');
 }

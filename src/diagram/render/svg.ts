@@ -6,6 +6,7 @@ import type { Canvas, Shape } from '../language/canvas.ts';
 import type { ShapeKind } from '../language/actions.ts';
 import { arrowLanes, arrowPath, center, distance, radius, type ArrowPath, type Point } from './geometry.ts';
 import { FONT_FAMILY, LINE_HEIGHT, textWidth, wrapText } from '../../render/text.ts';
+import { escapeXml } from '../../io/xml.ts';
 
 export interface SvgOptions {
   /** Shown above the diagram, e.g. the prompt the diagram answers. */
@@ -67,19 +68,6 @@ const MAX_SPREAD = 6_000;
 
 const formatFactor = (f: number): string => (f < 1e6 ? String(Math.round(f)) : f.toExponential(1));
 
-// XML 1.0 forbids most control characters and unpaired surrogates even when escaped.
-// eslint-disable-next-line no-control-regex
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-export function escapeXml(text: string): string {
-  return text
-    .replace(NOT_XML, '\uFFFD')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
-}
 
 const num = (n: number): string => String(Math.round(n * 100) / 100);
 

@@ -3,7 +3,7 @@
 // and 0.05 under `task`.
 import type { DiagramSpec } from '../tasks/spec.ts';
 import type { ChatMessage, Completion, Policy } from '../../policy/policy.ts';
-import { userPrompt } from '../language/prompt.ts';
+import { userPrompt } from '../../model/chat.ts';
 import { boxFor } from './scripted.ts';
 
 type Answer = (prompt: string, spec: DiagramSpec) => object[];

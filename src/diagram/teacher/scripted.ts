@@ -7,11 +7,11 @@ import { overLimit, promptRefusal } from '../tasks/limits.ts';
 import type { DiagramKind, DiagramSpec } from '../tasks/spec.ts';
 import { mentionRegExp } from '../tasks/mentions.ts';
 import type { ChatMessage, Completion, Policy, SamplingOptions } from '../../policy/policy.ts';
-import { userPrompt } from '../language/prompt.ts';
+import { userPrompt } from '../../model/chat.ts';
 import { scoreLayoutGeometry } from '../reward/layout.ts';
 import { circularLayout, layeredLayout, NODE_PLACEMENTS, nudge, type Direction, type EdgeRef, type NodeBox, type PlacedNode } from './layout.ts';
 import { abbreviateLabel, drawQuirks, wrapInProse, type QuirkName, type QuirkRates } from './quirks.ts';
-import { hashSeed, seededRandom } from '../../policy/rng.ts';
+import { hashSeed, seededRandom } from '../../random.ts';
 
 /** Font size the teacher sizes labels for; generous, so that labels fit at the renderer's size too. */
 export const LABEL_FONT_SIZE = 18;

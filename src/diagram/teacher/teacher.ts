@@ -2,9 +2,9 @@
 // score each with a reward, keep those that pass in train.jsonl (chat rows SFT reads) and the rest in rejected.jsonl.
 // Rows are appended and flushed one at a time; a rerun skips every (task, attempt) already on disk, so a killed run
 // resumes without duplicates or gaps.
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JsonlWriter } from '../../io/jsonl.ts';
+import { JsonlWriter, readRowsForResume } from '../../io/jsonl.ts';
 import type { Rubric } from '../reward/rubric.ts';
 import type { Task } from '../tasks/spec.ts';
 import type { ChatMessage, Completion, Policy } from '../../policy/policy.ts';
@@ -99,30 +99,6 @@ export interface TeacherSummary {
 
 const key = (taskId: string, attempt: number) => `${taskId}\u0000${attempt}`;
 
-/** Rows already in a JSONL file. A torn last line (a kill mid-write) is cut off so that appending starts clean. */
-export function readRowsForResume<T>(path: string): T[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
-  const end = text.lastIndexOf('\n') + 1;
-  if (end < text.length) {
-    const fd = openSync(path, 'r+');
-    ftruncateSync(fd, Buffer.byteLength(text.slice(0, end)));
-    closeSync(fd);
-  }
-  const rows: T[] = [];
-  text
-    .slice(0, end)
-    .split('\n')
-    .forEach((line, i) => {
-      if (!line.trim()) return;
-      try {
-        rows.push(JSON.parse(line) as T);
-      } catch (err) {
-        throw new Error(`${path} line ${i + 1}: not valid JSON (${(err as Error).message}); the dataset is damaged`);
-      }
-    });
-  return rows;
-}
 
 /** Error lines grouped: action indices and quoted values vary, the kind of mistake does not. */
 export function errorKind(message: string): string {
