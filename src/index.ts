@@ -18,7 +18,8 @@ export { SPLITS, type Split } from './diagram/tasks/scenarios.ts';
 // Rewards: rubrics of named, weighted components, and the optional judge.
 export { getRubric, RUBRIC_NAMES } from './diagram/reward/presets.ts';
 export { defineRubric, type Component, type Rubric, type RubricDefinition, type Score, type ScoreInput } from './diagram/reward/rubric.ts';
-export { Judge, parseJudgeSpec, withJudgment } from './diagram/reward/judge.ts';
+export { Judge, parseJudgeSpec } from './diagram/reward/judge.ts';
+export { withJudgment, type Judgment } from './environment/judge.ts';
 
 // Rendering a canvas.
 export { renderSvg, type SvgOptions } from './diagram/render/svg.ts';

@@ -2,7 +2,7 @@
 // intervals. Pure apart from the policy call; files are written by ./write.ts.
 import type { EnvTask, TextEnv } from '../environment/text-env.ts';
 import type { Policy, SamplingOptions } from '../policy/policy.ts';
-import { withJudgment, type Judge, type Judgment } from '../diagram/reward/judge.ts';
+import { withJudgment, type Judge, type Judgment } from '../environment/judge.ts';
 import { judgeAgreement, type JudgeAgreement } from './agreement.ts';
 import { bootstrapMean, histogram, passAtK, type Interval } from './stats.ts';
 
@@ -31,7 +31,7 @@ export interface Rollout {
   quirks: Record<string, number>;
   /** Path of the rendered picture, relative to the eval directory, once written. */
   image?: string;
-  /** What the judge said of this completion, when one was asked (src/reward/judge.ts). */
+  /** What the judge said of this completion, when one was asked (src/environment/judge.ts). */
   judgment?: Judgment;
 }
 

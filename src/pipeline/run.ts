@@ -14,7 +14,7 @@ import type { BaselineName } from '../diagram/teacher/baselines.ts';
 import { policyFromSpec } from '../diagram/teacher/registry.ts';
 import { runTeacher, type TeacherSummary } from '../diagram/teacher/teacher.ts';
 import type { QuirkRates } from '../diagram/teacher/quirks.ts';
-import type { Judge } from '../diagram/reward/judge.ts';
+import type { Judge } from '../environment/judge.ts';
 import { getRubric } from '../diagram/reward/presets.ts';
 import { generateTasks } from '../diagram/tasks/generate.ts';
 import type { Task } from '../diagram/tasks/spec.ts';
@@ -148,7 +148,7 @@ export interface RunOptions {
   config: RunConfig;
   fresh?: boolean;
   progress: StageProgress;
-  /** Asks a judge about GRPO's and the evaluated policies' completions (src/reward/judge.ts); off by default. */
+  /** Asks a judge about GRPO's and the evaluated policies' completions (src/environment/judge.ts); off by default. */
   judge?: { judge: Judge; weight: number };
 }
 

@@ -12,7 +12,7 @@ import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint, saveCheckpoint, type TrainerState } from '../model/checkpoint.ts';
 import type { EnvReward, EnvTask, TextEnv } from '../environment/text-env.ts';
 import { hashSeed } from '../random.ts';
-import { withJudgment, type Judge, type Judgment } from '../diagram/reward/judge.ts';
+import { withJudgment, type Judge, type Judgment } from '../environment/judge.ts';
 import { groupAdvantages, policyLoss, type LossType } from './grpo-loss.ts';
 import { packCompletions, type CompletionBatch } from './grpo-batch.ts';
 import { promptsForStep } from './grpo-prompts.ts';
@@ -59,7 +59,7 @@ export interface ScoredCompletion {
   valid: boolean;
   /** The environment's per-rollout rates (the diagram: teacher quirks); null where they do not apply. */
   quirks: Record<string, number> | null;
-  /** What the judge said, when one is asked (src/reward/judge.ts). */
+  /** What the judge said, when one is asked (src/environment/judge.ts). */
   judgment?: Judgment;
 }
 

@@ -16,6 +16,7 @@ import { OPENAI_DEFAULT_BASE_URL } from '../../policy/openai.ts';
 import { callWithRetries, Limiter, withDefaults, type Endpoint, type RemoteOptions } from '../../policy/remote.ts';
 import { renderPng } from '../../render/png.ts';
 import { renderSvg } from '../render/svg.ts';
+import type { Judgment } from '../../environment/judge.ts';
 
 export const JUDGE_RUBRIC = `You grade diagrams that an assistant drew for a user's request.
 Decide how far the diagram satisfies the request:
@@ -37,16 +38,6 @@ export interface JudgeOptions extends RemoteOptions {
   /** Where judgments are cached, one file per (model, rubric, input, request, canvas). */
   cacheDir: string;
   env?: NodeJS.ProcessEnv;
-}
-
-export interface Judgment {
-  /** `openai:MODEL`. */
-  judge: string;
-  /** In [0, 1]; null when there is no judgment (`error` says why). */
-  score: number | null;
-  reasoning: string;
-  cached: boolean;
-  error?: string;
 }
 
 /** `openai:MODEL` as given to `--judge`: the model's name, or an error message. */
@@ -98,6 +89,8 @@ export interface JudgeStats {
   uncached: number;
 }
 
+/** The diagram's judge: a chat model grading a completion's canvas (as text or as the rendered PNG) against the
+ *  request, with JUDGE_RUBRIC; a Judge in src/environment/judge.ts's sense. */
 export class Judge {
   readonly name: string;
   readonly stats: JudgeStats = { asked: 0, cached: 0, failed: 0, uncached: 0 };
@@ -198,26 +191,6 @@ function imageContent(prompt: string, canvas: Canvas): ChatCompletionContentPart
     { type: 'text', text: `Request:\n${prompt}\n\nThe diagram is the attached image.` },
     { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } },
   ];
-}
-
-/**
- * A score with the judge's component: `judge` in the components with weight `weight`, the reward
- * (1 - weight) x the rubric's + weight x the judgment. Without a judgment the reward stays the rubric's and `judge` is
- * left out of the components, so that no judgment never reads as a 0.
- */
-export function withJudgment<S extends { reward: number; components: Record<string, number>; weights?: Record<string, number> }>(
-  score: S,
-  judgment: Judgment,
-  weight: number,
-): S {
-  const weights = score.weights ? { ...score.weights, judge: weight } : undefined;
-  if (judgment.score === null) return { ...score, ...(weights ? { weights } : {}) };
-  return {
-    ...score,
-    reward: (1 - weight) * score.reward + weight * judgment.score,
-    components: { ...score.components, judge: judgment.score },
-    ...(weights ? { weights } : {}),
-  };
 }
 
 /** One line for a command's summary: how many were asked, cached and failed. */
