@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { GPT, presetConfig } from '../src/model/gpt.ts';
 import { trainTokenizer, type Tokenizer } from '../src/model/tokenizer.ts';
 import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
-import { ActionGuide, GuideVocabulary } from '../src/diagram/language/structured.ts';
+import { ActionGuide, actionGuides, GuideVocabulary } from '../src/diagram/language/structured.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
@@ -46,7 +46,7 @@ try {
   console.log(`${what}; ${nPrompts} held-out prompts, up to ${maxTokens} new tokens, temperature 0.7, ${threads} threads`);
   const rows: [string, number, number][] = [];
   for (const structuredOutput of [false, true, false, true]) {
-    const policy = StudentPolicy.of(model, tok, 'student', { structuredOutput });
+    const policy = StudentPolicy.of(model, tok, 'student', { guide: structuredOutput ? actionGuides(tok) : undefined });
     const t0 = performance.now();
     const out = await policy.generate(conversations, { temperature: 0.7, seed: 3, maxTokens });
     const seconds = (performance.now() - t0) / 1000;

@@ -8,6 +8,7 @@ import { executeCompletion } from '../src/diagram/language/execute.ts';
 import { closedPort, type TestServer } from './helpers/http-server.ts';
 import { startOpenAIServer, type ChatRequest, type Fault } from './helpers/openai-server.ts';
 import { startGeminiServer, type GeminiFault, type GenerateContentRequest } from './helpers/gemini-server.ts';
+import { responseJsonSchema } from '../src/diagram/language/actions.ts';
 
 const KEY = 'sk-test-123';
 const FAST = { backoffMs: 5, maxBackoffMs: 20, timeoutMs: 2_000 };
@@ -27,16 +28,19 @@ afterEach(async () => {
   servers = [];
 });
 
+/** The action language's response schema, as the policy registry sends it. */
+const ACTIONS = { name: 'diagram_actions', schema: responseJsonSchema() };
+
 async function openai(plan: Fault[] = [], model = 'qwen-test') {
   const s = await startOpenAIServer({ model: 'qwen-test', apiKey: KEY, plan, reply: (_r: ChatRequest, i) => diagram(`Client ${i}`) });
   servers.push(s);
-  return { server: s, policy: (extra = {}) => new OpenAIPolicy({ model, baseURL: `${s.url}/v1`, apiKey: KEY, env: {}, ...FAST, ...extra }) };
+  return { server: s, policy: (extra = {}) => new OpenAIPolicy({ model, baseURL: `${s.url}/v1`, apiKey: KEY, responseSchema: ACTIONS, env: {}, ...FAST, ...extra }) };
 }
 
 async function gemini(plan: GeminiFault[] = [], model = 'gemini-test') {
   const s = await startGeminiServer({ model: 'gemini-test', apiKey: KEY, plan, reply: (_r: GenerateContentRequest, i) => diagram(`Client ${i}`) });
   servers.push(s);
-  return { server: s, policy: (extra = {}) => new GeminiPolicy({ model, baseUrl: s.url, apiKey: KEY, env: {}, ...FAST, ...extra }) };
+  return { server: s, policy: (extra = {}) => new GeminiPolicy({ model, baseUrl: s.url, apiKey: KEY, responseSchema: ACTIONS, env: {}, ...FAST, ...extra }) };
 }
 
 async function rejection(p: Promise<unknown>): Promise<RemoteError> {
@@ -62,7 +66,7 @@ describe('OpenAI-compatible policy', () => {
       { role: 'user', content: 'Draw a client calling an API.' },
     ]);
     expect(body.response_format.type).toBe('json_schema');
-    expect(body.response_format.json_schema.schema).toEqual(portableResponseSchema());
+    expect(body.response_format.json_schema.schema).toEqual(portableResponseSchema(responseJsonSchema()));
     expect(JSON.stringify(body.response_format)).not.toContain('oneOf');
     expect([a.text, b.text]).toEqual([diagram('Client 0'), diagram('Client 1')]);
     expect(a).toMatchObject({ finishReason: 'stop', promptTokens: 42 });
@@ -148,7 +152,7 @@ describe('Gemini policy', () => {
     expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'Draw a client calling an API.' }] }]);
     expect(body.systemInstruction.parts[0].text).toBe(SYSTEM_PROMPT);
     expect(body.generationConfig).toMatchObject({ responseMimeType: 'application/json', candidateCount: 2, temperature: 0.4, seed: 9 });
-    expect(body.generationConfig.responseJsonSchema).toEqual(portableResponseSchema());
+    expect(body.generationConfig.responseJsonSchema).toEqual(portableResponseSchema(responseJsonSchema()));
     expect([a.text, b.text]).toEqual([diagram('Client 0'), diagram('Client 1')]);
     expect(a).toMatchObject({ finishReason: 'stop', promptTokens: 40 });
   });

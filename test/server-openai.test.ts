@@ -14,7 +14,7 @@ import { chatText, renderGenerationPrompt } from '../src/model/chat.ts';
 import { decode } from '../src/model/sampler.ts';
 import { BatchDecoder } from '../src/server/decoder.ts';
 import { rng } from '../src/random.ts';
-import { ActionGuide, GuideVocabulary } from '../src/diagram/language/structured.ts';
+import { ActionGuide, actionGuides, GuideVocabulary } from '../src/diagram/language/structured.ts';
 import { startServer, type RunningServer } from '../src/server/app.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
 
@@ -386,7 +386,7 @@ print(json.dumps({"whole": whole["choices"][0]["message"]["content"], "streamed"
 
 describe('serving the student with structured output', () => {
   it('answers in the action language whatever the student would say', async () => {
-    const guided = await StudentPolicy.load(student.name, { threads: 1, structuredOutput: true });
+    const guided = await StudentPolicy.load(student.name, { threads: 1, guide: actionGuides });
     const served = await startServer({ port: 0, policy: guided, modelId: 'guided', scoringThreads: 0 });
     try {
       const sdk = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'unused', maxRetries: 0 });

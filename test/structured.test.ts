@@ -4,7 +4,7 @@ import { GPT } from '../src/model/gpt.ts';
 import { generate } from '../src/model/sampler.ts';
 import { Tokenizer, trainTokenizer } from '../src/model/tokenizer.ts';
 import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
-import { ActionGuide, GuideVocabulary, MAX_STRING_BYTES } from '../src/diagram/language/structured.ts';
+import { ActionGuide, actionGuides, GuideVocabulary, MAX_STRING_BYTES } from '../src/diagram/language/structured.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 
@@ -157,7 +157,7 @@ describe('action guide (structured output)', () => {
     const tok = trainTokenizer([answer(box('a'))], { vocabSize: 300 });
     const model = await GPT.create({ vocabSize: tok.vocabSize, nCtx: 1024, nEmbd: 16, nLayer: 1, nHead: 2 }, { seed: 2, threads: 1 });
     try {
-      const guided = StudentPolicy.of(model, tok, 'student', { structuredOutput: true });
+      const guided = StudentPolicy.of(model, tok, 'student', { guide: actionGuides(tok) });
       expect(guided.structuredOutput).toBe(true);
       expect(StudentPolicy.of(model, tok).structuredOutput).toBe(false);
       const [[c]] = await guided.generate([[{ role: 'user', content: 'Draw a box.' }]], { seed: 1, temperature: 1, maxTokens: 1000 });

@@ -9,6 +9,7 @@ import { getRubric } from '../src/diagram/reward/presets.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { SYSTEM_PROMPT } from '../src/diagram/language/prompt.ts';
 import { OpenAIPolicy } from '../src/policy/openai.ts';
+import { responseJsonSchema } from '../src/diagram/language/actions.ts';
 import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
 import { errorKind, runTeacher, type RejectedRow, type TeacherConfig, type TrainRow } from '../src/diagram/teacher/teacher.ts';
 import { startServer } from './helpers/http-server.ts';
@@ -96,7 +97,7 @@ describe('runTeacher', () => {
     try {
       const out = join(work, 'remote');
       const summary = await runTeacher({
-        policy: new OpenAIPolicy({ model: 'teacher', baseURL: `${server.url}/v1`, apiKey: 'k', env: {} }),
+        policy: new OpenAIPolicy({ model: 'teacher', baseURL: `${server.url}/v1`, apiKey: 'k', responseSchema: { name: 'diagram_actions', schema: responseJsonSchema() }, env: {} }),
         rubric: strong,
         tasks,
         outDir: out,

@@ -43,7 +43,8 @@ export function registerServe(cmd: Command): void {
       if (flags.policy !== undefined) {
         const { StudentPolicy } = await import('../policy/student.ts');
         try {
-          config.policy = await StudentPolicy.load(flags.policy, { structuredOutput: flags.structured_output });
+          const { actionGuides } = await import('../diagram/language/structured.ts');
+        config.policy = await StudentPolicy.load(flags.policy, { guide: flags.structured_output ? actionGuides : undefined });
         } catch (err) {
           throw new UsageError(`--policy: cannot load a student checkpoint from ${flags.policy}: ${(err as Error).message}`);
         }

@@ -5,7 +5,7 @@ import type { EnvOutcome, EnvReward, EnvTask, TextEnv } from '../environment/tex
 import { executeCompletion } from './language/execute.ts';
 import { conversationFor } from './language/prompt.ts';
 import { detectQuirks, QUIRK_NAMES } from './teacher/quirks.ts';
-import { ActionGuide, GuideVocabulary } from './language/structured.ts';
+import { actionGuides } from './language/structured.ts';
 import { getRubric, RUBRIC_NAMES } from './reward/presets.ts';
 import type { RendererReadback, Rubric } from './reward/rubric.ts';
 import { renderSvg } from './render/svg.ts';
@@ -63,8 +63,5 @@ export const diagramEnv: TextEnv<DiagramTaskSpec, RendererReadback> = {
   level: (task) => task.spec?.difficulty ?? 0,
   groups: (task) => ({ kind: task.spec?.kind ?? 'unknown', difficulty: String(task.spec?.difficulty ?? 'unknown') }),
   draw,
-  guide: (tok) => {
-    const vocab = new GuideVocabulary(tok);
-    return () => new ActionGuide(vocab);
-  },
+  guide: actionGuides,
 };

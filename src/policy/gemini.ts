@@ -2,7 +2,7 @@
 // `responseMimeType: application/json` with the response JSON Schema. The system prompt goes in `systemInstruction`.
 import type { Content, GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import type { ChatMessage, Completion, FinishReason, Policy, SamplingOptions } from './policy.ts';
-import { callWithRetries, Limiter, portableResponseSchema, RemoteError, withDefaults, type Endpoint, type RemoteOptions } from './remote.ts';
+import { callWithRetries, Limiter, portableResponseSchema, RemoteError, withDefaults, type Endpoint, type RemoteOptions, type ResponseSchema } from './remote.ts';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -12,6 +12,8 @@ export interface GeminiPolicyOptions extends RemoteOptions {
   apiKey?: string;
   /** Another host speaking the Gemini API (a proxy, or a local test server). */
   baseUrl?: string;
+  /** The schema answers must follow (JSON mime type and `responseJsonSchema`); without one, answers are free text. */
+  responseSchema?: ResponseSchema;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -33,9 +35,10 @@ export class GeminiPolicy implements Policy {
   private readonly ai: Promise<GoogleGenAI>;
   private readonly limiter: Limiter;
   private readonly endpoint: Endpoint;
-  private readonly schema = portableResponseSchema();
+  private readonly schema: Record<string, unknown> | undefined;
 
   constructor(private readonly options: GeminiPolicyOptions) {
+    this.schema = options.responseSchema && portableResponseSchema(options.responseSchema.schema);
     const env = options.env ?? process.env;
     if (!options.model) throw new Error('gemini policy: a model name is required (gemini:MODEL)');
     this.name = `gemini:${options.model}`;
@@ -99,8 +102,7 @@ export class GeminiPolicy implements Policy {
       config: {
         abortSignal: signal,
         ...(system ? { systemInstruction: system } : {}),
-        responseMimeType: 'application/json',
-        responseJsonSchema: this.schema,
+        ...(this.schema ? { responseMimeType: 'application/json', responseJsonSchema: this.schema } : {}),
         ...(n > 1 ? { candidateCount: n } : {}),
         ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
         ...(opts.topP !== undefined ? { topP: opts.topP } : {}),

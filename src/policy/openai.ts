@@ -3,7 +3,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ChatMessage, Completion, FinishReason, Policy, SamplingOptions } from './policy.ts';
-import { callWithRetries, Limiter, portableResponseSchema, RemoteError, withDefaults, type Endpoint, type RemoteOptions } from './remote.ts';
+import { callWithRetries, Limiter, portableResponseSchema, RemoteError, withDefaults, type Endpoint, type RemoteOptions, type ResponseSchema } from './remote.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -13,8 +13,9 @@ export interface OpenAIPolicyOptions extends RemoteOptions {
   baseURL?: string;
   /** Defaults to OPENAI_API_KEY. A local server (any base URL other than OpenAI's) may go without one. */
   apiKey?: string;
-  /** Send the action schema as `response_format` (default true); off for servers without structured output. */
-  structuredOutput?: boolean;
+  /** The schema answers must follow, sent as `response_format` (structured output); without one, answers are free
+   *  text, for servers without structured output. */
+  responseSchema?: ResponseSchema;
   /** Ask for one choice per request even when n > 1 (for servers that refuse `n`, such as llama.cpp). */
   singleChoice?: boolean;
   env?: NodeJS.ProcessEnv;
@@ -29,9 +30,10 @@ export class OpenAIPolicy implements Policy {
   private readonly client: Promise<OpenAI>;
   private readonly limiter: Limiter;
   private readonly endpoint: Endpoint;
-  private readonly schema = portableResponseSchema();
+  private readonly schema: Record<string, unknown> | undefined;
 
   constructor(private readonly options: OpenAIPolicyOptions) {
+    this.schema = options.responseSchema && portableResponseSchema(options.responseSchema.schema);
     const env = options.env ?? process.env;
     if (!options.model) throw new Error('openai policy: a model name is required (openai:MODEL)');
     const baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
@@ -90,7 +92,7 @@ export class OpenAIPolicy implements Policy {
   }
 
   private async request(conversation: ChatMessage[], opts: SamplingOptions, n: number, signal: AbortSignal): Promise<ChatCompletion> {
-    const structured = this.options.structuredOutput ?? true;
+    const { responseSchema } = this.options;
     return (await this.client).chat.completions.create(
       {
         model: this.options.model,
@@ -101,8 +103,8 @@ export class OpenAIPolicy implements Policy {
         ...(opts.topP !== undefined ? { top_p: opts.topP } : {}),
         ...(opts.maxTokens !== undefined ? { max_tokens: opts.maxTokens } : {}),
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-        ...(structured
-          ? { response_format: { type: 'json_schema' as const, json_schema: { name: 'diagram_actions', schema: this.schema, strict: false } } }
+        ...(responseSchema && this.schema
+          ? { response_format: { type: 'json_schema' as const, json_schema: { name: responseSchema.name, schema: this.schema, strict: false } } }
           : {}),
       },
       { signal },

@@ -1,6 +1,5 @@
 // What every remote policy shares: a concurrency limit, a timeout per request, retries with backoff on 429 and 5xx,
 // and errors that say what to fix (bad key, unknown model, server down) instead of a stack trace from an SDK.
-import { responseJsonSchema } from '../diagram/language/actions.ts';
 
 export interface RemoteOptions {
   /** Requests in flight at once. */
@@ -167,12 +166,18 @@ export async function callWithRetries<T>(call: (signal: AbortSignal) => Promise<
   }
 }
 
+/** The JSON Schema a remote policy's answers must follow (structured output), and the name servers file it under. */
+export interface ResponseSchema {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
 /**
- * The action language's response schema in the subset structured-output servers share: the union of action types
- * as `anyOf` (OpenAI and Gemini refuse `oneOf`; the `type` constants keep the branches disjoint, so nothing changes)
+ * A response schema in the subset structured-output servers share: unions as `anyOf` (OpenAI and Gemini refuse
+ * `oneOf`; where the branches are disjoint, as the action language's are by their `type` constants, nothing changes)
  * and no `$schema` key.
  */
-export function portableResponseSchema(opts: { maxActions?: number } = {}): Record<string, unknown> {
+export function portableResponseSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const rewrite = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(rewrite);
     if (!v || typeof v !== 'object') return v;
@@ -182,5 +187,5 @@ export function portableResponseSchema(opts: { maxActions?: number } = {}): Reco
         .map(([k, val]) => [k === 'oneOf' ? 'anyOf' : k, rewrite(val)]),
     );
   };
-  return rewrite(responseJsonSchema(opts)) as Record<string, unknown>;
+  return rewrite(schema) as Record<string, unknown>;
 }

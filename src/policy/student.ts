@@ -7,24 +7,19 @@ import { renderGenerationPrompt } from '../model/chat.ts';
 import { loadCheckpoint } from '../model/checkpoint.ts';
 import type { ChatMessage, Completion, Policy, SamplingOptions } from './policy.ts';
 import { hashSeed } from '../random.ts';
-import { ActionGuide, GuideVocabulary } from '../diagram/language/structured.ts';
 
 export const DEFAULT_TEMPERATURE = 0.7;
 /** Sequences sampled together at most. */
 export const MAX_SEQUENCES = 128;
 
 export interface StudentOptions {
-  /** Structured output (off by default): sample only answers in the action language whose arrows join shapes the
-   *  answer created (structured.ts), as a server's guided decoding would. Off, the figures are what the model learned. */
-  structuredOutput?: boolean;
-  /** Structured output with another guide than the action language's: a fresh guide per sequence (an environment's
-   *  `guide`, src/environment/text-env.ts). */
+  /** Structured output (off by default): a fresh guide per sequence that masks the tokens which cannot continue a valid
+   *  answer, as a server's guided decoding would (an environment's `guide`, src/environment/text-env.ts; the diagram's
+   *  is src/diagram/language/structured.ts). Without one, the figures are what the model learned. */
   guide?: () => TokenGuide;
 }
 
 export class StudentPolicy implements Policy {
-  /** Built on first use: a server guides the requests that ask for the action schema even when the policy does not. */
-  private guideVocabulary?: GuideVocabulary;
   /** Whether every answer is sampled with a guide. */
   readonly structuredOutput: boolean;
   private readonly guide?: () => TokenGuide;
@@ -37,8 +32,8 @@ export class StudentPolicy implements Policy {
     private readonly owned: boolean,
     opts: StudentOptions,
   ) {
-    this.structuredOutput = opts.structuredOutput === true || opts.guide !== undefined;
-    this.guide = opts.guide ?? (opts.structuredOutput ? () => this.actionGuide() : undefined);
+    this.structuredOutput = opts.guide !== undefined;
+    this.guide = opts.guide;
   }
 
   /** A policy over a model that stays the caller's (the trainer's model during evaluation). */
@@ -49,15 +44,11 @@ export class StudentPolicy implements Policy {
     return new StudentPolicy(name, model, tokenizer, false, opts);
   }
 
-  static async load(dir: string, opts: { threads?: number } & StudentOptions = {}): Promise<StudentPolicy> {
+  /** `guide` builds the per-sequence guide over the checkpoint's tokenizer (an environment's `guide`). */
+  static async load(dir: string, opts: { threads?: number; guide?: (tok: Tokenizer) => () => TokenGuide } = {}): Promise<StudentPolicy> {
     const { model, tokenizer } = await loadCheckpoint(dir, { threads: opts.threads });
-    return new StudentPolicy(opts.structuredOutput ? `${dir} (structured output)` : dir, model, tokenizer, true, opts);
-  }
-
-  /** A guide for one sequence: only answers in the action language whose arrows join shapes it created. */
-  actionGuide(): ActionGuide {
-    this.guideVocabulary ??= new GuideVocabulary(this.tokenizer);
-    return new ActionGuide(this.guideVocabulary);
+    const guide = opts.guide?.(tokenizer);
+    return new StudentPolicy(guide ? `${dir} (structured output)` : dir, model, tokenizer, true, { guide });
   }
 
   async generate(conversations: ChatMessage[][], opts: SamplingOptions = {}): Promise<Completion[][]> {

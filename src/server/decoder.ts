@@ -2,7 +2,8 @@
 // `windowMs` for company when the model is idle; requests that arrive while a batch decodes form the next batch. Each
 // choice's text is assembled here from its tokens: stop strings end it, and while it streams, text that could still
 // turn out to be the start of a stop string is held back.
-import { decode, type DecodeRequest, type TokenStep } from '../model/sampler.ts';
+import { decode, type DecodeRequest, type TokenGuide, type TokenStep } from '../model/sampler.ts';
+import { actionGuides } from '../diagram/language/structured.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import type { StudentPolicy } from '../policy/student.ts';
 
@@ -145,6 +146,8 @@ export class BatchDecoder {
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   readonly stats: DecoderStats = { batches: 0, requests: 0, sequences: 0, largest_batch: 0, cancelled: 0, tokens: 0 };
+  /** Built on first use: the server guides the requests that ask for the action schema even when the policy does not. */
+  private actionGuide?: () => TokenGuide;
 
   constructor(
     readonly student: StudentPolicy,
@@ -192,7 +195,7 @@ export class BatchDecoder {
       topP: job.topP,
       seed: job.seed,
       stopTokens: [tokenizer.endId],
-      guide: job.guided ? () => this.student.actionGuide() : undefined,
+      guide: job.guided ? (this.actionGuide ??= actionGuides(tokenizer)) : undefined,
       topLogprobs: job.logprobs ?? 0,
       onToken: (k, step) => texts[b][k].push(step) || job.cancelled?.() === true,
     }));

@@ -127,7 +127,7 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 /** The action schema as GET /schema publishes it, and as canvasgym's own openai: policy sends it (remote.ts). */
-const ACTION_SCHEMAS = new Set([canonical(responseJsonSchema()), canonical(portableResponseSchema())]);
+const ACTION_SCHEMAS = new Set([canonical(responseJsonSchema()), canonical(portableResponseSchema(responseJsonSchema()))]);
 
 /** Whether `response_format` asks for guided decoding. The guide knows one language, the actions: `json_object` gets an
  *  object in it, `json_schema` must be the action schema (GET /schema's `action`); other schemas cannot be guided. */

@@ -331,3 +331,9 @@ export class ActionGuide implements TokenGuide {
     return true;
   }
 }
+
+/** Fresh action guides over one tokenizer's vocabulary, which is indexed once (a TextEnv's `guide`, a student's). */
+export function actionGuides(tok: Tokenizer): () => ActionGuide {
+  const vocab = new GuideVocabulary(tok);
+  return () => new ActionGuide(vocab);
+}

@@ -7,7 +7,8 @@ import { GeminiPolicy } from '../../policy/gemini.ts';
 import { OpenAIPolicy } from '../../policy/openai.ts';
 import type { Policy } from '../../policy/policy.ts';
 import type { QuirkRates } from './quirks.ts';
-import type { RemoteOptions } from '../../policy/remote.ts';
+import type { RemoteOptions, ResponseSchema } from '../../policy/remote.ts';
+import { responseJsonSchema } from '../language/actions.ts';
 import { ScriptedPolicy, type SpecLookup } from './scripted.ts';
 
 export interface PolicySettings extends RemoteOptions {
@@ -25,6 +26,9 @@ export interface PolicySettings extends RemoteOptions {
   structuredOutput?: boolean;
   env?: NodeJS.ProcessEnv;
 }
+
+/** What remote policies answer in: the action language's response schema. */
+const actionAnswers = (): ResponseSchema => ({ name: 'diagram_actions', schema: responseJsonSchema() });
 
 export const POLICY_FORMS = `scripted, openai:MODEL, gemini:MODEL, baseline:${BASELINE_NAMES.join('|')}, or a student checkpoint directory`;
 
@@ -50,15 +54,16 @@ export async function policyFromSpec(spec: string, settings: PolicySettings = {}
   }
   if (spec === 'scripted') return new ScriptedPolicy({ specFor: settings.specFor, extract: extractSpec, quirks: settings.quirks });
   if (spec.startsWith('openai:')) {
-    return new OpenAIPolicy({ model: spec.slice('openai:'.length), baseURL: settings.baseUrl, apiKey: settings.apiKey, singleChoice: settings.singleChoice, structuredOutput: settings.structuredOutput, env: settings.env, ...remote });
+    return new OpenAIPolicy({ model: spec.slice('openai:'.length), baseURL: settings.baseUrl, apiKey: settings.apiKey, singleChoice: settings.singleChoice, ...(settings.structuredOutput ?? true ? { responseSchema: actionAnswers() } : {}), env: settings.env, ...remote });
   }
   if (spec.startsWith('gemini:')) {
-    return new GeminiPolicy({ model: spec.slice('gemini:'.length), baseUrl: settings.baseUrl, apiKey: settings.apiKey, env: settings.env, ...remote });
+    return new GeminiPolicy({ model: spec.slice('gemini:'.length), baseUrl: settings.baseUrl, apiKey: settings.apiKey, responseSchema: actionAnswers(), env: settings.env, ...remote });
   }
   if (existsSync(spec) && statSync(spec).isDirectory()) {
     // Loaded on demand: the student pulls in the model code, which the teacher and remote policies do not need.
     const { StudentPolicy } = await import('../../policy/student.ts');
-    return StudentPolicy.load(spec, { structuredOutput: settings.structuredOutput });
+    const { actionGuides } = await import('../language/structured.ts');
+    return StudentPolicy.load(spec, { guide: settings.structuredOutput ? actionGuides : undefined });
   }
   throw new Error(`unknown policy ${JSON.stringify(spec)}: expected ${POLICY_FORMS}`);
 }
