@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { DEFAULT_ENV, getEnv } from '../src/cli/environments.ts';
-import { defaultOf, flagOf, kindOf, metaOf, ruleOf, shownDefault, type Settings } from '../src/settings.ts';
+import { defaultOf, flagOf, isRequired, kindOf, metaOf, ruleOf, shownDefault, type Settings } from '../src/settings.ts';
 import { BackendSettings } from '../src/cli/backend-settings.ts';
 import { EvalSettings } from '../src/cli/eval-settings.ts';
 import { grpoCommandSettings } from '../src/cli/grpo-settings.ts';
@@ -70,7 +70,7 @@ export function settingsTable(t: Table): string {
     return [
       flagCell(key, field),
       ...(t.library ? [key in t.library.shape ? code(key) : ''] : []),
-      shownDefault(field) ?? '',
+      shownDefault(field) ?? (isRequired(field) ? '(required)' : ''),
       ...variants.map(([, v]) => (key in v && v[key] !== own ? (shownDefault(field, v[key]) ?? '') : '')),
       values,
       field.description ?? '',
