@@ -7,7 +7,10 @@ export { Canvas, type Arrow, type CanvasJson, type Shape } from './diagram/langu
 export { executeCompletion, type Execution, type ExecuteOptions } from './diagram/language/execute.ts';
 export { parseCompletion, type ParseError, type ParseResult } from './diagram/language/parse.ts';
 export type { ActionError, ActionOutcome, ApplyResult } from './diagram/language/apply.ts';
-export { DiagramEnv, EditingEnv, ENV_NAMES, EpisodeError, makeEnv, type Env, type EnvName, type Observation, type ResetResult, type StepAction, type StepResult } from './diagram/episode.ts';
+export { DiagramEnv, ENV_NAMES, type EnvName, type Observation } from './diagram/episode.ts';
+export { EditingEnv } from './editing/editing-env.ts';
+export { EpisodeError, type Env, type ResetResult, type StepAction, type StepResult } from './environment/env.ts';
+export { makeEnv } from './server/episodes.ts';
 export { checkEnv, type CheckOptions, type CheckReport } from './environment/check-env.ts';
 
 // Tasks: the diagram requests of each split.

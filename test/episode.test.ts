@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkEnv } from '../src/environment/check-env.ts';
-import {
-  DiagramEnv,
-  EditingEnv,
-  EpisodeError,
-  editingActionJsonSchema,
-  observationJsonSchema,
-  parseEditStep,
-  type Env,
-  type Observation,
-  type StepResult,
-} from '../src/diagram/episode.ts';
+import { DiagramEnv, observationJsonSchema, type Observation } from '../src/diagram/episode.ts';
+import { EditingEnv, editingActionJsonSchema, parseEditStep } from '../src/editing/editing-env.ts';
+import { EpisodeError, type Env, type StepResult } from '../src/environment/env.ts';
 import { generateEditingTasks, solveEdit as solve } from '../src/editing/tasks.ts';
 import { getRubric } from '../src/diagram/reward/presets.ts';
 
@@ -53,7 +45,7 @@ describe('contract checker', () => {
 
   it('catches environments that break the contract', () => {
     class Sloppy extends EditingEnv {
-      override step(action: string): StepResult {
+      override step(action: string): StepResult<Observation> {
         const r = super.step(action);
         return { ...r, reward: Number.NaN, info: { ...r.info, when: new Date(0) }, observation: { ...r.observation, turn: -1 } };
       }
@@ -74,7 +66,7 @@ describe('contract checker', () => {
     expect(checkEnv(() => new Random(), { actions: () => [DIAGRAM_ANSWER], seeds: [1] }).failures.join('\n')).toMatch(/same seed and actions gave a different episode/);
 
     class Endless extends EditingEnv {
-      override step(action: string): StepResult {
+      override step(action: string): StepResult<Observation> {
         return { ...super.step(action), terminated: false, truncated: false };
       }
     }

@@ -3,7 +3,7 @@
 // episode, an episode ends within its turn limit, and stepping a finished (or never started) episode is an error.
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { EpisodeError, observationJsonSchema, type Env, type ResetRequest, type StepAction, type StepResult } from '../diagram/episode.ts';
+import { EpisodeError, type Env, type ResetRequest, type StepAction, type StepResult } from './env.ts';
 
 export interface CheckOptions {
   /** Seeds to reset with; each is replayed on a second environment and compared. */
@@ -37,11 +37,11 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 
 export function checkEnv(make: () => Env, opts: CheckOptions): CheckReport {
   const failures: string[] = [];
-  const observationSchema = z.fromJSONSchema(observationJsonSchema());
   const seeds = opts.seeds ?? [0, 1, 2];
   const maxSteps = opts.maxSteps ?? 64;
   let steps = 0;
   const probe = make();
+  const observationSchema = z.fromJSONSchema(probe.observationSchema);
   const where = (seed: number, what: string) => `${probe.name} seed ${seed}: ${what}`;
 
   const stepBefore = make();

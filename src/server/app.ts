@@ -5,16 +5,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { responseJsonSchema } from '../diagram/language/actions.ts';
-import {
-  EDITING_SYSTEM_PROMPT,
-  editingActionJsonSchema,
-  ENV_NAMES,
-  EpisodeError,
-  makeEnv,
-  observationJsonSchema,
-  type EnvName,
-  type StepAction,
-} from '../diagram/episode.ts';
+import { EDITING_SYSTEM_PROMPT, editingActionJsonSchema } from '../editing/editing-env.ts';
+import { ENV_NAMES, observationJsonSchema, type EnvName } from '../diagram/episode.ts';
+import { EpisodeError, type StepAction } from '../environment/env.ts';
+import { makeEnv } from './episodes.ts';
 import { SYSTEM_PROMPT } from '../diagram/language/prompt.ts';
 import type { Policy } from '../policy/policy.ts';
 import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';

@@ -1,12 +1,12 @@
 // Episodes kept between requests: ids, an idle time-to-live and a cap. Expired and closed ids are remembered for a
 // while so that a late request hears why its session is gone rather than only that it is unknown.
 import { randomUUID } from 'node:crypto';
-import type { Env } from '../diagram/episode.ts';
+import type { CanvasEnv } from '../diagram/episode.ts';
 import { HttpError } from './http.ts';
 
 export interface Session {
   id: string;
-  env: Env;
+  env: CanvasEnv;
   created: number;
   lastUsed: number;
 }
@@ -32,7 +32,7 @@ export class SessionStore {
     return this.live.size;
   }
 
-  open(env: Env): Session {
+  open(env: CanvasEnv): Session {
     this.sweep();
     if (this.live.size >= this.maxSessions) {
       throw new HttpError(429, 'too_many_sessions', `session cap reached: ${this.live.size} open of ${this.maxSessions} (--max-sessions); POST /close finished sessions or wait for idle ones to expire after ${this.ttlMs / 1000} s`);
