@@ -87,7 +87,7 @@ async function run(lr: number): Promise<{ formedAt: number | undefined; finalLos
       for (let i = 0; i < d.length; i++) if (targets[i] >= 0) { loss -= logprobs[i] / n; d[i] = -1 / n; }
       model.backward(d);
       model.clipGradNorm(1);
-      model.adamwStep({ lr: lr * Math.min(1, step / 50), beta2: 0.95, weightDecay: 0.1 });
+      model.optimizer.update({ lr: lr * Math.min(1, step / 50), beta2: 0.95, weightDecay: 0.1 });
       if (formedAt === undefined && loss < 0.5) formedAt = step;
       if (Number(values.every) > 0 && step % Number(values.every) === 0) console.log(`  step ${step}: loss ${loss.toFixed(3)}`);
     }

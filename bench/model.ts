@@ -61,7 +61,7 @@ async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number },
       model.forward(tokens, targets, BATCH, SEQ);
       model.backward(coef);
       model.clipGradNorm(1);
-      model.adamwStep({ lr: 1e-4 });
+      model.optimizer.update({ lr: 1e-4 });
       if (step >= 2) {
         times.push(performance.now() - t0);
         const c = process.cpuUsage(c0);
@@ -101,7 +101,7 @@ async function profileCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number 
       model.forward(tokens, targets, BATCH, SEQ);
       model.backward(coef);
       model.clipGradNorm(1);
-      model.adamwStep({ lr: 1e-4 });
+      model.optimizer.update({ lr: 1e-4 });
       const total = performance.now() - t0, c = process.cpuUsage(c0);
       model.profile(false);
       if (step < 2) continue;

@@ -223,7 +223,7 @@ describe.skipIf(!available)('the model on the native backend against the wasm ba
         losses[k].push(-logprobs.reduce((s, x) => s + x, 0) / logprobs.length);
         m.backward(coef);
         m.clipGradNorm(1);
-        m.adamwStep({ lr: 3e-3, weightDecay: 0.1 });
+        m.optimizer.update({ lr: 3e-3, weightDecay: 0.1 });
       });
     }
     const worst = Math.max(...losses[0].map((l, i) => Math.abs(l - losses[1][i]) / losses[1][i]));

@@ -99,7 +99,7 @@ describe('GPT', () => {
     for (let step = 1; step <= 2; step++) {
       const g = gs[step - 1];
       for (const gr of m.gradients()) gr.data.fill(g);
-      m.adamwStep(o);
+      m.optimizer.update(o);
       mom = o.beta1 * mom + (1 - o.beta1) * g;
       vel = o.beta2 * vel + (1 - o.beta2) * g * g;
       const update = (o.lr / (1 - o.beta1 ** step)) * mom / (Math.sqrt(vel / (1 - o.beta2 ** step)) + o.eps);
@@ -107,7 +107,7 @@ describe('GPT', () => {
     }
     const got = new Map(m.parameters().filter((p) => names.includes(p.name)).map((p) => [p.name, p.data[1]]));
     for (const n of names) expect(got.get(n), n).toBeCloseTo(want.get(n)!, 5);
-    expect(m.optimizerState().step).toBe(2);
+    expect(m.optimizer.state().step).toBe(2);
   });
 
   it('clips the global gradient norm and reports it before clipping', async () => {
@@ -135,19 +135,19 @@ describe('GPT', () => {
         m.forward(tokens, targets, B, T);
         m.backward(coef);
         m.clipGradNorm(1);
-        m.adamwStep({ lr: 3e-3 });
+        m.optimizer.update({ lr: 3e-3 });
       }
     };
     const a = await make(cfg, { seed: 5, threads: 1 });
     train(a, 3);
-    const saved = a.optimizerState();
+    const saved = a.optimizer.state();
     const b = await make(cfg, { seed: 6, threads: 1 });
     b.copyWeightsFrom(a);
-    b.loadOptimizerState(saved);
+    b.optimizer.loadState(saved);
     train(a, 3);
     train(b, 3);
     a.parameters().forEach((p, i) => expect(b.parameters()[i].data, p.name).toEqual(p.data));
-    expect(() => b.loadOptimizerState({ step: 1, m: new Float32Array(3), v: new Float32Array(3) })).toThrow(/moments/);
+    expect(() => b.optimizer.loadState({ step: 1, m: new Float32Array(3), v: new Float32Array(3) })).toThrow(/moments/);
   });
 
   it('overfits a short sequence', async () => {
@@ -164,7 +164,7 @@ describe('GPT', () => {
       if (step === 0) first = nll(logprobs);
       last = nll(logprobs);
       m.backward(coef);
-      m.adamwStep({ lr: 1e-2, weightDecay: 0 });
+      m.optimizer.update({ lr: 1e-2, weightDecay: 0 });
     }
     console.log(`overfit: loss ${first.toFixed(3)} -> ${last.toFixed(4)}`);
     expect(first / last).toBeGreaterThan(5);

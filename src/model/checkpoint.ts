@@ -138,7 +138,7 @@ export function saveCheckpoint(dir: string, o: SaveCheckpointOptions): void {
   writeJson(join(tmp, 'tokenizer_config.json'), tokenizerConfig(tok, model.config.nCtx));
   writeJson(join(tmp, 'special_tokens_map.json'), { bos_token: '<|end|>', eos_token: '<|end|>', pad_token: '<|end|>' });
   if (o.trainerState) {
-    const s = model.optimizerState();
+    const s = model.optimizer.state();
     saveSafetensors(
       join(tmp, 'optimizer.safetensors'),
       [
@@ -199,7 +199,7 @@ export async function loadCheckpoint(dir: string, opts: { threads?: number; with
     const v = opt.tensors.find((t) => t.name === 'exp_avg_sq');
     const step = Number(opt.metadata.step);
     if (!m || !v || !Number.isInteger(step)) throw new Error(`${optPath}: expected tensors exp_avg, exp_avg_sq and metadata step`);
-    model.loadOptimizerState({ step, m: m.data, v: v.data });
+    model.optimizer.loadState({ step, m: m.data, v: v.data });
     return { model, tokenizer, trainerState };
   } catch (err) {
     await model.dispose();

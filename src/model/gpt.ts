@@ -1,14 +1,15 @@
 // The student model: GPT-2 (pre-LayerNorm, learned positions, tanh-GELU MLP 4x, tied embeddings, biases, LayerNorm eps 1e-5)
-// with an explicit forward and backward for each layer, side by side, in the spirit of llm.c.
+// as nanoGPT's model.py lays it out: config, parameter layout, init, forward, and beside it the backward, as in llm.c.
 // Tensors live in the engine's arena (kernels.ts) and are named by byte offsets; shapes are in the comments:
 // B batch, T time, C channels (nEmbd), nh heads, hs = C / nh, V vocabulary, BT = B * T rows.
 // Weights use Hugging Face GPT-2's layouts (Conv1D: [in, out]), so a checkpoint is a copy of the arena.
+// Which kernel runs an operation and on how many threads: ops.ts; the optimizer: adamw.ts; decoding: kv-cache.ts.
 import { mulberry32 } from '../random.ts';
+import { AdamW } from './adamw.ts';
 import { inductionLayout, plantInductionCircuit } from './induction-init.ts';
-import { Engine, type Backend, type KernelName, type Profile } from './kernels.ts';
-
-/** Work (multiply-adds or so) below which a kernel call stays on one thread. */
-const MIN_PART_WORK = 1 << 17;
+import { Engine, type Backend, type Profile } from './kernels.ts';
+import { KVCache } from './kv-cache.ts';
+import { Ops } from './ops.ts';
 /** Attention probabilities of all layers are kept for backward (instead of recomputed there) while they take at most
  *  this much memory (B * nHead * T * T floats per layer); GPT.create's attnProbsBytes overrides it. */
 const ATTN_PROBS_BYTES = 512 * 2 ** 20;
@@ -63,9 +64,49 @@ interface ParamSpec {
 }
 
 /** Offsets (bytes into a parameter-shaped block: weights, gradients or moments) of one transformer block's tensors. */
-interface LayerOffsets {
+export interface LayerOffsets {
   ln1w: number; ln1b: number; attnW: number; attnB: number; projW: number; projB: number;
   ln2w: number; ln2b: number; fcW: number; fcB: number; fc2W: number; fc2B: number;
+}
+
+/** Where every parameter lies in a parameter-shaped block; the one definition, which the decode kernel reads too
+ *  (kv-cache.ts passes it on as a table of pointers). Offsets are in bytes. */
+export interface ParamLayout {
+  specs: ParamSpec[];
+  /** Floats in a block. */
+  size: number;
+  wte: number; wpe: number; lnfW: number; lnfB: number;
+  layers: LayerOffsets[];
+}
+
+function paramLayout(c: GPTConfig): ParamLayout {
+  const { vocabSize: V, nCtx, nEmbd: C, nLayer } = c;
+  const specs: ParamSpec[] = [];
+  let size = 0;
+  const add = (name: string, shape: number[], decay = false): number => {
+    const n = shape.reduce((x, y) => x * y, 1);
+    specs.push({ name, shape, offset: size, size: n, decay });
+    size += n;
+    return (size - n) * 4;
+  };
+  const wte = add('transformer.wte.weight', [V, C]);
+  const wpe = add('transformer.wpe.weight', [nCtx, C]);
+  const layers: LayerOffsets[] = [];
+  for (let l = 0; l < nLayer; l++) {
+    const p = `transformer.h.${l}.`;
+    // Each matmul weight is directly followed by its bias: matmulBackward computes both in one GEMM.
+    layers.push({
+      ln1w: add(`${p}ln_1.weight`, [C]), ln1b: add(`${p}ln_1.bias`, [C]),
+      attnW: add(`${p}attn.c_attn.weight`, [C, 3 * C], true), attnB: add(`${p}attn.c_attn.bias`, [3 * C]),
+      projW: add(`${p}attn.c_proj.weight`, [C, C], true), projB: add(`${p}attn.c_proj.bias`, [C]),
+      ln2w: add(`${p}ln_2.weight`, [C]), ln2b: add(`${p}ln_2.bias`, [C]),
+      fcW: add(`${p}mlp.c_fc.weight`, [C, 4 * C], true), fcB: add(`${p}mlp.c_fc.bias`, [4 * C]),
+      fc2W: add(`${p}mlp.c_proj.weight`, [4 * C, C], true), fc2B: add(`${p}mlp.c_proj.bias`, [C]),
+    });
+  }
+  const lnfW = add('transformer.ln_f.weight', [C]);
+  const lnfB = add('transformer.ln_f.bias', [C]);
+  return { specs, size, wte, wpe, lnfW, lnfB, layers };
 }
 
 /** Activations of one block for BT rows, kept from forward for backward. */
@@ -95,68 +136,31 @@ interface Acts {
   dfc: number; // (BT, 4C)
 }
 
-/** A KV cache over `slots` sequences and the buffers of a forward over at most `rows` new tokens (sampler.ts). It holds a
- *  packed copy of the weights made at its creation: a cache made before an update decodes with the old weights. */
-export interface KVCache {
-  readonly slots: number;
-  readonly rows: number;
-  /** Context capacity, nCtx rounded up to 16. */
-  readonly ctx: number;
-  readonly mark: number;
-  readonly k: number[]; // per layer (slots, nh, ctx, hs)
-  readonly v: number[]; // per layer (slots, nh, ctx, hs)
-  readonly wteP: number; // wte^T (C, V) packed for decoding
-  readonly packed: number; // each layer's matmul weights packed for decoding
-  readonly tokens: number; readonly slotIdx: number; readonly positions: number; // int32 (rows)
-  readonly x: number; readonly ln: number; readonly atty: number; // (rows, C)
-  readonly qkv: number; // (rows, 3C)
-  readonly fc: number; // (rows, 4C)
-  readonly logits: number; // (rows, V)
-  readonly desc: number; // int32 fields for decodeRows
-}
-
-export interface AdamWOptions {
-  lr: number;
-  beta1?: number;
-  beta2?: number;
-  eps?: number;
-  weightDecay?: number;
-}
-
 export class GPT {
   readonly config: GPTConfig;
+  /** AdamW over the parameters; its moments are saved with a checkpoint for an exact resume. */
+  readonly optimizer: AdamW;
   private readonly e: Engine;
-  private readonly specs: ParamSpec[];
-  private readonly nParams: number;
+  private readonly ops: Ops;
+  private readonly layout: ParamLayout;
   private readonly params: number; // byte offsets of parameter-shaped blocks
   private readonly grads: number;
-  private readonly m: number;
-  private readonly v: number;
-  private readonly wTScratch: number; // (4C, C) a transposed weight
-  private readonly decayRanges: number; // int32 [start, end) pairs (floats into a parameter block) of the decayed weights
-  private readonly nDecayRanges: number;
   private acts?: Acts;
   private wteT = 0; // (C, V) for the LM head, sized with the activations
   private attnProbs = { floats: 0, layers: [] as number[] }; // per layer (B, nh, T, T), see ATTN_PROBS_BYTES
   private attnProbsBytes = ATTN_PROBS_BYTES;
   private last?: { B: number; T: number };
-  private step = 0;
 
   private constructor(config: GPTConfig, engine: Engine) {
     this.config = config;
     this.e = engine;
-    this.specs = paramSpecs(config);
-    const lastSpec = this.specs[this.specs.length - 1];
-    this.nParams = lastSpec.offset + lastSpec.size;
-    this.params = engine.alloc(this.nParams);
-    this.grads = engine.alloc(this.nParams);
-    this.m = engine.alloc(this.nParams);
-    this.v = engine.alloc(this.nParams);
-    this.wTScratch = engine.alloc(4 * config.nEmbd * config.nEmbd);
-    const decayed = this.specs.filter((s) => s.decay).flatMap((s) => [s.offset, s.offset + s.size]);
-    this.nDecayRanges = decayed.length / 2;
-    this.decayRanges = engine.alloc(decayed.length);
-    engine.i32(this.decayRanges, decayed.length).set(decayed);
+    this.layout = paramLayout(config);
+    const n = this.layout.size;
+    this.params = engine.alloc(n);
+    this.grads = engine.alloc(n);
+    this.ops = new Ops(engine, config.nEmbd);
+    const decayed = this.layout.specs.filter((s) => s.decay).map((s): [number, number] => [s.offset, s.offset + s.size]);
+    this.optimizer = new AdamW(this.ops, this.params, this.grads, n, decayed);
   }
 
   /** GPT-2 init: normal(0, 0.02), residual projections (attn.c_proj, mlp.c_proj) scaled by 1/sqrt(2 * nLayer), LayerNorm 1/0,
@@ -182,7 +186,7 @@ export class GPT {
   }
 
   get numParameters(): number {
-    return this.nParams;
+    return this.layout.size;
   }
 
   private init(seed: number): void {
@@ -210,33 +214,7 @@ export class GPT {
   }
 
   private views(block: number): NamedTensor[] {
-    return this.specs.map((s) => ({ name: s.name, shape: [...s.shape], data: this.e.f32(block + s.offset * 4, s.size) }));
-  }
-
-  private offset(name: string): number {
-    const s = this.specs.find((p) => p.name === name);
-    if (!s) throw new Error(`no parameter ${name}`);
-    return s.offset * 4;
-  }
-
-  private layerOffsets(l: number): LayerOffsets {
-    const p = `transformer.h.${l}.`;
-    return {
-      ln1w: this.offset(`${p}ln_1.weight`), ln1b: this.offset(`${p}ln_1.bias`),
-      attnW: this.offset(`${p}attn.c_attn.weight`), attnB: this.offset(`${p}attn.c_attn.bias`),
-      projW: this.offset(`${p}attn.c_proj.weight`), projB: this.offset(`${p}attn.c_proj.bias`),
-      ln2w: this.offset(`${p}ln_2.weight`), ln2b: this.offset(`${p}ln_2.bias`),
-      fcW: this.offset(`${p}mlp.c_fc.weight`), fcB: this.offset(`${p}mlp.c_fc.bias`),
-      fc2W: this.offset(`${p}mlp.c_proj.weight`), fc2B: this.offset(`${p}mlp.c_proj.bias`),
-    };
-  }
-
-  // ------------------------------------------------------------------ building blocks (each forward beside its backward)
-
-  /** Splits [0, total) between the threads when each part gets at least MIN_PART_WORK of `cost` per item (about 20 us):
-   *  smaller calls are not worth a cross-thread handoff. */
-  private run(name: KernelName, args: number[], total: number, align = 1, cost = 1, label?: string, chunksPerThread?: number): void {
-    this.e.run(name, args, total, { align, grain: Math.ceil(MIN_PART_WORK / cost), label, chunksPerThread });
+    return this.layout.specs.map((s) => ({ name: s.name, shape: [...s.shape], data: this.e.f32(block + s.offset * 4, s.size) }));
   }
 
   /** Starts (or with false, stops) timing every kernel call; returns the live profile by label (bench/model.ts --profile). */
@@ -245,53 +223,7 @@ export class GPT {
     return this.e.profile;
   }
 
-  /** y (rows, N) = (accumulate ? y : 0) + bias + x (rows, K) @ w (K, N). */
-  private matmul(x: number, w: number, bias: number, y: number, rows: number, K: number, N: number, accumulate = false, label = 'matmul'): void {
-    const l = `${label} ${K}x${N}`;
-    if (rows >= 8) this.run('gemmRows', [x, K, w, N, y, N, bias, N, K, accumulate ? 1 : 0], rows, 4, K * N, l);
-    else this.run('gemmCols', [x, K, w, N, y, N, bias, rows, K, accumulate ? 1 : 0], N, 8, K * rows, l);
-  }
-
-  /** y (rows, N) = r + bias + x (rows, K) @ w (K, N): a residual connection, r read by the GEMM instead of copied into y. */
-  private matmulResidual(x: number, w: number, bias: number, r: number, y: number, rows: number, K: number, N: number): void {
-    if (rows >= 8) {
-      this.run('gemmRowsRes', [x, K, w, N, y, N, bias, N, K, r], rows, 4, K * N, `matmul ${K}x${N}`);
-      return;
-    }
-    this.e.f32(y, rows * N).set(this.e.f32(r, rows * N));
-    this.matmul(x, w, bias, y, rows, K, N, true);
-  }
-
-  /** Backward of y = x @ w + b: dw += x^T dy and db (stored right after dw) += column sums of dy; dx = dy @ w^T (if dx),
-   *  times dxScale elementwise if given (gelu' for the MLP, applied in the GEMM's epilogue; K a multiple of 4). */
-  private matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number, dxScale = 0): void {
-    // Each chunk packs all of dy (rows x N): one chunk per thread.
-    this.run('gemmRowsTA', [x, K, dy, N, dwb, N, N, rows, 1, dwb + K * N * 4], K, 4, rows * N, `dW ${K}x${N}`, 1);
-    if (dx) {
-      this.run('transpose', [w, N, this.wTScratch, K, K], N, 1, K, 'transpose w');
-      if (dxScale && rows >= 8) {
-        this.run('gemmRowsMul', [dy, N, this.wTScratch, K, dx, K, K, N, dxScale], rows, 4, N * K, `dx*gelu' ${N}x${K}`);
-        return;
-      }
-      this.matmul(dy, this.wTScratch, 0, dx, rows, N, K, false, 'dx');
-      if (dxScale) this.run('mul', [dxScale, dx, dx], (rows * K) / 4, 1, 4);
-    }
-  }
-
-  private layerNorm(x: number, w: number, b: number, y: number, mean: number, rstd: number, rows: number): void {
-    this.run('layerNorm', [x, w, b, y, mean, rstd, this.config.nEmbd], rows, 1, 4 * this.config.nEmbd);
-  }
-
-  /** dx += LayerNorm backward of dy; dw, db += their gradients. */
-  private layerNormBackward(x: number, w: number, mean: number, rstd: number, dy: number, dx: number, dw: number, db: number, rows: number): void {
-    const C = this.config.nEmbd;
-    this.run('layerNormBackward', [x, w, mean, rstd, dy, dx, C], rows, 1, 8 * C);
-    // One contiguous half of every row per thread: smaller column chunks made each thread stride through x and dy
-    // (2 threads were 3x slower than 1).
-    this.run('layerNormParamsBackward', [x, mean, rstd, dy, dw, db, C, rows], C / 4, 4, 16 * rows, undefined, 1);
-  }
-
-  // ------------------------------------------------------------------ forward / backward
+  // ------------------------------------------------------------------ activations
 
   private ensureActs(B: number, T: number): Acts {
     const rows = B * T;
@@ -340,45 +272,41 @@ export class GPT {
     }
   }
 
+  // ------------------------------------------------------------------ forward / backward
+
   /** Runs the network up to the logits, (BT, V) in acts.probs. */
   private forwardLogits(tokens: Int32Array, B: number, T: number): Acts {
     this.checkBatch(tokens, B, T);
     const a = this.ensureActs(B, T);
     const { nEmbd: C, nHead: nh, vocabSize: V, nLayer } = this.config;
     const rows = B * T;
-    const P = this.params;
+    const o = this.ops, P = this.params, W = this.layout;
     this.e.i32(a.tokens, rows).set(tokens);
     const pos = this.e.i32(a.positions, rows);
     for (let i = 0; i < rows; i++) pos[i] = i % T;
 
     // x0 (BT, C) = wte[tokens] + wpe[positions]
-    this.run('embed', [a.tokens, a.positions, P + this.offset('transformer.wte.weight'), P + this.offset('transformer.wpe.weight'), a.x0, C], rows, 1, C);
+    o.run('embed', [a.tokens, a.positions, P + W.wte, P + W.wpe, a.x0, C], rows, 1, C);
     let x = a.x0;
     const probs = this.attnProbsFor(B, T);
     for (let l = 0; l < nLayer; l++) {
-      const w = this.layerOffsets(l), L = a.layers[l];
+      const w = W.layers[l], L = a.layers[l];
       // attention: qkv (BT, 3C) = ln_1(x) @ c_attn; atty (BT, C) = causal softmax(q k^T / sqrt(hs)) v per head
-      this.layerNorm(x, P + w.ln1w, P + w.ln1b, L.ln1, L.ln1Mean, L.ln1Rstd, rows);
-      this.matmul(L.ln1, P + w.attnW, P + w.attnB, L.qkv, rows, C, 3 * C);
-      this.run('attnForward', [L.qkv, L.atty, L.lse, probs[l], T, C, nh], B * nh, 1, T * T * C / nh);
+      o.layerNorm(x, P + w.ln1w, P + w.ln1b, L.ln1, L.ln1Mean, L.ln1Rstd, rows, C);
+      o.matmul(L.ln1, P + w.attnW, P + w.attnB, L.qkv, rows, C, 3 * C);
+      o.run('attnForward', [L.qkv, L.atty, L.lse, probs[l], T, C, nh], B * nh, 1, T * T * C / nh);
       // res1 (BT, C) = x + atty @ c_proj
-      this.matmulResidual(L.atty, P + w.projW, P + w.projB, x, L.res1, rows, C, C);
+      o.matmulResidual(L.atty, P + w.projW, P + w.projB, x, L.res1, rows, C, C);
       // MLP: fcg (BT, 4C) = gelu(ln_2(res1) @ c_fc); res2 (BT, C) = res1 + fcg @ c_proj
-      this.layerNorm(L.res1, P + w.ln2w, P + w.ln2b, L.ln2, L.ln2Mean, L.ln2Rstd, rows);
-      if (rows >= 8) {
-        // GELU runs in the GEMM's epilogue on each finished block, while it is in cache.
-        this.run('gemmRowsGelu', [L.ln2, C, P + w.fcW, 4 * C, L.fc, 4 * C, P + w.fcB, 4 * C, C, L.fcg], rows, 4, 4 * C * C, `matmul+gelu ${C}x${4 * C}`);
-      } else {
-        this.matmul(L.ln2, P + w.fcW, P + w.fcB, L.fc, rows, C, 4 * C);
-        this.run('gelu', [L.fc, L.fcg, 1], rows * C, 1, 32);
-      }
-      this.matmulResidual(L.fcg, P + w.fc2W, P + w.fc2B, L.res1, L.res2, rows, 4 * C, C);
+      o.layerNorm(L.res1, P + w.ln2w, P + w.ln2b, L.ln2, L.ln2Mean, L.ln2Rstd, rows, C);
+      o.matmulGelu(L.ln2, P + w.fcW, P + w.fcB, L.fc, L.fcg, rows, C, 4 * C);
+      o.matmulResidual(L.fcg, P + w.fc2W, P + w.fc2B, L.res1, L.res2, rows, 4 * C, C);
       x = L.res2;
     }
     // logits (BT, V) = ln_f(x) @ wte^T (tied LM head)
-    this.layerNorm(x, P + this.offset('transformer.ln_f.weight'), P + this.offset('transformer.ln_f.bias'), a.lnf, a.lnfMean, a.lnfRstd, rows);
-    this.run('transpose', [P + this.offset('transformer.wte.weight'), C, this.wteT, V, V], C, 1, V, 'transpose wte');
-    this.matmul(a.lnf, this.wteT, 0, a.probs, rows, C, V, false, 'lm head');
+    o.layerNorm(x, P + W.lnfW, P + W.lnfB, a.lnf, a.lnfMean, a.lnfRstd, rows, C);
+    o.run('transpose', [P + W.wte, C, this.wteT, V, V], C, 1, V, 'transpose wte');
+    o.matmul(a.lnf, this.wteT, 0, a.probs, rows, C, V, false, 'lm head');
     return a;
   }
 
@@ -394,7 +322,7 @@ export class GPT {
     const rows = B * T;
     this.e.i32(a.targets, rows).set(targets);
     // probs (BT, V) = softmax(logits); logprobs (BT) = log probs[target]
-    this.run('softmaxRows', [a.probs, V, a.targets, a.logprobs, opts.entropy ? a.entropy : 0], rows, 1, 16 * V);
+    this.ops.run('softmaxRows', [a.probs, V, a.targets, a.logprobs, opts.entropy ? a.entropy : 0], rows, 1, 16 * V);
     this.last = { B, T };
     const out: { logprobs: Float32Array; entropy?: Float32Array } = { logprobs: this.e.f32(a.logprobs, rows).slice() };
     if (opts.entropy) out.entropy = this.e.f32(a.entropy, rows).slice();
@@ -410,36 +338,35 @@ export class GPT {
     if (dLogprobs.length !== rows) throw new Error(`expected ${rows} dLogprobs (B*T of the last forward), got ${dLogprobs.length}`);
     const a = this.acts;
     const { nEmbd: C, nHead: nh, vocabSize: V, nLayer } = this.config;
-    const P = this.params, G = this.grads;
+    const o = this.ops, P = this.params, G = this.grads, W = this.layout;
     const probs = this.attnProbsFor(B, T);
     this.e.f32(a.dlogprobs, rows).set(dLogprobs);
 
     // dlogits (BT, V) = dlogprob * (onehot(target) - probs), in place
-    this.run('softmaxRowsBackward', [a.probs, V, a.targets, a.dlogprobs], rows, 1, V);
+    o.run('softmaxRowsBackward', [a.probs, V, a.targets, a.dlogprobs], rows, 1, V);
     // LM head: dlnf (BT, C) = dlogits @ wte; dwte (V, C) += dlogits^T @ lnf
-    this.matmul(a.probs, P + this.offset('transformer.wte.weight'), 0, a.dln, rows, V, C, false, 'lm head dx');
-    this.run('gemmRowsTA', [a.probs, V, a.lnf, C, G + this.offset('transformer.wte.weight'), C, C, rows, 1, 0], V, 4, rows * C, 'lm head dW', 1);
+    o.matmul(a.probs, P + W.wte, 0, a.dln, rows, V, C, false, 'lm head dx');
+    o.run('gemmRowsTA', [a.probs, V, a.lnf, C, G + W.wte, C, C, rows, 1, 0], V, 4, rows * C, 'lm head dW', 1);
     // ln_f: dres (BT, C) = the gradient flowing down the residual stream
     this.e.f32(a.dres, rows * C).fill(0);
     const xLast = nLayer > 0 ? a.layers[nLayer - 1].res2 : a.x0;
-    this.layerNormBackward(xLast, P + this.offset('transformer.ln_f.weight'), a.lnfMean, a.lnfRstd, a.dln, a.dres,
-      G + this.offset('transformer.ln_f.weight'), G + this.offset('transformer.ln_f.bias'), rows);
+    o.layerNormBackward(xLast, P + W.lnfW, a.lnfMean, a.lnfRstd, a.dln, a.dres, G + W.lnfW, G + W.lnfB, rows, C);
 
     for (let l = nLayer - 1; l >= 0; l--) {
-      const w = this.layerOffsets(l), L = a.layers[l];
+      const w = W.layers[l], L = a.layers[l];
       const x = l > 0 ? a.layers[l - 1].res2 : a.x0;
       // MLP backward: res2 = res1 + gelu(ln_2(res1) @ c_fc) @ c_proj
-      this.matmulBackward(L.fcg, P + w.fc2W, G + w.fc2W, a.dres, a.dfc, rows, 4 * C, C, L.fc);
-      this.matmulBackward(L.ln2, P + w.fcW, G + w.fcW, a.dfc, a.dln, rows, C, 4 * C);
-      this.layerNormBackward(L.res1, P + w.ln2w, L.ln2Mean, L.ln2Rstd, a.dln, a.dres, G + w.ln2w, G + w.ln2b, rows);
+      o.matmulBackward(L.fcg, P + w.fc2W, G + w.fc2W, a.dres, a.dfc, rows, 4 * C, C, L.fc);
+      o.matmulBackward(L.ln2, P + w.fcW, G + w.fcW, a.dfc, a.dln, rows, C, 4 * C);
+      o.layerNormBackward(L.res1, P + w.ln2w, L.ln2Mean, L.ln2Rstd, a.dln, a.dres, G + w.ln2w, G + w.ln2b, rows, C);
       // attention backward: res1 = x + attn(ln_1(x)) @ c_proj
-      this.matmulBackward(L.atty, P + w.projW, G + w.projW, a.dres, a.datty, rows, C, C);
-      this.run('attnBackward', [L.qkv, L.atty, a.datty, L.lse, probs[l], a.dqkv, T, C, nh], B * nh, 1, 3 * T * T * C / nh);
-      this.matmulBackward(L.ln1, P + w.attnW, G + w.attnW, a.dqkv, a.dln, rows, C, 3 * C);
-      this.layerNormBackward(x, P + w.ln1w, L.ln1Mean, L.ln1Rstd, a.dln, a.dres, G + w.ln1w, G + w.ln1b, rows);
+      o.matmulBackward(L.atty, P + w.projW, G + w.projW, a.dres, a.datty, rows, C, C);
+      o.run('attnBackward', [L.qkv, L.atty, a.datty, L.lse, probs[l], a.dqkv, T, C, nh], B * nh, 1, 3 * T * T * C / nh);
+      o.matmulBackward(L.ln1, P + w.attnW, G + w.attnW, a.dqkv, a.dln, rows, C, 3 * C);
+      o.layerNormBackward(x, P + w.ln1w, L.ln1Mean, L.ln1Rstd, a.dln, a.dres, G + w.ln1w, G + w.ln1b, rows, C);
     }
     // embeddings: dwte[tokens] += dres, dwpe[positions] += dres
-    this.run('embedBackward', [a.tokens, a.positions, G + this.offset('transformer.wte.weight'), G + this.offset('transformer.wpe.weight'), a.dres, C, rows], C / 4, 1, 8 * rows);
+    o.run('embedBackward', [a.tokens, a.positions, G + W.wte, G + W.wpe, a.dres, C, rows], C / 4, 1, 8 * rows);
   }
 
   /** (B,T,V) logits, for checks against PyTorch. */
@@ -464,49 +391,24 @@ export class GPT {
     return out;
   }
 
-  // ------------------------------------------------------------------ optimizer
+  // ------------------------------------------------------------------ gradients and weights
 
   zeroGrad(): void {
-    this.e.f32(this.grads, this.nParams).fill(0);
+    this.e.f32(this.grads, this.layout.size).fill(0);
   }
 
   /** Global L2 norm before clipping. */
   clipGradNorm(maxNorm: number): number {
     if (!(maxNorm > 0)) throw new Error(`maxNorm must be positive, got ${maxNorm}`);
-    const norm = Math.sqrt(this.e.sumSquares(this.grads, this.nParams));
-    if (norm > maxNorm) this.run('scale', [this.grads, maxNorm / (norm + 1e-6)], this.nParams, 16, 2);
+    const n = this.layout.size;
+    const norm = Math.sqrt(this.e.sumSquares(this.grads, n));
+    if (norm > maxNorm) this.ops.run('scale', [this.grads, maxNorm / (norm + 1e-6)], n, 16, 2);
     return norm;
   }
 
   /** Global L2 norm of the weights: not finite once an update has diverged. */
   weightNorm(): number {
-    return Math.sqrt(this.e.sumSquares(this.params, this.nParams));
-  }
-
-  /** AdamW (PyTorch's), decoupled weight decay applied to 2-D matmul weights only (not biases, LayerNorm, wte/wpe), step counter kept inside. */
-  adamwStep(o: AdamWOptions): void {
-    const { lr, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weightDecay = 0.01 } = o;
-    if (!(lr >= 0)) throw new Error(`lr must be >= 0, got ${lr}`);
-    if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1)) throw new Error(`betas must be in [0, 1), got ${beta1}, ${beta2}`);
-    this.step++;
-    const bc1 = 1 - beta1 ** this.step, bc2 = 1 - beta2 ** this.step;
-    this.run('adamw', [this.params, this.grads, this.m, this.v, lr, beta1, beta2, eps, weightDecay, bc1, bc2,
-      this.decayRanges, this.nDecayRanges], this.nParams, 16, 16);
-  }
-
-  /** For exact resume. */
-  optimizerState(): { step: number; m: Float32Array; v: Float32Array } {
-    return { step: this.step, m: this.e.f32(this.m, this.nParams).slice(), v: this.e.f32(this.v, this.nParams).slice() };
-  }
-
-  loadOptimizerState(s: { step: number; m: Float32Array; v: Float32Array }): void {
-    if (s.m.length !== this.nParams || s.v.length !== this.nParams) {
-      throw new Error(`optimizer state has ${s.m.length}/${s.v.length} moments, the model ${this.nParams} parameters`);
-    }
-    if (!Number.isInteger(s.step) || s.step < 0) throw new Error(`optimizer step must be a non-negative integer, got ${s.step}`);
-    this.step = s.step;
-    this.e.f32(this.m, this.nParams).set(s.m);
-    this.e.f32(this.v, this.nParams).set(s.v);
+    return Math.sqrt(this.e.sumSquares(this.params, this.layout.size));
   }
 
   /** GRPO's frozen reference / old policy copies. */
@@ -515,114 +417,18 @@ export class GPT {
     if (a.vocabSize !== b.vocabSize || a.nCtx !== b.nCtx || a.nEmbd !== b.nEmbd || a.nLayer !== b.nLayer || a.nHead !== b.nHead) {
       throw new Error(`cannot copy weights between different configs: ${JSON.stringify(b)} -> ${JSON.stringify(a)}`);
     }
-    this.e.f32(this.params, this.nParams).set(other.e.f32(other.params, other.nParams));
+    this.e.f32(this.params, this.layout.size).set(other.e.f32(other.params, other.layout.size));
+  }
+
+  /** A KV cache for `slots` sequences and forwards of up to `rows` tokens (sampler.ts); free it with its free(). */
+  createKVCache(slots: number, rows: number): KVCache {
+    this.ensureActs(1, 1); // activations and scratch are allocated before the cache, so the cache can be released alone
+    return new KVCache(this.ops, { config: this.config, layout: this.layout, params: this.params, wteT: this.wteT }, slots, rows);
   }
 
   async dispose(): Promise<void> {
     await this.e.dispose();
   }
-
-  // ------------------------------------------------------------------ incremental forward with a KV cache (for sampler.ts)
-
-  /** Allocates a cache for `slots` sequences and buffers for forwards of up to `rows` tokens. Free it with freeKVCache. */
-  createKVCache(slots: number, rows: number): KVCache {
-    const { nEmbd: C, vocabSize: V, nLayer, nCtx, nHead } = this.config;
-    this.ensureActs(1, 1); // activations and scratch are allocated before the mark, so the cache can be released alone
-    const mark = this.e.mark();
-    const ctx = 16 * Math.ceil(nCtx / 16);
-    const al = (n: number): number => this.e.alloc(n);
-    const perLayer = slots * C * ctx;
-    const kBase = al(nLayer * perLayer), vBase = al(nLayer * perLayer);
-    const pad8 = (n: number): number => 8 * Math.ceil(n / 8);
-    const packedLayer = this.e.packedLayerFloats(C);
-    const cache: KVCache = {
-      slots, rows, ctx, mark,
-      k: Array.from({ length: nLayer }, (_, l) => kBase + l * perLayer * 4),
-      v: Array.from({ length: nLayer }, (_, l) => vBase + l * perLayer * 4),
-      wteP: al(C * pad8(V)), packed: al(nLayer * packedLayer), tokens: al(rows), slotIdx: al(rows), positions: al(rows),
-      x: al(rows * C), ln: al(rows * C), atty: al(rows * C), qkv: al(rows * 3 * C), fc: al(rows * 4 * C), logits: al(rows * V),
-      desc: al(32),
-    };
-    // Field order: DESC_* in assembly/kernels.ts.
-    this.e.i32(cache.desc, 21).set([this.params, V, nCtx, C, nLayer, nHead, kBase, vBase, slots, ctx, cache.wteP,
-      cache.tokens, cache.slotIdx, cache.positions, cache.x, cache.ln, cache.qkv, cache.atty, cache.fc, cache.logits, cache.packed]);
-    // Decoding reads every weight once per token: they are packed here, once per cache, into the panels its GEMM streams.
-    this.run('transpose', [this.params + this.offset('transformer.wte.weight'), C, this.wteT, V, V], C, 1, V);
-    this.run('packPanels', [this.wteT, V, C, V, cache.wteP], Math.ceil(V / 8), 1, C * 8);
-    this.run('packLayers', [cache.desc], nLayer, 1, 12 * C * C);
-    return cache;
-  }
-
-  freeKVCache(cache: KVCache): void {
-    this.e.release(cache.mark);
-  }
-
-  /** Copies the first `len` cached positions of slot `from` into slot `to` (prompts shared by several samples). */
-  copyKVSlot(cache: KVCache, from: number, to: number, len: number): void {
-    const { nEmbd: C, nHead: nh } = this.config;
-    const hs = C / nh;
-    for (let l = 0; l < this.config.nLayer; l++) {
-      const k = this.e.f32(cache.k[l], cache.slots * C * cache.ctx), v = this.e.f32(cache.v[l], cache.slots * C * cache.ctx);
-      for (let h = 0; h < nh; h++) {
-        const src = (from * nh + h) * cache.ctx * hs, dst = (to * nh + h) * cache.ctx * hs;
-        k.copyWithin(dst, src, src + len * hs);
-        v.copyWithin(dst, src, src + len * hs);
-      }
-    }
-  }
-
-  /** Feeds tokens[r] at (slots[r], positions[r]) for M rows: writes their keys/values into the cache and returns a view
-   *  of their next-token logits (M, V), valid until the next call. Rows of one slot must come in position order. */
-  kvForward(cache: KVCache, tokens: Int32Array, slots: Int32Array, positions: Int32Array): Float32Array {
-    const M = tokens.length;
-    if (M < 1 || M > cache.rows || slots.length !== M || positions.length !== M) {
-      throw new Error(`kvForward takes 1..${cache.rows} rows with as many slots and positions, got ${M}/${slots.length}/${positions.length}`);
-    }
-    const { nEmbd: C, vocabSize: V, nCtx } = this.config;
-    const seen = new Set<number>();
-    for (let r = 0; r < M; r++) {
-      if (tokens[r] < 0 || tokens[r] >= V) throw new Error(`token ${tokens[r]} is outside the vocabulary (0..${V - 1})`);
-      if (slots[r] < 0 || slots[r] >= cache.slots) throw new Error(`slot ${slots[r]} is outside the cache (0..${cache.slots - 1})`);
-      if (positions[r] < 0 || positions[r] >= nCtx) throw new Error(`position ${positions[r]} is outside the context (0..${nCtx - 1})`);
-      seen.add(slots[r]);
-    }
-    this.e.i32(cache.tokens, M).set(tokens);
-    this.e.i32(cache.slotIdx, M).set(slots);
-    this.e.i32(cache.positions, M).set(positions);
-    // One kernel call runs every layer (decodeRows). Rows of distinct slots are independent and split between the
-    // threads; rows sharing a slot (a prompt) need each other's keys, so they stay on one thread.
-    const perRow = 12 * C * C + C * V;
-    // Chunks of 16+ rows let the GEMMs pack the weights once per chunk; fewer rows use the 4-row micro-kernel directly.
-    const align = M >= 32 ? 16 : 4;
-    this.e.run('decodeRows', [cache.desc], M, { align, grain: seen.size === M ? Math.ceil(MIN_PART_WORK / perRow) : M });
-    return this.e.f32(cache.logits, M * V);
-  }
-}
-
-function paramSpecs(c: GPTConfig): ParamSpec[] {
-  const { vocabSize: V, nCtx, nEmbd: C, nLayer } = c;
-  const specs: ParamSpec[] = [];
-  let offset = 0;
-  const add = (name: string, shape: number[], decay = false): void => {
-    const size = shape.reduce((x, y) => x * y, 1);
-    specs.push({ name, shape, offset, size, decay });
-    offset += size;
-  };
-  add('transformer.wte.weight', [V, C]);
-  add('transformer.wpe.weight', [nCtx, C]);
-  for (let l = 0; l < nLayer; l++) {
-    const p = `transformer.h.${l}.`;
-    // Each matmul weight is directly followed by its bias: matmulBackward computes both in one GEMM.
-    add(`${p}ln_1.weight`, [C]); add(`${p}ln_1.bias`, [C]);
-    add(`${p}attn.c_attn.weight`, [C, 3 * C], true); add(`${p}attn.c_attn.bias`, [3 * C]);
-    add(`${p}attn.c_proj.weight`, [C, C], true); add(`${p}attn.c_proj.bias`, [C]);
-    add(`${p}ln_2.weight`, [C]); add(`${p}ln_2.bias`, [C]);
-    add(`${p}mlp.c_fc.weight`, [C, 4 * C], true); add(`${p}mlp.c_fc.bias`, [4 * C]);
-    add(`${p}mlp.c_proj.weight`, [4 * C, C], true); add(`${p}mlp.c_proj.bias`, [C]);
-  }
-  add('transformer.ln_f.weight', [C]);
-  add('transformer.ln_f.bias', [C]);
-  return specs;
 }
 
 /** Standard normal samples from a seeded generator (mulberry32 + Box-Muller): the same seed gives the same weights. */

@@ -1,7 +1,8 @@
 // Batched sampling from the student GPT with a KV cache: all prompts x n samples advance together, one token per step,
 // each with its own seeded random stream (so a sample does not depend on what else is in the batch).
 import { mulberry32 } from '../random.ts';
-import type { GPT, KVCache } from './gpt.ts';
+import type { GPT } from './gpt.ts';
+import type { KVCache } from './kv-cache.ts';
 
 export interface SampleOptions {
   /** Samples per prompt (default 1). */
@@ -141,7 +142,7 @@ export async function decode(model: GPT, requests: DecodeRequest[], opts: { betw
       if (active.length === 0) break;
       const tokens = Int32Array.from(active, (i) => seqs[i].tokens[seqs[i].tokens.length - 1]);
       const positions = Int32Array.from(active, (i) => seqs[i].length - 1);
-      logits = model.kvForward(cache, tokens, Int32Array.from(active), positions);
+      logits = cache.forward(tokens, Int32Array.from(active), positions);
       rowOf = active.map((_, a) => a);
       if (opts.between) await opts.between();
     }
@@ -152,7 +153,7 @@ export async function decode(model: GPT, requests: DecodeRequest[], opts: { betw
       finishReason: s.finish!,
     }));
   } finally {
-    model.freeKVCache(cache);
+    cache.free();
   }
 }
 
@@ -174,7 +175,7 @@ function prefill(model: GPT, cache: KVCache, requests: DecodeRequest[], first: n
   const lastRow: { request: number; row: number }[] = [];
   const flush = (): void => {
     if (tokens.length === 0) return;
-    const logits = model.kvForward(cache, Int32Array.from(tokens), Int32Array.from(slots), Int32Array.from(positions));
+    const logits = cache.forward(Int32Array.from(tokens), Int32Array.from(slots), Int32Array.from(positions));
     for (const { request, row } of lastRow) {
       for (let k = 0; k < requests[request].n; k++) out.set(logits.subarray(row * V, (row + 1) * V), (first[request] + k) * V);
     }
@@ -191,7 +192,7 @@ function prefill(model: GPT, cache: KVCache, requests: DecodeRequest[], first: n
   });
   flush();
   requests.forEach(({ prompt: p, n }, i) => {
-    for (let k = 1; k < n; k++) model.copyKVSlot(cache, first[i], first[i] + k, p.length);
+    for (let k = 1; k < n; k++) cache.copySlot(first[i], first[i] + k, p.length);
   });
   return out;
 }

@@ -183,7 +183,7 @@ export function updatePolicy(u: UpdateInput): UpdateStats {
       high += pl.highClipFraction * pl.activeTokens;
     }
     const gradNorm = model.clipGradNorm(cfg.max_grad_norm);
-    model.adamwStep({ lr: u.lrs[it], beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_epsilon, weightDecay: cfg.weight_decay });
+    model.optimizer.update({ lr: u.lrs[it], beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_epsilon, weightDecay: cfg.weight_decay });
     const n = cfg.num_iterations;
     stats.loss += loss / n;
     stats.kl += kl / activeTokens / n;

@@ -558,7 +558,7 @@ export function trainStep(model: GPT, b: Batch, cfg: SFTConfig, lr: number): { l
   }
   model.backward(d);
   const gradNorm = model.clipGradNorm(cfg.max_grad_norm);
-  model.adamwStep({ lr, beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_epsilon, weightDecay: cfg.weight_decay });
+  model.optimizer.update({ lr, beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_epsilon, weightDecay: cfg.weight_decay });
   return { loss: nll / b.numTargets, gradNorm, lr };
 }
 
