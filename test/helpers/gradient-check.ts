@@ -1,5 +1,5 @@
 // Seeded inputs for the student GPT's tests and the check of its gradients against finite differences, shared by
-// test/model.test.ts (the model on its default backend) and test/model-backends.test.ts (the native backend on its own).
+// test/model/model.test.ts (the model on its default backend) and test/model/model-backends.test.ts (the native backend on its own).
 import type { GPT } from '../../src/model/gpt.ts';
 
 /** A seeded uniform stream in [0, 1). */

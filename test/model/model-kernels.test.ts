@@ -1,0 +1,143 @@
+// The training kernels against plain loops, at shapes the model tests do not reach: leading dimensions of 1024 floats
+// (the MLP's wide side), K over one 256-row block, row counts that are not multiples of the 4-row tile.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../src/model/kernels.ts';
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await Engine.create(2);
+});
+afterAll(async () => {
+  await engine.dispose();
+});
+
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296 - 0.5;
+  };
+}
+
+/** n random floats in the engine's memory; returns the pointer and a copy. */
+function filled(n: number, seed: number): { ptr: number; data: Float32Array } {
+  const ptr = engine.alloc(n);
+  const r = lcg(seed);
+  const view = engine.f32(ptr, n);
+  for (let i = 0; i < n; i++) view[i] = r();
+  return { ptr, data: view.slice() };
+}
+
+const maxAbsDiff = (x: Float32Array, y: Float32Array): number => x.reduce((s, v, i) => Math.max(s, Math.abs(v - y[i])), 0);
+
+describe('gemmRowsTA (weight gradients x^T dy)', () => {
+  it.each([[1024, 256, 300], [1030, 40, 513], [7, 24, 5]])('matches a plain loop for M=%i, N=%i, K=%i, accumulating, with column sums', (M, N, K) => {
+    const mark = engine.mark();
+    try {
+      const A = filled(K * M, 1), B = filled(K * N, 2), C = filled(M * N, 3), sums = filled(N, 4);
+      engine.run('gemmRowsTA', [A.ptr, M, B.ptr, N, C.ptr, N, N, K, 1, sums.ptr], M, { align: 4, chunksPerThread: 1 });
+      const want = C.data.slice();
+      for (let i = 0; i < M; i++) {
+        for (let j = 0; j < N; j++) {
+          let s = 0;
+          for (let k = 0; k < K; k++) s += A.data[k * M + i] * B.data[k * N + j];
+          want[i * N + j] += s;
+        }
+      }
+      const wantSums = sums.data.map((v, j) => v + Array.from({ length: K }, (_, k) => B.data[k * N + j]).reduce((a, b) => a + b, 0));
+      expect(maxAbsDiff(engine.f32(C.ptr, M * N), want)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(engine.f32(sums.ptr, N), wantSums)).toBeLessThan(1e-4);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
+
+describe('layerNormParamsBackward', () => {
+  it('adds sum_r dy * xhat and sum_r dy to dw, db, split across threads at odd 4-column boundaries', () => {
+    const mark = engine.mark();
+    try {
+      const rows = 37, C = 260;
+      const x = filled(rows * C, 5), dy = filled(rows * C, 6), dw = filled(C, 7), db = filled(C, 8);
+      const mean = filled(rows, 9), rstd = filled(rows, 10);
+      const rs = engine.f32(rstd.ptr, rows);
+      for (let r = 0; r < rows; r++) rs[r] = 1 + rs[r];
+      engine.run('layerNormParamsBackward', [x.ptr, mean.ptr, rstd.ptr, dy.ptr, dw.ptr, db.ptr, C, rows], C / 4, { grain: 1, chunksPerThread: 3 });
+      const wantW = dw.data.slice(), wantB = db.data.slice();
+      for (let r = 0; r < rows; r++) {
+        for (let c = 0; c < C; c++) {
+          wantW[c] += dy.data[r * C + c] * (x.data[r * C + c] - mean.data[r]) * rs[r];
+          wantB[c] += dy.data[r * C + c];
+        }
+      }
+      expect(maxAbsDiff(engine.f32(dw.ptr, C), wantW)).toBeLessThan(1e-5);
+      expect(maxAbsDiff(engine.f32(db.ptr, C), wantB)).toBeLessThan(1e-5);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
+
+describe('transpose', () => {
+  // 50 columns in 6 chunks split at 8, 17, 25, 33, 42: chunks that start and end off the 4 x 4 blocks
+  it.each([[256, 768, 4], [37, 50, 3], [2, 5, 1]])('writes dst[c, r] = src[r, c] for rows=%i, cols=%i (%i chunks per thread)', (rows, cols, chunksPerThread) => {
+    const mark = engine.mark();
+    try {
+      const src = filled(rows * cols, 11), dst = filled(cols * rows, 12);
+      engine.run('transpose', [src.ptr, cols, dst.ptr, rows, rows], cols, { grain: 1, chunksPerThread });
+      const want = new Float32Array(cols * rows);
+      for (let c = 0; c < cols; c++) for (let r = 0; r < rows; r++) want[c * rows + r] = src.data[r * cols + c];
+      expect(maxAbsDiff(engine.f32(dst.ptr, cols * rows), want)).toBe(0);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
+
+describe('gemmRowsRes (residual connection)', () => {
+  it.each([[37, 20, 600], [64, 256, 1024], [5, 9, 3]])('C = R + bias + A @ B for M=%i, N=%i, K=%i, R untouched', (M, N, K) => {
+    const mark = engine.mark();
+    try {
+      const A = filled(M * K, 13), B = filled(K * N, 14), C = filled(M * N, 15), R = filled(M * N, 16), bias = filled(N, 17);
+      engine.run('gemmRowsRes', [A.ptr, K, B.ptr, N, C.ptr, N, bias.ptr, N, K, R.ptr], M, { align: 4 });
+      const want = new Float32Array(M * N);
+      for (let i = 0; i < M; i++) {
+        for (let j = 0; j < N; j++) {
+          let s = R.data[i * N + j] + bias.data[j];
+          for (let k = 0; k < K; k++) s += A.data[i * K + k] * B.data[k * N + j];
+          want[i * N + j] = s;
+        }
+      }
+      expect(maxAbsDiff(engine.f32(C.ptr, M * N), want)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(engine.f32(R.ptr, M * N), R.data)).toBe(0);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
+
+describe('gelu', () => {
+  it("matches the tanh approximation and its derivative in float64 over [-12, 12], the negative tail included", () => {
+    const mark = engine.mark();
+    try {
+      const n = 4096, x = engine.alloc(n), y = engine.alloc(n);
+      const xs = Float32Array.from({ length: n }, (_, i) => -12 + (24 * i) / n);
+      engine.f32(x, n).set(xs);
+      engine.run('gelu', [x, y, 1], n / 4, { grain: 1 });
+      const Y = engine.f32(y, n), G = engine.f32(x, n);
+      const k = Math.sqrt(2 / Math.PI);
+      let worstY = 0, worstG = 0;
+      for (let i = 0; i < n; i++) {
+        const v = xs[i], t = Math.tanh(k * (v + 0.044715 * v ** 3));
+        const want = 0.5 * v * (1 + t), dwant = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * 0.044715 * v * v);
+        worstY = Math.max(worstY, Math.abs(Y[i] - want) / Math.max(Math.abs(want), 1e-3));
+        worstG = Math.max(worstG, Math.abs(G[i] - dwant) / Math.max(Math.abs(dwant), 1e-3));
+      }
+      // 0.5 x (1 + tanh u) lost up to 3e-4 (and gelu' 2e-3) to cancellation where tanh u is close to -1
+      expect(worstY).toBeLessThan(1e-5);
+      expect(worstG).toBeLessThan(1e-4);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
