@@ -921,14 +921,29 @@ function gemmPanels(A: usize, lda: i32, Bp: usize, K: i32, N: i32, C: usize, ldc
 // One whole forward step of the network for rows [lo, hi) with the KV cache: rows are independent once their slots are
 // distinct (decoding), so a thread runs all layers for its rows and the threads meet once per step, not once per kernel.
 // Rows of one slot (a prompt) must all be in one call, in position order.
-// The descriptor holds int32 fields (DESC_*); parameters follow gpt.ts's layout (paramSpecs), which this must match.
-export const DESC_FIELDS: i32 = 21;
-const D_PARAMS = 0, D_V = 1, D_NCTX = 2, D_C = 3, D_L = 4, D_NH = 5, D_K = 6, D_VC = 7, D_SLOTS = 8, D_CTX = 9;
+// The descriptor holds int32 fields (D_*, in the order of kv-cache.ts's DESC_FIELDS). The weights are found through its
+// weight table (D_WEIGHTS), pointers that kv-cache.ts writes from gpt.ts's parameter layout: wte, wpe, ln_f's weight and
+// bias (T_*), then each layer's tensors (L_*, the order of kv-cache.ts's LAYER_FIELDS).
+export const DESC_FIELDS: i32 = 22;
+const D_V = 1, D_C = 3, D_L = 4, D_NH = 5, D_K = 6, D_VC = 7, D_SLOTS = 8, D_CTX = 9;
 const D_WTET = 10, D_TOK = 11, D_SLOT = 12, D_POS = 13, D_X = 14, D_LN = 15, D_QKV = 16, D_ATTY = 17, D_FC = 18, D_LOGITS = 19;
-const D_PACKED = 20;
+const D_PACKED = 20, D_WEIGHTS = 21;
+const T_WTE = 0, T_WPE = 1, T_LNFW = 2, T_LNFB = 3, T_LAYERS = 4;
+const L_LN1W = 0, L_LN1B = 1, L_ATTNW = 2, L_ATTNB = 3, L_PROJW = 4, L_PROJB = 5, L_LN2W = 6, L_LN2B = 7;
+const L_FCW = 8, L_FCB = 9, L_FC2W = 10, L_FC2B = 11, LAYER_FIELDS = 12;
 
 @inline function field(desc: usize, i: i32): i32 {
   return load<i32>(at(desc, i));
+}
+
+/** Entry i of the descriptor's weight table. */
+@inline function weight(desc: usize, i: i32): usize {
+  return <usize>load<i32>(at(<usize>field(desc, D_WEIGHTS), i));
+}
+
+/** Tensor f (L_*) of layer l. */
+@inline function layerWeight(desc: usize, l: i32, f: i32): usize {
+  return weight(desc, T_LAYERS + l * LAYER_FIELDS + f);
 }
 
 @inline function pad8(n: i32): i32 {
@@ -940,9 +955,8 @@ export function packedLayerFloats(C: i32): i32 {
   return C * pad8(3 * C) + C * pad8(C) + C * pad8(4 * C) + 4 * C * pad8(C);
 }
 
-// Layer l's matmul weight m (0 c_attn, 1 c_proj, 2 c_fc, 3 mlp c_proj): its (K, N), where it lies among the parameters
-// (gpt.ts's paramSpecs: ln_1, c_attn + bias, c_proj + bias, ln_2, c_fc + bias, mlp c_proj + bias) and where packLayers
-// puts it, so that decodeRows and packLayers read one layout.
+// Layer l's matmul weight m (0 c_attn, 1 c_proj, 2 c_fc, 3 mlp c_proj): its (K, N), its tensor in the weight table, and
+// where packLayers puts it, so that decodeRows and packLayers read one layout.
 @inline function weightK(C: i32, m: i32): i32 {
   return m == 3 ? 4 * C : C;
 }
@@ -951,9 +965,8 @@ export function packedLayerFloats(C: i32): i32 {
   return m == 0 ? 3 * C : m == 2 ? 4 * C : C;
 }
 
-@inline function weightAt(layers: usize, l: i32, C: i32, m: i32): usize {
-  const layer = at(layers, l * (12 * C * C + 13 * C));
-  return m == 0 ? at(layer, 2 * C) : m == 1 ? at(layer, 3 * C * C + 5 * C) : m == 2 ? at(layer, 4 * C * C + 8 * C) : at(layer, 8 * C * C + 12 * C);
+@inline function weightField(m: i32): i32 {
+  return m == 0 ? L_ATTNW : m == 1 ? L_PROJW : m == 2 ? L_FCW : L_FC2W;
 }
 
 @inline function packedWeightAt(packed: usize, l: i32, C: i32, m: i32): usize {
@@ -963,50 +976,45 @@ export function packedLayerFloats(C: i32): i32 {
 }
 
 /** Packs the matmul weights of layers [lo, hi) whole by packPanels into the descriptor's packed region: decoding reads
- *  every weight once per token, so gpt.ts packs them once, when it makes a KV cache. */
+ *  every weight once per token, so kv-cache.ts packs them once, when it makes a cache. */
 export function packLayers(desc: usize, lo: i32, hi: i32, scratch: usize): void {
-  const P = <usize>field(desc, D_PARAMS), V = field(desc, D_V), nCtx = field(desc, D_NCTX), C = field(desc, D_C);
-  const layers = at(P, (V + nCtx) * C), packed = <usize>field(desc, D_PACKED);
+  const C = field(desc, D_C), packed = <usize>field(desc, D_PACKED);
   for (let l = lo; l < hi; l++) {
     for (let m = 0; m < 4; m++) {
       const K = weightK(C, m), N = weightN(C, m);
-      packPanels(weightAt(layers, l, C, m), N, K, N, packedWeightAt(packed, l, C, m), 0, (N + 7) >> 3, scratch);
+      packPanels(layerWeight(desc, l, weightField(m)), N, K, N, packedWeightAt(packed, l, C, m), 0, (N + 7) >> 3, scratch);
     }
   }
 }
 
 export function decodeRows(desc: usize, lo: i32, hi: i32, scratch: usize): void {
-  const P = <usize>field(desc, D_PARAMS), V = field(desc, D_V), nCtx = field(desc, D_NCTX), C = field(desc, D_C);
+  const V = field(desc, D_V), C = field(desc, D_C);
   const L = field(desc, D_L), nh = field(desc, D_NH), ctx = field(desc, D_CTX), slotCount = field(desc, D_SLOTS);
   const kc = <usize>field(desc, D_K), vc = <usize>field(desc, D_VC), wteP = <usize>field(desc, D_WTET);
   const tok = <usize>field(desc, D_TOK), slots = <usize>field(desc, D_SLOT), pos = <usize>field(desc, D_POS);
   const x = <usize>field(desc, D_X), ln = <usize>field(desc, D_LN), qkv = <usize>field(desc, D_QKV);
   const atty = <usize>field(desc, D_ATTY), fc = <usize>field(desc, D_FC), logits = <usize>field(desc, D_LOGITS);
   const packed = <usize>field(desc, D_PACKED);
-  const layerSize = 12 * C * C + 13 * C, cacheSize = slotCount * C * ctx;
-  const wte = P, wpe = at(P, V * C), layers = at(wpe, nCtx * C), lnf = at(layers, L * layerSize);
-  embed(tok, pos, wte, wpe, x, C, lo, hi, scratch);
+  const cacheSize = slotCount * C * ctx;
+  embed(tok, pos, weight(desc, T_WTE), weight(desc, T_WPE), x, C, lo, hi, scratch);
   for (let l = 0; l < L; l++) {
-    const ln1w = at(layers, l * layerSize), ln1b = at(ln1w, C), attnW = at(ln1b, C), attnB = at(attnW, 3 * C * C);
-    const projW = at(attnB, 3 * C), projB = at(projW, C * C), ln2w = at(projB, C), ln2b = at(ln2w, C);
-    const fcW = at(ln2b, C), fcB = at(fcW, 4 * C * C), fc2W = at(fcB, 4 * C), fc2B = at(fc2W, 4 * C * C);
     const attnP = packedWeightAt(packed, l, C, 0), projP = packedWeightAt(packed, l, C, 1);
     const fcP = packedWeightAt(packed, l, C, 2), fc2P = packedWeightAt(packed, l, C, 3);
     const kl = at(kc, l * cacheSize), vl = at(vc, l * cacheSize);
     // qkv = ln_1(x) @ c_attn; cache k, v; atty = attention over each row's positions 0..pos; x += atty @ c_proj
-    layerNorm(x, ln1w, ln1b, ln, 0, 0, C, lo, hi, scratch);
-    gemmPanels(ln, C, attnP, C, 3 * C, qkv, 3 * C, attnB, false, lo, hi, scratch);
+    layerNorm(x, layerWeight(desc, l, L_LN1W), layerWeight(desc, l, L_LN1B), ln, 0, 0, C, lo, hi, scratch);
+    gemmPanels(ln, C, attnP, C, 3 * C, qkv, 3 * C, layerWeight(desc, l, L_ATTNB), false, lo, hi, scratch);
     kvWrite(qkv, kl, vl, slots, pos, C, nh, ctx, lo, hi, scratch);
     kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, lo * nh, hi * nh, scratch);
-    gemmPanels(atty, C, projP, C, C, x, C, projB, true, lo, hi, scratch);
+    gemmPanels(atty, C, projP, C, C, x, C, layerWeight(desc, l, L_PROJB), true, lo, hi, scratch);
     // x += gelu(ln_2(x) @ c_fc) @ c_proj
-    layerNorm(x, ln2w, ln2b, ln, 0, 0, C, lo, hi, scratch);
-    gemmPanels(ln, C, fcP, C, 4 * C, fc, 4 * C, fcB, false, lo, hi, scratch);
+    layerNorm(x, layerWeight(desc, l, L_LN2W), layerWeight(desc, l, L_LN2B), ln, 0, 0, C, lo, hi, scratch);
+    gemmPanels(ln, C, fcP, C, 4 * C, fc, 4 * C, layerWeight(desc, l, L_FCB), false, lo, hi, scratch);
     gelu(at(fc, lo * 4 * C), at(fc, lo * 4 * C), 0, 0, (hi - lo) * C, scratch);
-    gemmPanels(fc, 4 * C, fc2P, 4 * C, C, x, C, fc2B, true, lo, hi, scratch);
+    gemmPanels(fc, 4 * C, fc2P, 4 * C, C, x, C, layerWeight(desc, l, L_FC2B), true, lo, hi, scratch);
   }
   // logits = ln_f(x) @ wte^T
-  layerNorm(x, lnf, at(lnf, C), ln, 0, 0, C, lo, hi, scratch);
+  layerNorm(x, weight(desc, T_LNFW), weight(desc, T_LNFB), ln, 0, 0, C, lo, hi, scratch);
   gemmPanels(ln, C, wteP, C, V, logits, V, 0, false, lo, hi, scratch);
 }
 
