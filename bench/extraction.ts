@@ -1,4 +1,4 @@
-// How well the strong reward's prompt-to-spec extraction (src/reward/extract.ts) recovers the generator's specs:
+// How well the strong reward's prompt-to-spec extraction (src/diagram/reward/extract.ts) recovers the generator's specs:
 // precision and recall of entities and edges, per kind and split, and the prompts it does worst on.
 // Also the time per prompt (first call, so the per-prompt cache never answers). --split train keeps held-out prompts
 // off the screen while tuning the rules.

@@ -1,6 +1,6 @@
 // How the strong reward's cost grows with what a row asks for: spec size (a chain answered by 20 of its entities, the
 // issue's case; and a contested one, every entity sharing one of five names with the answer's 40 shapes) and prompt
-// length (the spec read from the prompt). Past the row limits (src/tasks/limits.ts) the entry points refuse a row;
+// length (the spec read from the prompt). Past the row limits (src/diagram/tasks/limits.ts) the entry points refuse a row;
 // the rubric itself is timed beyond them, so that the growth shows: it should stay linear. Times are CPU milliseconds
 // per score (process.cpuUsage), the best of --rounds, each score on a fresh copy of the spec (nothing kept from the
 // last one), after one untimed score.

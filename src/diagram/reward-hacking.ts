@@ -1,6 +1,6 @@
 // The reward-hacking experiment (the seed's central claim, "the trainer can only optimize the reward you give it"):
 // GRPO from one SFT student under each reward, then every trained student, and the start, on the same held-out tasks
-// under every reward, with the hack detectors (src/reward/hacks.ts) counting what each learned to do. A reward that
+// under every reward, with the hack detectors (src/diagram/reward/hacks.ts) counting what each learned to do. A reward that
 // pays for a hack shows it as a policy whose own reward rose while the others' fell and a detector lit up.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -91,7 +91,7 @@ interface EvalPlan {
 }
 
 /** The IID held-out split comes first: it asks whether the agent learned the task. The students are also sampled
- *  greedily, with structured output (policy/structured.ts) as a user would serve them, and on the ood probe (phrasings
+ *  greedily, with structured output (diagram/language/structured.ts) as a user would serve them, and on the ood probe (phrasings
  *  and names never seen in train, which a student trained from scratch cannot be expected to read). */
 const EVAL_PLANS = {
   'eval-teacher': { label: 'teacher', policy: 'teacher', split: 'heldout' },

@@ -371,7 +371,7 @@ print(json.dumps({"whole": whole["choices"][0]["message"]["content"], "streamed"
 
   it("works as the teacher and eval commands' openai: policy", async () => {
     // Explicit timeout and retries: without them policyFromSpec passes `undefined` over remote.ts's defaults and the
-    // request timer fires at once (reported; src/policy/registry.ts is not this module's to change).
+    // request timer fires at once (reported; src/diagram/teacher/registry.ts is not this module's to change).
     const policy = await policyFromSpec(`openai:${MODEL}`, { env: { OPENAI_BASE_URL: `${srv.url}/v1` }, timeoutMs: 30_000, maxRetries: 1 });
     const [completions] = await policy.generate([user('Draw Queue then Database.')], { n: 2, maxTokens: 10, seed: 3, temperature: 0.7 });
     expect(completions).toHaveLength(2);

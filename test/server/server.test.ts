@@ -263,7 +263,7 @@ const BAD: { what: string; path: string; method?: string; raw?: string; body?: u
   { what: 'row field of the wrong type', path: '/reward', body: [{ prompt: 'a', completion: 7 }], status: 400, message: /^row 0: field "completion" must be a string$/ },
   { what: 'row not an object', path: '/reward', body: ['just text'], status: 400, message: /^row 0: expected a JSON object/ },
   { what: 'invalid spec', path: '/reward', body: [{ prompt: 'a', completion: '{}', spec: { entities: [], edges: [] } }], status: 400, message: /^row 0: invalid field "spec.entities": / },
-  // What one row may ask for (src/tasks/limits.ts).
+  // What one row may ask for (src/diagram/tasks/limits.ts).
   { what: 'spec over the entity limit', path: '/reward', body: [{ prompt: 'a', completion: '{}' }, { prompt: 'b', completion: '{}', spec: { entities: Array.from({ length: 201 }, (_, i) => `E${i}`), edges: [] } }], status: 400, message: /^row 1: invalid field "spec.entities": 201 entities; the limit is 200$/ },
   { what: 'prompt over the limit', path: '/reward', body: [{ prompt: 'p'.repeat(20_001), completion: '{}' }], status: 400, message: /^row 0: field "prompt": 20,001 characters; the limit is 20,000$/ },
   { what: 'get_reward label over the edge limit', path: '/get_reward', body: { query: ['a'], prompts: ['a'], labels: [JSON.stringify({ entities: ['a'], edges: Array.from({ length: 1001 }, () => ['a', 'a']) })] }, status: 400, message: /^labels\[0\]: invalid spec field "edges": 1,001 edges; the limit is 1,000$/ },

@@ -1,6 +1,6 @@
 // Scoring of data rows `{prompt, completion, spec?}` as the `score` command and the HTTP server both take them:
 // the input fields plus `reward`, `components` and `errors`, or an `error` that names the row and what is wrong.
-// A row beyond what one row may ask for (src/tasks/limits.ts) gets an `error` without being scored.
+// A row beyond what one row may ask for (src/diagram/tasks/limits.ts) gets an `error` without being scored.
 import type { RendererReadback, Rubric, ScoreInput } from './rubric.ts';
 import { nestsDeeperThan } from '../../io/json-depth.ts';
 import { LIMITS, promptRefusal } from '../tasks/limits.ts';

@@ -4,7 +4,7 @@ import type { ActionOutcome } from '../language/apply.ts';
 import type { DiagramSpec } from '../tasks/spec.ts';
 import type { LayoutReport } from './layout.ts';
 
-/** What a real renderer (the tldraw editor, src/tldraw/score.ts) made of the completion's actions. */
+/** What a real renderer (the tldraw editor, src/diagram/tldraw/score.ts) made of the completion's actions. */
 export interface RendererReadback {
   renderer: string;
   /** The renderer's verdict on each action, in the completion's order. */

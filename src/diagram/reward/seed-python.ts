@@ -1,6 +1,6 @@
 // The seed's env.py as CPython 3 runs it: json.loads (with NaN/Infinity, int vs float, its error messages),
 // str() of any JSON value, str.strip()'s whitespace, parse_actions' brace-span fallback and the canvas checks in
-// their order. Only the `seed` reward uses this; the strict environment in src/env refuses what Python lets through.
+// their order. Only the `seed` reward uses this; the strict environment in src/diagram/language refuses what Python lets through.
 // docs/seed-compat.md lists every place where this differs from strict JSON.
 import { parseJson, parseJsonCached } from '../language/parse.ts';
 

@@ -1,5 +1,5 @@
 // What one task or one scored row may ask for, defined once: the task schema (spec.ts), the score rows of the CLI and
-// the server (src/reward/rows.ts, src/server/reward.ts) and the scripted teacher refuse beyond these, each with a line
+// the server (src/diagram/reward/rows.ts, src/server/reward.ts) and the scripted teacher refuse beyond these, each with a line
 // naming the limit. They sit far above what the suite asks for (at most 12 entities, 12 edges, 5 arrow labels, names
 // of 36 characters, prompts of 830) and low enough that the costliest row allowed scores in milliseconds: a
 // 100,000-entity spec once held a scoring thread for over a minute. docs/tasks.md ("Limits") gives the table.

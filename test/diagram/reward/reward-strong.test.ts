@@ -224,7 +224,7 @@ describe('shape kinds the spec asks for', () => {
   });
 });
 
-describe('cost at the row limits (src/tasks/limits.ts)', () => {
+describe('cost at the row limits (src/diagram/tasks/limits.ts)', () => {
   // The biggest spec a row may carry, against answers that make each part of the score work hardest. Before the
   // matching went linear a 10,000-entity chain took 2.9 s and 800 tied entities 3.7 s; these take milliseconds.
   const words = (n: number, tag: string) => Array.from({ length: n }, (_, k) => `w${tag}${k}`).join(' ');

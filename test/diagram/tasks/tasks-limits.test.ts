@@ -1,4 +1,4 @@
-// What one task or scored row may ask for (src/tasks/limits.ts): the task schema takes each limit exactly and refuses
+// What one task or scored row may ask for (src/diagram/tasks/limits.ts): the task schema takes each limit exactly and refuses
 // one more, naming the limit, and refuses far more at once instead of working through it (issue 19: S3, C4, C5).
 import { describe, expect, it } from 'vitest';
 import { EDGE_LABEL_KEY_CHARS, LIMITS, promptRefusal } from '../../../src/diagram/tasks/limits.ts';
