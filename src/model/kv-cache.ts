@@ -4,7 +4,7 @@
 import type { GPTConfig, LayerOffsets, ParamLayout } from './gpt.ts';
 import { MIN_PART_WORK, type Ops } from './ops.ts';
 
-/** Order of the descriptor's int32 fields: DESC_* in assembly/kernels.ts and native/src/kernels.cc. */
+/** Order of the descriptor's int32 fields: D_* in assembly/kernels.ts and native/src/kernels.cc. */
 const DESC_FIELDS = ['params', 'V', 'nCtx', 'C', 'nLayer', 'nHead', 'k', 'v', 'slots', 'ctx', 'wteP', 'tokens', 'slotIdx',
   'positions', 'x', 'ln', 'qkv', 'atty', 'fc', 'logits', 'packed', 'weights'] as const;
 /** Order of the weight table (pointers): wte, wpe, ln_f weight and bias, then these for each layer; T_* and L_* in the
