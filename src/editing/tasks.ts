@@ -6,6 +6,7 @@ import { Canvas, CanvasState, type CanvasJson } from '../diagram/language/canvas
 import { applyActions } from '../diagram/language/apply.ts';
 import { labelMatch, matchEntities } from '../diagram/reward/labels.ts';
 import { scoreCanvasLayout, type LayoutReport } from '../diagram/reward/layout.ts';
+import { defineRubric } from '../diagram/reward/rubric.ts';
 import { boxFor, idsFor, shapeFor } from '../diagram/teacher/scripted.ts';
 import { generateTasks, maxDistinct, TaskRequestError } from '../diagram/tasks/generate.ts';
 import { edgeKey } from '../diagram/tasks/render.ts';
@@ -320,8 +321,7 @@ export function editingTaskForSeed(split: Split, seed: number, edits?: readonly 
 // ---------------------------------------------------------------------------------------------------------------------
 // The goal check: how far an edited canvas is from the goal spec. Pure.
 
-export const EDIT_WEIGHTS = { action_validity: 0.2, entities_present: 0.3, edges_correct: 0.3, layout_quality: 0.2, edit_done: 0 } as const;
-export type EditComponent = keyof typeof EDIT_WEIGHTS;
+export type EditComponent = 'action_validity' | 'entities_present' | 'edges_correct' | 'layout_quality' | 'edit_done';
 /** Share of edges_correct that requested arrow labels carry, when the goal has any (as in the strong reward). */
 const LABEL_SHARE = 0.15;
 const EXACT = 0.999;
@@ -332,6 +332,13 @@ export interface ActionCounts {
   /** Actions sent over the episode; a batch that did not parse counts as one. */
   sent: number;
   applied: number;
+}
+
+/** What the editing rubric scores: the episode's final canvas against its task, and the actions sent on the way. */
+export interface EditInput {
+  task: Pick<EditingTask, 'goal' | 'direction' | 'start'>;
+  canvas: Canvas;
+  counts: ActionCounts;
 }
 
 export interface EditScore {
@@ -411,10 +418,10 @@ function alongShare(goal: DiagramSpec, direction: Direction, canvas: Canvas, sha
 }
 
 /**
- * The edited canvas against the goal. Every weighted component is multiplied by `edit_done` (the share of the asked
+ * The edited canvas against the goal, measured once for every component of the rubric below. Every weighted component is multiplied by `edit_done` (the share of the asked
  * changes made, logged with weight 0), so that leaving the canvas as it was scores 0 however close the start is.
  */
-export function scoreEdit(task: Pick<EditingTask, 'goal' | 'direction' | 'start'>, canvas: Canvas, counts: ActionCounts): EditScore {
+function prepareEdit({ task, canvas, counts }: EditInput) {
   const goal = task.goal;
   const shapes = canvas.shapeList();
   const { assignment, quality } = matchEntities(goal.entities, shapes.map((s) => s.text));
@@ -464,15 +471,6 @@ export function scoreEdit(task: Pick<EditingTask, 'goal' | 'direction' | 'start'
     return from !== undefined && to !== undefined && firstArrow.has(`${from}\u0000${to}`);
   };
   const done = editDone(task, canvas, shapeOf, drawn, directionShare);
-  const components: Record<EditComponent, number> = {
-    action_validity: (counts.sent ? counts.applied / counts.sent : 0) * done,
-    entities_present: entityValue * done,
-    edges_correct: (shapes.length ? structure : 0) * done,
-    layout_quality: (shapes.length ? layout.score * (directionShare ?? 1) : 0) * done,
-    edit_done: done,
-  };
-  let reward = 0;
-  for (const k of Object.keys(EDIT_WEIGHTS) as EditComponent[]) reward += EDIT_WEIGHTS[k] * components[k];
   const goalMet =
     matched === n &&
     quality.every((q) => q >= EXACT) &&
@@ -482,7 +480,32 @@ export function scoreEdit(task: Pick<EditingTask, 'goal' | 'direction' | 'start'
     (edges.labels === null || edges.labels >= EXACT) &&
     layout.counts.overlaps === 0 &&
     (directionShare === null || directionShare === 1);
-  return { reward, components, weights: { ...EDIT_WEIGHTS }, goalMet, entities, extraShapes, edges, directionShare, layout };
+  return { counts, shapes: shapes.length, entityValue, structure, layout, directionShare, done, goalMet, entities, extraShapes, edges };
+}
+
+type EditContext = ReturnType<typeof prepareEdit>;
+
+/** Editing's reward: the final canvas against the goal spec, as named and weighted components. */
+export const EDITING_RUBRIC = defineRubric<EditContext, EditInput>({
+  name: 'editing',
+  description: 'the edited canvas against the goal: valid actions, entities, arrows and layout, each times the share of the asked changes made',
+  prepare: prepareEdit,
+  components: [
+    { name: 'action_validity', weight: 0.2, description: 'share of the actions sent over the episode that applied', fn: (c) => (c.counts.sent ? c.counts.applied / c.counts.sent : 0) * c.done },
+    { name: 'entities_present', weight: 0.3, description: "goal entities named by shapes of their own, less for each shape the goal does not name", fn: (c) => c.entityValue * c.done },
+    { name: 'edges_correct', weight: 0.3, description: "the goal's arrows among the canvas's (requested arrow labels a share)", fn: (c) => (c.shapes ? c.structure : 0) * c.done },
+    { name: 'layout_quality', weight: 0.2, description: 'layout score of the canvas, times the share of arrows along the requested direction in a re-layout', fn: (c) => (c.shapes ? c.layout.score * (c.directionShare ?? 1) : 0) * c.done },
+    { name: 'edit_done', weight: 0, description: 'share of the changes the instruction asks for that the canvas shows (logged)', fn: (c) => c.done },
+  ],
+  errors: () => [],
+});
+
+/** The editing rubric's score of a canvas, with what the episode reports beside it. */
+export function scoreEdit(task: Pick<EditingTask, 'goal' | 'direction' | 'start'>, canvas: Canvas, counts: ActionCounts): EditScore {
+  const ctx = prepareEdit({ task, canvas, counts });
+  const { reward, components, weights } = EDITING_RUBRIC.scoreContext(ctx);
+  const { goalMet, entities, extraShapes, edges, directionShare, layout } = ctx;
+  return { reward, components: components as Record<EditComponent, number>, weights: weights as Record<EditComponent, number>, goalMet, entities, extraShapes, edges, directionShare, layout };
 }
 
 /** A reference editor: actions that turn the start canvas into the goal (new shapes go below and to the right of the

@@ -42,18 +42,20 @@ export interface Component<C> {
   fn: (ctx: C) => number;
 }
 
-export interface Rubric {
+/** `I` is what a score is asked of: a completion (ScoreInput) for the diagram's rewards, an edited canvas for
+ *  editing's (src/editing/tasks.ts). */
+export interface Rubric<I = ScoreInput> {
   name: string;
   description: string;
   components: { name: string; weight: number; description: string }[];
-  score(input: ScoreInput): Score;
+  score(input: I): Score;
 }
 
-export interface RubricDefinition<C> {
+export interface RubricDefinition<C, I = ScoreInput> {
   name: string;
   description: string;
   /** Everything the components measure, computed once per completion and shared by all of them. */
-  prepare: (input: ScoreInput) => C;
+  prepare: (input: I) => C;
   components: Component<C>[];
   /** The errors, or a function that words them when first read (for messages that cost more than the score). */
   errors: (ctx: C) => string[] | (() => string[]);
@@ -76,30 +78,32 @@ function withLazyErrors(score: Omit<Score, 'errors'>, word: () => string[]): Sco
   }) as Score;
 }
 
-/** A rubric: the weighted sum of its components, each clamped to [0, 1], over one context per completion. */
-export function defineRubric<C>(def: RubricDefinition<C>): Rubric {
+/** A rubric: the weighted sum of its components, each clamped to [0, 1], over one context per completion.
+ *  `scoreContext` scores a context already prepared, for a caller that reports more of it than the score. */
+export function defineRubric<C, I = ScoreInput>(def: RubricDefinition<C, I>): Rubric<I> & { scoreContext(ctx: C): Score } {
   const names = new Set<string>();
   for (const { name } of def.components) {
     if (name === '__proto__' || names.has(name)) throw new Error(`rubric component name ${JSON.stringify(name)} is reserved or repeated`);
     names.add(name);
   }
   const weights = Object.fromEntries(def.components.map((c) => [c.name, c.weight]));
+  const scoreContext = (ctx: C): Score => {
+    const components: Record<string, number> = {};
+    let reward = 0;
+    for (const c of def.components) {
+      const value = clamp01(c.fn(ctx));
+      components[c.name] = value;
+      reward += c.weight * value;
+    }
+    if (def.gate && !def.gate(ctx)) reward = 0;
+    const errors = def.errors(ctx);
+    return typeof errors === 'function' ? withLazyErrors({ reward, components, weights }, errors) : { reward, components, weights, errors };
+  };
   return {
     name: def.name,
     description: def.description,
     components: def.components.map(({ name, weight, description }) => ({ name, weight, description })),
-    score(input) {
-      const ctx = def.prepare(input);
-      const components: Record<string, number> = {};
-      let reward = 0;
-      for (const c of def.components) {
-        const value = clamp01(c.fn(ctx));
-        components[c.name] = value;
-        reward += c.weight * value;
-      }
-      if (def.gate && !def.gate(ctx)) reward = 0;
-      const errors = def.errors(ctx);
-      return typeof errors === 'function' ? withLazyErrors({ reward, components, weights }, errors) : { reward, components, weights, errors };
-    },
+    score: (input) => scoreContext(def.prepare(input)),
+    scoreContext,
   };
 }
