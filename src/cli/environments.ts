@@ -1,5 +1,5 @@
-// The environments by name, for the CLI and the pipeline. Kept out of the environments' own folders so that none of
-// them imports another, nor the generic trainers them.
+// The text environments by name, for the commands (`--env`). Kept out of the environments' own folders so that none
+// of them imports another, nor the generic trainers them.
 import { arithmeticEnv } from '../arithmetic/arithmetic-env.ts';
 import { diagramEnv } from '../diagram/diagram-env.ts';
 import type { TextEnv } from '../environment/text-env.ts';
