@@ -124,8 +124,9 @@ describe.skipIf(!available)('native kernels against the wasm kernels', () => {
     expect(agree('softmaxRowsBackward', bufs, ([l, t, , , d]) => [l, V, t, d], rows, { grain: 1 }, [0])).toBeLessThan(1e-6);
   });
 
-  // T = 70: several 64-query blocks, the last one partial; hs = 4, 12, 32
-  it.each([[3, 70, 16, 4], [2, 70, 48, 4], [2, 256, 128, 4], [1, 5, 8, 2]])('attnForward and attnBackward, kept and recomputed probabilities, B=%i T=%i C=%i nh=%i', (B, T, C, nh) => {
+  // T = 70: several 64-query blocks, the last one partial; hs = 4, 12, 32, and 40 (native: two 16-column panels and a
+  // partial one)
+  it.each([[3, 70, 16, 4], [2, 70, 48, 4], [2, 256, 128, 4], [1, 5, 8, 2], [2, 70, 80, 2]])('attnForward and attnBackward, kept and recomputed probabilities, B=%i T=%i C=%i nh=%i', (B, T, C, nh) => {
     const bufs = [{ n: B * T * 3 * C }, { n: B * T * C }, { n: B * nh * T }, { n: B * nh * T * T }, { n: B * T * C }, { n: B * T * 3 * C }];
     for (const e of [nat, wasm]) e.ensureScratch(e.attnScratchFloats(T, C / nh));
     const opts = { grain: 1 };
