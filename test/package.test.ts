@@ -46,7 +46,7 @@ function consumerLock(tarball: string): string {
 // The same uses in both files: tasks of a split, a completion scored with named components, one GRPO step of a tiny
 // student that the script makes and saves itself.
 const CONSUMER_MJS = `
-import { conversationFor, generateTasks, getRubric, GPT, grpoConfig, saveCheckpoint, SYSTEM_PROMPT, trainGrpo, trainTokenizer } from 'canvasgym';
+import { conversationFor, diagramEnv, generateTasks, getRubric, GPT, grpoConfig, saveCheckpoint, SYSTEM_PROMPT, trainGrpo, trainTokenizer } from 'canvasgym';
 
 const tasks = generateTasks({ split: 'train', n: 4, seed: 7 });
 const task = tasks[0];
@@ -61,13 +61,13 @@ saveCheckpoint(init, { model, tokenizer });
 await model.dispose();
 const grpo = await trainGrpo(
   grpoConfig({ output_dir: process.argv[2] + '/grpo', init, max_steps: 1, num_generations: 2, generation_batch_size: 4, per_device_train_batch_size: 4, max_completion_length: 8, threads: 1 }),
-  { tasks },
+  { env: diagramEnv, tasks },
 );
 console.log(JSON.stringify({ tasks: tasks.length, system: conversationFor(task.prompt)[0].role, reward: score.reward, components: score.components, steps: grpo.steps, finalDir: grpo.finalDir }));
 `;
 
 const CONSUMER_TS = `
-import { conversationFor, generateTasks, getRubric, GPT, grpoConfig, saveCheckpoint, SYSTEM_PROMPT, trainGrpo, trainTokenizer, type GRPOConfig, type GrpoResult, type Score, type Task } from 'canvasgym';
+import { conversationFor, diagramEnv, generateTasks, getRubric, GPT, grpoConfig, saveCheckpoint, SYSTEM_PROMPT, trainGrpo, trainTokenizer, type GRPOConfig, type GrpoResult, type Score, type Task } from 'canvasgym';
 
 const tasks: Task[] = generateTasks({ split: 'train', n: 4, seed: 7 });
 const task = tasks[0];
@@ -84,7 +84,7 @@ const init = process.argv[2] + '/init';
 saveCheckpoint(init, { model, tokenizer });
 await model.dispose();
 const config: GRPOConfig = grpoConfig({ output_dir: process.argv[2] + '/grpo', init, max_steps: 1, num_generations: 2, generation_batch_size: 4, per_device_train_batch_size: 4, max_completion_length: 8, threads: 1 });
-const grpo: GrpoResult = await trainGrpo(config, { tasks });
+const grpo: GrpoResult = await trainGrpo(config, { env: diagramEnv, tasks });
 console.log(JSON.stringify({ tasks: tasks.length, system: conversationFor(task.prompt)[0].role, reward: score.reward, components: score.components, steps: grpo.steps, finalDir: grpo.finalDir }));
 `;
 
