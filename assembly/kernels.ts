@@ -924,10 +924,10 @@ function gemmPanels(A: usize, lda: i32, Bp: usize, K: i32, N: i32, C: usize, ldc
 // The descriptor holds int32 fields (D_*, in the order of kv-cache.ts's DESC_FIELDS). The weights are found through its
 // weight table (D_WEIGHTS), pointers that kv-cache.ts writes from gpt.ts's parameter layout: wte, wpe, ln_f's weight and
 // bias (T_*), then each layer's tensors (L_*, the order of kv-cache.ts's LAYER_FIELDS).
-export const DESC_FIELDS: i32 = 22;
-const D_V = 1, D_C = 3, D_L = 4, D_NH = 5, D_K = 6, D_VC = 7, D_SLOTS = 8, D_CTX = 9;
-const D_WTET = 10, D_TOK = 11, D_SLOT = 12, D_POS = 13, D_X = 14, D_LN = 15, D_QKV = 16, D_ATTY = 17, D_FC = 18, D_LOGITS = 19;
-const D_PACKED = 20, D_WEIGHTS = 21;
+export const DESC_FIELDS: i32 = 20;
+const D_V = 0, D_C = 1, D_L = 2, D_NH = 3, D_K = 4, D_VC = 5, D_SLOTS = 6, D_CTX = 7;
+const D_WTET = 8, D_TOK = 9, D_SLOT = 10, D_POS = 11, D_X = 12, D_LN = 13, D_QKV = 14, D_ATTY = 15, D_FC = 16, D_LOGITS = 17;
+const D_PACKED = 18, D_WEIGHTS = 19;
 const T_WTE = 0, T_WPE = 1, T_LNFW = 2, T_LNFB = 3, T_LAYERS = 4;
 const L_LN1W = 0, L_LN1B = 1, L_ATTNW = 2, L_ATTNB = 3, L_PROJW = 4, L_PROJB = 5, L_LN2W = 6, L_LN2B = 7;
 const L_FCW = 8, L_FCB = 9, L_FC2W = 10, L_FC2B = 11, LAYER_FIELDS = 12;

@@ -636,17 +636,19 @@ void gemmPanels(const float* A, int lda, const float* Bp, int K, int N, float* C
   for (; j < j1; j += 8) panelRows<1>(Ai, lda, Bp + (long)j * K, K, Ci + j, ldc, std::min(8, j1 - j), acc, bias ? bias + j : nullptr, rows);
 }
 
-// The descriptor's int32 fields (DESC_* in assembly/kernels.ts) and the parameter layout of gpt.ts's paramSpecs.
-enum { D_PARAMS, D_V, D_NCTX, D_C, D_L, D_NH, D_K, D_VC, D_SLOTS, D_CTX, D_WTET, D_TOK, D_SLOT, D_POS, D_X, D_LN, D_QKV,
-       D_ATTY, D_FC, D_LOGITS, D_PACKED };
+// The descriptor's int32 fields (D_*, the order of src/model/kv-cache.ts's DESC_FIELDS) and the entries of its weight
+// table: pointers that kv-cache.ts writes from gpt.ts's parameter layout, to wte, wpe, ln_f's weight and bias (T_*), then
+// to each layer's tensors (L_*, the order of kv-cache.ts's LAYER_FIELDS).
+enum { D_V, D_C, D_L, D_NH, D_K, D_VC, D_SLOTS, D_CTX, D_WTET, D_TOK, D_SLOT, D_POS, D_X, D_LN, D_QKV, D_ATTY, D_FC,
+       D_LOGITS, D_PACKED, D_WEIGHTS };
+enum { T_WTE, T_WPE, T_LNFW, T_LNFB, T_LAYERS };
+enum { L_LN1W, L_LN1B, L_ATTNW, L_ATTNB, L_PROJW, L_PROJB, L_LN2W, L_LN2B, L_FCW, L_FCB, L_FC2W, L_FC2B, LAYER_FIELDS };
 
 inline int weightK(int C, int m) { return m == 3 ? 4 * C : C; }
 inline int weightN(int C, int m) { return m == 0 ? 3 * C : m == 2 ? 4 * C : C; }
 inline long packedLayer(int C) { return (long)C * pad8(3 * C) + (long)C * pad8(C) + (long)C * pad8(4 * C) + 4L * C * pad8(C); }
-inline long weightAt(int l, int C, int m) {
-  const long layer = (long)l * (12L * C * C + 13L * C);
-  return layer + (m == 0 ? 2L * C : m == 1 ? 3L * C * C + 5L * C : m == 2 ? 4L * C * C + 8L * C : 8L * C * C + 12L * C);
-}
+/** Layer tensor (L_*) of matmul weight m (0 c_attn, 1 c_proj, 2 c_fc, 3 mlp c_proj). */
+inline int weightField(int m) { return m == 0 ? L_ATTNW : m == 1 ? L_PROJW : m == 2 ? L_FCW : L_FC2W; }
 inline long packedWeightAt(int l, int C, int m) {
   long p = (long)l * packedLayer(C);
   for (int j = 0; j < m; j++) p += (long)weightK(C, j) * pad8(weightN(C, j));
@@ -659,18 +661,21 @@ struct Desc {
   int operator[](int i) const { return d[i]; }
   float* f(int i) const { return reinterpret_cast<float*>(base + static_cast<uint32_t>(d[i])); }
   int32_t* i32(int i) const { return reinterpret_cast<int32_t*>(base + static_cast<uint32_t>(d[i])); }
+  /** Entry i of the weight table. */
+  float* weight(int i) const { return reinterpret_cast<float*>(base + static_cast<uint32_t>(i32(D_WEIGHTS)[i])); }
+  /** Tensor f (L_*) of layer l. */
+  float* layer(int l, int f) const { return weight(T_LAYERS + l * LAYER_FIELDS + f); }
 };
 
 // packLayers(desc): layers [lo, hi) of matmul weights packed into the descriptor's packed region.
 void packLayers(const Call& c, int lo, int hi) {
   const Desc d{c.i32(0), c.base};
-  const int V = d[D_V], nCtx = d[D_NCTX], C = d[D_C];
-  const float* layers = d.f(D_PARAMS) + (long)(V + nCtx) * C;
+  const int C = d[D_C];
   float* packed = d.f(D_PACKED);
   for (int l = lo; l < hi; l++) {
     for (int m = 0; m < 4; m++) {
       const int K = weightK(C, m), N = weightN(C, m);
-      packPanelRange(layers + weightAt(l, C, m), N, K, N, packed + packedWeightAt(l, C, m), 0, (N + 7) >> 3);
+      packPanelRange(d.layer(l, weightField(m)), N, K, N, packed + packedWeightAt(l, C, m), 0, (N + 7) >> 3);
     }
   }
 }
@@ -787,13 +792,13 @@ void decodeRows(const Call& c, int lo, int hi) {
   const int M = c.total;
   const bool byRows = !c.team;
   const int t = byRows ? 0 : lo, n = byRows ? 1 : hi;
-  const int V = d[D_V], nCtx = d[D_NCTX], C = d[D_C], L = d[D_L], nh = d[D_NH], ctx = d[D_CTX], slotCount = d[D_SLOTS];
-  const float *P = d.f(D_PARAMS), *wteP = d.f(D_WTET), *packed = d.f(D_PACKED);
+  const int V = d[D_V], C = d[D_C], L = d[D_L], nh = d[D_NH], ctx = d[D_CTX], slotCount = d[D_SLOTS];
+  const float *wteP = d.f(D_WTET), *packed = d.f(D_PACKED);
   float *kc = d.f(D_K), *vc = d.f(D_VC), *x = d.f(D_X), *qkv = d.f(D_QKV), *atty = d.f(D_ATTY);
   float *fc = d.f(D_FC), *logits = d.f(D_LOGITS);
   const int32_t *tok = d.i32(D_TOK), *slots = d.i32(D_SLOT), *pos = d.i32(D_POS);
-  const long layerSize = 12L * C * C + 13L * C, cacheSize = (long)slotCount * C * ctx;
-  const float *wte = P, *wpe = P + (long)V * C, *layers = wpe + (long)nCtx * C, *lnf = layers + L * layerSize;
+  const long cacheSize = (long)slotCount * C * ctx;
+  const float *wte = d.weight(T_WTE), *wpe = d.weight(T_WPE);
   float* ln = scratch(2, (size_t)M * C);
   // this thread's rows; the rows it normalizes and multiplies [g0, g1), its (row, head) items, and its columns of an
   // N-wide product (in pairs of 8-column panels)
@@ -812,9 +817,8 @@ void decodeRows(const Call& c, int lo, int hi) {
   sync();
   int a, b;
   for (int l = 0; l < L; l++) {
-    const float* ln1w = layers + l * layerSize;
-    const float *ln1b = ln1w + C, *attnB = ln1b + C + 3L * C * C, *projB = attnB + 3 * C + (long)C * C;
-    const float *ln2w = projB + C, *ln2b = ln2w + C, *fcB = ln2b + C + 4L * C * C, *fc2B = fcB + 4 * C + 4L * C * C;
+    const float *ln1w = d.layer(l, L_LN1W), *ln1b = d.layer(l, L_LN1B), *attnB = d.layer(l, L_ATTNB), *projB = d.layer(l, L_PROJB);
+    const float *ln2w = d.layer(l, L_LN2W), *ln2b = d.layer(l, L_LN2B), *fcB = d.layer(l, L_FCB), *fc2B = d.layer(l, L_FC2B);
     float *kl = kc + l * cacheSize, *vl = vc + l * cacheSize;
     // qkv = ln_1(x) @ c_attn, its keys and values into the cache; atty = attention; x += atty @ c_proj
     layerNormRows(x, ln1w, ln1b, ln, C, g0, g1);
@@ -838,7 +842,7 @@ void decodeRows(const Call& c, int lo, int hi) {
     sync();
   }
   // logits = ln_f(x) @ wte^T
-  layerNormRows(x, lnf, lnf + C, ln, C, g0, g1);
+  layerNormRows(x, d.weight(T_LNFW), d.weight(T_LNFB), ln, C, g0, g1);
   cols(V, a, b);
   gemmPanels(ln, C, wteP, C, V, logits, V, nullptr, false, g0, g1, a, b);
 }

@@ -5,7 +5,7 @@ import type { GPTConfig, LayerOffsets, ParamLayout } from './gpt.ts';
 import { MIN_PART_WORK, type Ops } from './ops.ts';
 
 /** Order of the descriptor's int32 fields: D_* in assembly/kernels.ts and native/src/kernels.cc. */
-const DESC_FIELDS = ['params', 'V', 'nCtx', 'C', 'nLayer', 'nHead', 'k', 'v', 'slots', 'ctx', 'wteP', 'tokens', 'slotIdx',
+const DESC_FIELDS = ['V', 'C', 'nLayer', 'nHead', 'k', 'v', 'slots', 'ctx', 'wteP', 'tokens', 'slotIdx',
   'positions', 'x', 'ln', 'qkv', 'atty', 'fc', 'logits', 'packed', 'weights'] as const;
 /** Order of the weight table (pointers): wte, wpe, ln_f weight and bias, then these for each layer; T_* and L_* in the
  *  kernels. */
@@ -67,7 +67,7 @@ export class KVCache {
     e.i32(weights, 4 + LAYER_FIELDS.length * nLayer).set([at(L.wte), at(L.wpe), at(L.lnfW), at(L.lnfB),
       ...L.layers.flatMap((o) => LAYER_FIELDS.map((f) => at(o[f])))]);
     const fields: Record<(typeof DESC_FIELDS)[number], number> = {
-      params: w.params, V, nCtx, C, nLayer, nHead, k: kBase, v: vBase, slots, ctx: this.ctx, wteP, tokens: this.tokens,
+      V, C, nLayer, nHead, k: kBase, v: vBase, slots, ctx: this.ctx, wteP, tokens: this.tokens,
       slotIdx: this.slotIdx, positions: this.positions, x, ln, qkv, atty, fc, logits: this.logits, packed, weights,
     };
     e.i32(this.desc, DESC_FIELDS.length).set(DESC_FIELDS.map((f) => fields[f]));
