@@ -7,7 +7,7 @@
 // Needs `npm run build` first: it runs dist/cli/main.js directly, whatever the sources' dates.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -94,13 +94,17 @@ try {
   const node = process.execPath;
   // dist's main, without bin/canvasgym.js's check of the sources' dates (which would run them through tsx).
   const launch = `import(${JSON.stringify(MAIN)}).then((m) => m.main([process.argv[0], 'canvasgym', ...process.argv.slice(1)]))`;
-  const results: { preset: string; run: Run; agreement?: string }[] = [];
+  // One scoring thread (Python's single process, like for like in CPU) and score's default threads (the user's figure).
+  const threadCounts = [...new Set([1, Math.min(2, availableParallelism())])];
+  const results: { preset: string; threads: number; run: Run; agreement?: string }[] = [];
   for (const preset of presets) {
-    const out = join(dir, `${preset}.jsonl`);
-    const run = best('/dev/null', '/dev/null', [node, '-e', launch, 'score', '--reward', preset, '--in', rows, '--out', out]);
-    const scored = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { reward: number }).reward);
-    const agreement = preset === 'seed' ? `${scored.filter((r, i) => Object.is(r, pyRewards[i])).length}/${n}` : undefined;
-    results.push({ preset, run, agreement });
+    for (const threads of threadCounts) {
+      const out = join(dir, `${preset}-${threads}.jsonl`);
+      const run = best('/dev/null', '/dev/null', [node, '-e', launch, 'score', '--reward', preset, '--in', rows, '--out', out, '--threads', String(threads)]);
+      const scored = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { reward: number }).reward);
+      const agreement = preset === 'seed' ? `${scored.filter((r, i) => Object.is(r, pyRewards[i])).length}/${n}` : undefined;
+      results.push({ preset, threads, run, agreement });
+    }
   }
   const loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
 
@@ -109,8 +113,8 @@ try {
   console.log(row(['scorer', 'wall s', 'CPU s', 'rows/s (wall)', 'x Python (wall)', 'x Python (CPU)', 'same reward as Python']));
   console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
   console.log(row(['python3 reward.py (seed_reference_score.py)', python.wall.toFixed(2), python.cpu.toFixed(2), Math.round(n / python.wall), '1.00', '1.00', '']));
-  for (const { preset, run, agreement } of results) {
-    console.log(row([`canvasgym score --reward ${preset}`, run.wall.toFixed(2), run.cpu.toFixed(2), Math.round(n / run.wall),
+  for (const { preset, threads, run, agreement } of results) {
+    console.log(row([`canvasgym score --reward ${preset} --threads ${threads}`, run.wall.toFixed(2), run.cpu.toFixed(2), Math.round(n / run.wall),
       (python.wall / run.wall).toFixed(2), (python.cpu / run.cpu).toFixed(2), agreement ?? '']));
   }
   console.log('\nx Python: Python\'s seconds over canvasgym\'s (above 1: canvasgym is faster).');

@@ -1,6 +1,7 @@
 // `canvasgym score`: scores JSONL rows {prompt, completion, spec?} with a reward preset, streaming, one row out per
 // row in and in order. A bad line becomes an error row naming its line number; the run goes on.
 import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { JsonlWriter, readLines, readLinesSync } from '../io/jsonl.ts';
 import { getRubric } from '../diagram/reward/presets.ts';
@@ -14,15 +15,18 @@ import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 import { DEFAULT_JUDGE_CACHE, JUDGE_CACHES } from './judge-settings.ts';
 import { ScoreSettings } from './score-settings.ts';
+import { scoreFileThreaded } from './score-threads.ts';
 import { addSettingFlags, readSettings } from './settings-flags.ts';
 
-type ScoreFlags = JudgeFlags & { reward: string; in?: string; out?: string; renderer?: string };
+type ScoreFlags = JudgeFlags & { reward: string; in?: string; out?: string; renderer?: string; threads?: string };
 
 /** Lines per browser call with --renderer tldraw, and per batch of concurrent judge requests. */
 const TLDRAW_CHUNK = 64;
 const JUDGE_CHUNK = 32;
+/** Input size from which scoring threads pay for their start (each loads the reward modules, ~0.3 s of a core). */
+const THREADED_BYTES = 1 << 20;
 
-export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed: number; judge?: string }> {
+export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed: number; threads: number; judge?: string }> {
   const flags = readSettings(ScoreSettings, opts);
   let rubric: Rubric;
   try {
@@ -82,6 +86,11 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
     // A file scored on its own is read without waiting on the event loop: the stream's chunks and promises cost
     // about 10 µs a row, a tenth of what scoring a row takes.
     const fromFile = flags.in !== undefined && flags.in !== '-' && !driver && !judged;
+    const threads = flags.threads ?? Math.min(2, availableParallelism());
+    if (fromFile && threads > 1 && statSync(flags.in!).size >= THREADED_BYTES) {
+      ({ rows, failed } = await scoreFileThreaded(flags.in!, flags.reward, threads, out));
+      return { rows, failed, threads };
+    }
     for await (const { lineNumber, text } of fromFile ? readLinesSync(flags.in!) : readLines(flags.in)) {
       if (text.trim() === '') continue;
       chunk.push({ lineNumber, text });
@@ -92,7 +101,7 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
     out.close();
     await driver?.close();
   }
-  return { rows, failed, ...(judged ? { judge: judgeSummary(judged.judge) } : {}) };
+  return { rows, failed, threads: 1, ...(judged ? { judge: judgeSummary(judged.judge) } : {}) };
 }
 
 export function registerScore(cmd: Command): void {
@@ -105,10 +114,10 @@ export function registerScore(cmd: Command): void {
     )
     .action(async (flags: ScoreFlags) => {
       const started = Date.now();
-      const { rows, failed, judge } = await runScore(flags);
+      const { rows, failed, threads, judge } = await runScore(flags);
       const secs = (Date.now() - started) / 1000;
       const where = flags.out ?? 'stdout';
-      process.stderr.write(`canvasgym score: ${rows} row${rows === 1 ? '' : 's'} scored with ${flags.reward} in ${secs.toFixed(1)}s` +
+      process.stderr.write(`canvasgym score: ${rows} row${rows === 1 ? '' : 's'} scored with ${flags.reward}${threads > 1 ? ` on ${threads} threads` : ''} in ${secs.toFixed(1)}s` +
         `${failed ? `, ${failed} with errors` : ''} -> ${where}\n${judge ? `${judge}\n` : ''}`);
     });
 }

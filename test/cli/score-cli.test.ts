@@ -97,6 +97,34 @@ describe('canvasgym score', () => {
     expect(run.stderr).toMatch(/6 rows scored with strong.*4 with errors/);
   });
 
+  it('scores a file of 1 MiB or more on threads to the same bytes as on the main thread, in order', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cg-score-threads-'));
+    const file = join(dir, 'rows.jsonl');
+    // Distinct rows (the prompt numbers them) with every kind of line, blank lines and errors included, past 1 MiB.
+    const lines: string[] = [];
+    for (let i = 0; lines.join('\n').length < 1.2 * (1 << 20); i++) {
+      for (const r of rows) lines.push(typeof r === 'string' ? `${r} ${i}` : JSON.stringify({ ...r, prompt: `${r.prompt} #${i}` }));
+      if (i % 7 === 0) lines.push('');
+    }
+    writeFileSync(file, lines.join('\n') + '\n');
+    const score = (threads: number) => {
+      const out = join(dir, `out-${threads}.jsonl`);
+      const run = cli(['score', '--reward', 'task', '--in', file, '--out', out, '--threads', String(threads)]);
+      return { ...run, text: readFileSync(out, 'utf8') };
+    };
+    const one = score(1);
+    const two = score(2);
+    expect(one.status).toBe(0);
+    expect(two.status).toBe(0);
+    const scored = lines.filter((l) => l.trim() !== '').length;
+    const oneLines = one.text.trimEnd().split('\n');
+    expect(oneLines).toHaveLength(scored);
+    expect(two.text).toBe(one.text);
+    expect(JSON.parse(oneLines[scored - 1]).prompt).toBe(JSON.parse(lines.filter((l) => l.trim() !== '')[scored - 1]).prompt);
+    expect(one.stderr).toMatch(new RegExp(`${scored} rows scored with task in`));
+    expect(two.stderr).toMatch(new RegExp(`${scored} rows scored with task on 2 threads.*${one.stderr.match(/(\d+) with errors/)![1]} with errors`));
+  });
+
   it('refuses an unknown preset or a missing input file with a one-line usage error', () => {
     const unknown = cli(['score', '--reward', 'nope']);
     expect(unknown.status).toBe(2);

@@ -1,0 +1,101 @@
+// `canvasgym score` of a large file on several threads: the main thread reads the file, hands chunks of lines to the
+// scoring threads (score-thread.ts) and writes their answers in input order. Each thread runs the same scoreLine as the
+// single-threaded path, so the output is the same bytes; only the wall time changes.
+import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../io/worker-entry.ts';
+import { readLinesSync, type JsonlWriter } from '../io/jsonl.ts';
+
+export interface LineChunk {
+  id: number;
+  lines: { lineNumber: number; text: string }[];
+}
+
+export interface ScoredChunk {
+  id: number;
+  /** The chunk's output rows, one JSON line each, joined by newlines. */
+  text: string;
+  rows: number;
+  failed: number;
+}
+
+/** Lines per message: enough that messaging is a small share of the work (a row scores in ~150 µs), few enough that
+ *  threads stay evenly loaded near the end of a file. */
+const CHUNK_LINES = 256;
+/** Chunks a thread holds at once: one scoring, one waiting, so it never idles between messages. */
+const IN_FLIGHT_PER_THREAD = 2;
+
+export async function scoreFileThreaded(path: string, reward: string, threads: number, out: JsonlWriter): Promise<{ rows: number; failed: number }> {
+  const workers = Array.from({ length: threads }, () => new Worker(workerEntry('score-thread', import.meta.url), { eval: true, workerData: { reward } }));
+  const done = new Map<number, ScoredChunk>();
+  const load = new Map<Worker, number>();
+  let wake: (() => void) | null = null;
+  let failure: Error | null = null;
+  for (const w of workers) {
+    load.set(w, 0);
+    w.on('message', (chunk: ScoredChunk) => {
+      load.set(w, load.get(w)! - 1);
+      done.set(chunk.id, chunk);
+      wake?.();
+    });
+    w.on('error', (err) => {
+      failure ??= err;
+      wake?.();
+    });
+    w.on('exit', (code) => {
+      if (code !== 0) failure ??= new Error(`a scoring thread stopped (exit code ${code})`);
+      wake?.();
+    });
+  }
+  const waitForWork = () =>
+    new Promise<void>((resolve) => {
+      wake = () => {
+        wake = null;
+        resolve();
+      };
+    });
+  let rows = 0;
+  let failed = 0;
+  let nextId = 0;
+  let nextToWrite = 0;
+  const writeReady = async () => {
+    for (let chunk = done.get(nextToWrite); chunk; chunk = done.get(nextToWrite)) {
+      done.delete(nextToWrite++);
+      rows += chunk.rows;
+      failed += chunk.failed;
+      await out.writeJson(chunk.text);
+    }
+  };
+  const send = async (lines: LineChunk['lines']) => {
+    for (;;) {
+      if (failure) throw failure;
+      const idle = workers.find((w) => load.get(w)! < IN_FLIGHT_PER_THREAD);
+      if (idle) {
+        load.set(idle, load.get(idle)! + 1);
+        idle.postMessage({ id: nextId++, lines } satisfies LineChunk);
+        return;
+      }
+      await waitForWork();
+      await writeReady();
+    }
+  };
+  try {
+    let lines: LineChunk['lines'] = [];
+    for (const line of readLinesSync(path)) {
+      if (line.text.trim() === '') continue;
+      lines.push(line);
+      if (lines.length === CHUNK_LINES) {
+        await send(lines);
+        lines = [];
+      }
+    }
+    if (lines.length) await send(lines);
+    while (nextToWrite < nextId) {
+      if (failure) throw failure;
+      if (!done.has(nextToWrite)) await waitForWork();
+      await writeReady();
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  return { rows, failed };
+}
