@@ -17,7 +17,7 @@ const share = () => z.number().min(0).lt(1);
 export const GrpoSettings = z.object({
   output_dir: z.string().min(1).describe('output directory: log.jsonl, rollouts.jsonl, checkpoint-N/, final/').meta({ flag: '--out', arg: 'dir', required: 'the output directory' }),
   init: z.string().min(1).describe('student checkpoint to start from (an SFT student); also the frozen reference model').meta({ arg: 'dir', required: 'the student checkpoint to start from (e.g. RUN/sft/final)' }),
-  reward: z.string().min(1).default('task').describe("reward preset by name, one of the environment's rewards (docs/reward.md)").meta({ arg: 'name' }),
+  reward: z.string().min(1).optional().describe("reward preset by name, one of the environment's rewards (docs/reward.md); unset: the environment's defaultReward").meta({ arg: 'name' }),
   num_generations: z.int().min(2).default(8).describe('completions per prompt (the group; a group of one has no relative advantage)'),
   generation_batch_size: posInt().default(32).describe('completions sampled per step: prompts per step x num_generations, so a multiple of it'),
   per_device_train_batch_size: posInt().default(16).describe('completions per forward/backward pass; gradients accumulate over the generation batch'),

@@ -40,7 +40,7 @@ export function checkConfig(c: GRPOConfig, env: TextEnv): void {
   const issue = settingsIssue(CheckedGrpoSettings, c, (key) => key);
   if (issue) fail(issue);
   try {
-    env.reward(c.reward);
+    env.reward(c.reward ?? env.defaultReward);
   } catch (err) {
     fail(`reward: ${(err as Error).message}`);
   }
@@ -271,7 +271,7 @@ const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs
 // The trainer
 
 export interface GrpoRunOptions<Spec = unknown> {
-  /** Poses the tasks, scores the completions (config.reward names one of its rewards). */
+  /** Poses the tasks, scores the completions (config.reward names one of its rewards; unset, its defaultReward). */
   env: TextEnv<Spec>;
   /** The prompt pool (train split or a task file). */
   tasks: EnvTask<Spec>[];
@@ -308,9 +308,11 @@ const RUN_DEFINING: (keyof GRPOConfig)[] = [
 
 const tasksFingerprint = (tasks: EnvTask[]) => hashSeed(...tasks.map((t) => t.id));
 
-export async function trainGrpo<Spec>(cfg: GRPOConfig, o: GrpoRunOptions<Spec>): Promise<GrpoResult> {
+export async function trainGrpo<Spec>(config: GRPOConfig, o: GrpoRunOptions<Spec>): Promise<GrpoResult> {
   const env = o.env;
-  checkConfig(cfg, env);
+  checkConfig(config, env);
+  // The reward resolved once, so the saved settings name it and a resume checks it like any other setting.
+  const cfg: GRPOConfig & { reward: string } = { ...config, reward: config.reward ?? env.defaultReward };
   const say = o.onMessage ?? (() => {});
   const started = performance.now();
   if (!existsSync(join(cfg.init, 'config.json'))) throw new GrpoInputError(`init: ${cfg.init} is not a checkpoint directory (no config.json)`);

@@ -18,6 +18,7 @@ import { configFromFlags, grpoTasks } from '../../src/cli/grpo.ts';
 import { interruptAfter } from '../helpers/interrupt.ts';
 import { activeCompletions, grpoConfig, microBatchScale, trainGrpo, updatePolicy, TIMING_FIELDS, type GRPOConfig } from '../../src/train/grpo.ts';
 import { diagramEnv, rubricReward } from '../../src/diagram/diagram-env.ts';
+import { arithmeticEnv } from '../../src/arithmetic/arithmetic-env.ts';
 
 const WORDS = ['Client', 'API', 'Auth', 'Database', 'Cache', 'Queue', 'Worker', 'Logs', 'Billing', 'Search'];
 
@@ -253,6 +254,23 @@ describe('grpo trainer', () => {
 
     await expect(trainGrpo({ ...split, beta: 0.2 }, { env: diagramEnv, tasks, reward: rubricReward(rubric), resume: true })).rejects.toThrow(/--resume: beta was 0.1 .* now 0.2/);
   }, 120_000);
+
+  it("trains an environment on its defaultReward when the config names none, and saves the reward it used", async () => {
+    const tasks = arithmeticEnv.tasks('train', 4, 0);
+    const dir = join(mkdtempSync(join(tmpdir(), 'grpo-init-')), 'init');
+    const corpus = [...tasks.flatMap((t) => arithmeticEnv.conversation(t).map((m) => m.content)), '0123456789'];
+    const tokenizer = trainTokenizer(corpus, { vocabSize: 300 });
+    const model = await GPT.create({ vocabSize: tokenizer.vocabSize, nCtx: 256, nEmbd: 16, nLayer: 1, nHead: 2 }, { seed: 3, threads: 1 });
+    saveCheckpoint(dir, { model, tokenizer });
+    await model.dispose();
+    const cfg = tinyConfig(dir, { max_steps: 1, num_generations: 2, generation_batch_size: 4, max_completion_length: 4 });
+    expect(cfg.reward).toBeUndefined();
+    const said: string[] = [];
+    const result = await trainGrpo(cfg, { env: arithmeticEnv, tasks, onMessage: (l) => said.push(l) });
+    expect(result.steps).toBe(1);
+    expect(said.join('\n')).toContain('reward answer');
+    expect(JSON.parse(readFileSync(join(result.finalDir!, 'trainer_state.json'), 'utf8')).args.reward).toBe('answer');
+  }, 60_000);
 
   it('stops at the first step whose loss, gradient or weights are not finite, naming it, with no checkpoint of it', async () => {
     const init = await tinyCheckpoint();
