@@ -11,6 +11,9 @@ import { grpoConfig, GrpoInputError, trainGrpo } from '../src/train/grpo.ts';
 import { GrpoSettings } from '../src/train/grpo-settings.ts';
 import { runSft, sftConfig, SftInputError } from '../src/train/sft.ts';
 import { inProcessCli } from './helpers/cli.ts';
+import { Command } from 'commander';
+import { addSettingFlags, givenSettings } from '../src/cli/settings-flags.ts';
+import { SftCommandSettings } from '../src/cli/sft-settings.ts';
 
 const out = () => mkdtempSync(join(tmpdir(), 'settings-'));
 
@@ -35,6 +38,18 @@ describe('a rule as the schema states it', () => {
     expect(settingsIssue(schema, { n: 1.5, share: 0.5 }, (k) => k)).toBe('n must be an integer >= 2, got 1.5');
     expect(settingsIssue(schema, { n: 8, share: 1 }, (k) => `--${k}`)).toBe('--share must be a number in [0, 1), got 1');
     expect(settingsIssue(schema, { n: 9, share: 0.5 }, (k) => k)).toBe('n must be even');
+  });
+});
+
+describe('the settings a command line gives', () => {
+  const given = (args: string[]) => {
+    const cmd = addSettingFlags(new Command().exitOverride(), SftCommandSettings);
+    return givenSettings(SftCommandSettings, cmd.parse(args, { from: 'user' }).opts());
+  };
+
+  it('leave out a setting on by default unless its --no- flag is given, so a preset can set it', () => {
+    expect(given(['--out', 'o'])).toEqual({ output_dir: 'o' });
+    expect(given(['--out', 'o', '--no-final-eval-structured-output'])).toEqual({ output_dir: 'o', final_eval_structured_output: false });
   });
 });
 

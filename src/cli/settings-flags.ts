@@ -13,6 +13,8 @@ interface Flag {
   key: string;
   field: z.ZodType;
   option: Option;
+  /** A setting on by default, turned off with `--no-x`: commander sets it true whenever the flag is defined. */
+  negated: boolean;
 }
 
 const PLACEHOLDER = { integer: 'n', number: 'x', choice: 'name', list: 'values', text: 'value', boolean: '' } as const;
@@ -24,10 +26,11 @@ function flagsOf(schema: Settings, variants: Variants = {}): Flag[] {
     if (!flag) continue;
     const kind = kindOf(field);
     const arg = metaOf(field).arg ?? PLACEHOLDER[kind];
-    const spec = kind === 'boolean' ? (defaultOf(field) === true ? `--no-${flag.slice(2)}` : flag) : `${flag} <${arg}${kind === 'list' ? '...' : ''}>`;
+    const negated = kind === 'boolean' && defaultOf(field) === true;
+    const spec = kind === 'boolean' ? (negated ? `--no-${flag.slice(2)}` : flag) : `${flag} <${arg}${kind === 'list' ? '...' : ''}>`;
     const option = new Option(spec, helpOf(key, field, variants));
     if (isRequired(field) && metaOf(field).required === undefined) option.makeOptionMandatory();
-    flags.push({ key, field, option });
+    flags.push({ key, field, option, negated });
   }
   return flags;
 }
@@ -62,13 +65,15 @@ function fromText(field: z.ZodType, raw: unknown): unknown {
 
 /**
  * The settings the command line gives (commander's options object), each checked by its field; a flag left out is
- * left out, so that a default (the schema's, or a preset's) applies. A required setting whose meta says what it is
+ * left out (a `--no-x` flag not given included), so that a default (the schema's, or a preset's) applies. A required setting whose meta says what it is
  * is named when missing; others are commander's to require.
  */
 export function givenSettings<S extends Settings>(schema: S, opts: object): Partial<z.infer<S>> {
   const given: Record<string, unknown> = {};
-  for (const { key, field, option } of flagsOf(schema)) {
+  for (const { key, field, option, negated } of flagsOf(schema)) {
     const raw = (opts as Record<string, unknown>)[option.attributeName()];
+    // A `--no-x` flag is given only as false: the true commander puts there is its default, not the user's.
+    if (negated && raw === true) continue;
     if (raw === undefined) {
       const { required } = metaOf(field);
       if (required !== undefined) throw new UsageError(`${option.long} is required: ${required}`);
