@@ -1,5 +1,5 @@
 // `canvasgym sft`: trains the student GPT from scratch on teacher traces (TRL `messages` JSONL).
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
@@ -31,16 +31,21 @@ export function registerSft(cmd: Command): void {
       num_train_epochs: given.epochs,
     };
     const config = sftConfig(s.preset, s.output_dir, overrides);
-    let data = s.data;
-    if (data === undefined) {
-      data = join(s.output_dir, 'reference.jsonl');
-      process.stderr.write(`${writeReferenceData(env, data, s.num_tasks, config.seed)} reference answers of the ${env.name} environment in ${data}\n`);
+    if (s.data !== undefined) return runCommand(s, env, s.data, config);
+    // Written beside its place and moved there once runSft accepts the run, so a refused run leaves an earlier run's
+    // reference.jsonl as it was.
+    const reference = join(s.output_dir, 'reference.jsonl');
+    const pending = `${reference}.partial`;
+    process.stderr.write(`${writeReferenceData(env, pending, s.num_tasks, config.seed)} reference answers of the ${env.name} environment in ${reference}\n`);
+    try {
+      await runCommand(s, env, pending, config, () => renameSync(pending, reference));
+    } finally {
+      rmSync(pending, { force: true });
     }
-    await runCommand(s, env, data, config);
   });
 }
 
-async function runCommand(flags: { resume: boolean; progress: boolean }, env: TextEnv, data: string, config: SFTConfig): Promise<void> {
+async function runCommand(flags: { resume: boolean; progress: boolean }, env: TextEnv, data: string, config: SFTConfig, onAccepted?: () => void): Promise<void> {
   const bar = new cliProgress.SingleBar(
     {
       format: 'sft |{bar}| {value}/{total} steps | loss {loss} | {tps} tok/s | held-out valid {valid} reward {reward} | ETA {eta_formatted}',
@@ -65,6 +70,7 @@ async function runCommand(flags: { resume: boolean; progress: boolean }, env: Te
       config,
       env,
       dataPath: data,
+      onAccepted,
       resume: flags.resume,
       signal: interrupt.signal,
       onMessage: say,

@@ -313,6 +313,9 @@ export interface SftRunOptions {
   onProgress?: (p: SftProgress) => void;
   /** One line per notable event (data summary, truncation, checkpoints). */
   onMessage?: (line: string) => void;
+  /** Called once the settings, the data and the resume request are accepted, before the first step: what a refused
+   *  run must leave as it was waits for this (the CLI's reference.jsonl). */
+  onAccepted?: () => void;
 }
 
 export interface SftResult {
@@ -413,6 +416,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
       say(`warning: ${truncated} of ${train.length} training conversations are longer than max_length=${maxLength} tokens and were truncated (${dropped} dropped: no completion token left)`);
     }
     if (examples.length === 0) throw new SftInputError(`no training conversation fits max_length=${maxLength} with a completion token left`);
+    o.onAccepted?.();
     const batchesOf = new Map<number, number[][]>();
     const batchesFor = (epoch: number) => {
       if (!batchesOf.has(epoch)) {

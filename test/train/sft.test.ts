@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { epochBatches, makeBatch, withStutters, readSftData, runSft, sftConfig, splitRows, type Example, type SFTConfig } from '../../src/train/sft.ts';
 import { learningRateAt } from '../../src/train/schedule.ts';
 import { StudentPolicy } from '../../src/policy/student.ts';
 import { interruptAfter } from '../helpers/interrupt.ts';
+import { inProcessCli } from '../helpers/cli.ts';
 import { diagramEnv } from '../../src/diagram/diagram-env.ts';
 
 const ENTITIES = ['Client', 'API', 'Auth', 'Database', 'Cache', 'Queue', 'Worker', 'Logs'];
@@ -215,6 +216,17 @@ describe('sft training', () => {
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^canvasgym: step 1: training diverged \(.*weight norm (NaN|Infinity)\) at learning rate .*: lower --learning-rate/);
     expect(existsSync(join(out, 'final'))).toBe(false);
+  });
+
+  it("canvasgym sft without --data leaves an earlier run's reference.jsonl as it was when it refuses the run", async () => {
+    const out = mkdtempSync(join(tmpdir(), 'sft-cli-'));
+    mkdirSync(join(out, 'final'));
+    writeFileSync(join(out, 'reference.jsonl'), 'earlier\n');
+    const r = await inProcessCli(['sft', '--env', 'arithmetic', '--out', out, '--preset', 'tiny', '--num-tasks', '20', '--threads', '1', '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('already holds checkpoints of a run');
+    expect(readFileSync(join(out, 'reference.jsonl'), 'utf8')).toBe('earlier\n');
+    expect(readdirSync(out).sort()).toEqual(['final', 'reference.jsonl']);
   });
 
   it('canvasgym sft names a bad batch budget or warmup ratio', () => {
