@@ -113,7 +113,8 @@ export function shownDefault(field: Field, value: unknown = defaultOf(field)): s
 /**
  * The first thing wrong with `value` as these settings, as one line naming the setting by `nameOf` (a config key, or
  * its flag), or undefined when nothing is. A value outside its field's rule reads "<name> must be <rule>, got <value>";
- * a schema's own refinement speaks for itself.
+ * a schema's own refinement speaks for itself, naming a setting as `{key}` where the library and the command line
+ * call it differently.
  */
 export function settingsIssue(schema: Settings, value: unknown, nameOf: (key: string) => string, given: (key: string) => unknown = (k) => (value as Record<string, unknown>)[k]): string | undefined {
   const r = schema.safeParse(value);
@@ -121,7 +122,7 @@ export function settingsIssue(schema: Settings, value: unknown, nameOf: (key: st
   const issue = r.error.issues[0];
   const key = String(issue.path[0] ?? '');
   const field = schema.shape[key] as Field | undefined;
-  if (issue.code === 'custom' || !field) return issue.message;
+  if (issue.code === 'custom' || !field) return issue.message.replace(/\{(\w+)\}/g, (named, k: string) => (k in schema.shape ? nameOf(k) : named));
   const got = given(key);
   if (got === undefined) return `${nameOf(key)} is required`;
   return `${nameOf(key)} must be ${ruleWithNote(field)}, got ${JSON.stringify(got)}`;

@@ -5,8 +5,8 @@ import type { Command } from 'commander';
 import { isLoopbackHost, parseOrigins } from '../server/access.ts';
 import { describeAccess, describeLimits, startServer, type ServerConfig } from '../server/app.ts';
 import { UsageError } from './usage-error.ts';
-import { pickSettings } from '../settings.ts';
-import { ServerSettings } from '../server/settings.ts';
+import { flagOf, pickSettings, settingsIssue } from '../settings.ts';
+import { CheckedServerSettings, ServerSettings } from '../server/settings.ts';
 import { ServeSettings } from './serve-settings.ts';
 import { addSettingFlags, readSettings } from './settings-flags.ts';
 
@@ -36,9 +36,9 @@ export function registerServe(cmd: Command): void {
       } catch (err) {
         throw new UsageError(`--allow-origin: ${(err as Error).message}`);
       }
-      if (flags.headersTimeoutS > flags.requestTimeoutS) throw new UsageError(`--headers-timeout (${flags.headersTimeoutS} s) must not exceed --request-timeout (${flags.requestTimeoutS} s)`);
       const config: ServerConfig = { ...pickSettings(ServerSettings, flags), apiKey, allowOrigins };
-      if (config.maxHeldBodyBytes < config.maxBodyBytes) throw new UsageError(`--max-held-body-bytes (${config.maxHeldBodyBytes}) must be at least --max-body-bytes (${config.maxBodyBytes})`);
+      const issue = settingsIssue(CheckedServerSettings, config, (key) => flagOf(key, ServerSettings.shape[key as keyof typeof ServerSettings.shape]) ?? key);
+      if (issue) throw new UsageError(issue);
       if (flags.structured_output && flags.policy === undefined) throw new UsageError('--structured-output applies to the student: give --policy CKPT');
       if (flags.policy !== undefined) {
         const { StudentPolicy } = await import('../policy/student.ts');

@@ -20,7 +20,8 @@ import { ScoringPool } from './pool.ts';
 import { rubricByName, stripEndTokens } from './reward.ts';
 import type { ScoreRoute } from './score-job.ts';
 import { SessionStore } from './sessions.ts';
-import { ServerSettings } from './settings.ts';
+import { CheckedServerSettings, ServerSettings } from './settings.ts';
+import { settingsIssue } from '../settings.ts';
 
 export type ServerConfig = z.infer<typeof ServerSettings> & {
   /** Served on /v1/chat/completions (and, for the student, /v1/completions) when given. */
@@ -92,8 +93,8 @@ function episodeCall<T>(f: () => T): T {
 }
 
 export function createApp(config: ServerConfig): { server: Server; sessions: SessionStore; pool: ScoringPool; connections: ConnectionGuard } {
-  if (config.headersTimeoutS > config.requestTimeoutS) throw new Error(`the headers timeout (${config.headersTimeoutS} s) must not exceed the request timeout (${config.requestTimeoutS} s)`);
-  if (config.maxHeldBodyBytes < config.maxBodyBytes) throw new Error(`the held-body budget (${config.maxHeldBodyBytes} bytes) must be at least the body limit (${config.maxBodyBytes} bytes)`);
+  const issue = settingsIssue(CheckedServerSettings, config, (key) => key);
+  if (issue) throw new Error(issue);
   const access = new Access(config);
   const budget = new BodyBudget(config.maxHeldBodyBytes);
   const connections = new ConnectionGuard(config.maxConnections, { headersS: config.headersTimeoutS, requestS: config.requestTimeoutS });

@@ -25,10 +25,28 @@ export const ServerSettings = z.object({
   maxBatch: z.int().min(1).default(1024).describe('most rows per /reward or /get_reward request'),
   scoringThreads: z.int().min(0).max(256).default(availableParallelism()).describe('worker threads that score /reward and /get_reward (0: score on the HTTP thread)').meta({ shownDefault: "the machine's cores" }),
   maxSessions: z.int().min(1).default(256).describe('most episodes open at once'),
-  sessionTtlS: z.int().min(1).default(600).describe('seconds an idle session lives').meta({ flag: '--session-ttl', arg: 's' }),
+  sessionTtlS: seconds().default(600).describe('seconds an idle session lives').meta({ flag: '--session-ttl', arg: 's' }),
   maxTurns: z.int().min(1).max(MAX_TURNS_LIMIT).default(DEFAULT_MAX_TURNS).describe('default turn limit of editing episodes'),
   modelId: z.string().min(1).default('canvasgym-student').describe('with --policy: the model id clients ask for').meta({ flag: '--model-name', arg: 'id' }),
   maxN: z.int().min(1).max(256).default(16).describe('with --policy: most completions per chat request'),
   batchWindowMs: z.number().min(0).max(10_000).default(5).describe('with --policy: milliseconds an idle model waits for more requests to decode with the first').meta({ arg: 'ms' }),
   maxSequences: z.int().min(1).max(4096).default(MAX_SEQUENCES).describe('with --policy: most sequences (requests x n) decoded together'),
+});
+
+type Limits = { headersTimeoutS: number; requestTimeoutS: number; maxBodyBytes: number; maxHeldBodyBytes: number };
+
+/** The settings with the rules between them, which startServer and `canvasgym serve` both check (a refined schema
+ *  can no longer be extended, so it is apart). */
+export const CheckedServerSettings = ServerSettings.refine((c) => c.headersTimeoutS <= c.requestTimeoutS, {
+  path: ['headersTimeoutS'],
+  error: (i) => {
+    const c = i.input as Limits;
+    return `{headersTimeoutS} (${c.headersTimeoutS} s) must not exceed {requestTimeoutS} (${c.requestTimeoutS} s)`;
+  },
+}).refine((c) => c.maxHeldBodyBytes >= c.maxBodyBytes, {
+  path: ['maxHeldBodyBytes'],
+  error: (i) => {
+    const c = i.input as Limits;
+    return `{maxHeldBodyBytes} (${c.maxHeldBodyBytes}) must be at least {maxBodyBytes} (${c.maxBodyBytes})`;
+  },
 });

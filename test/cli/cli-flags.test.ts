@@ -120,6 +120,11 @@ describe('flag values', () => {
     await refused(['grpo', '--init', init, '--out', join(dir, 'never-made'), '--top-p', '2'], '--top-p must be a number in (0, 1], got "2"');
   });
 
+  it("serve's rules between settings, said with the flags", async () => {
+    await refused(['serve', '--port', '0', '--headers-timeout', '40'], '--headers-timeout (40 s) must not exceed --request-timeout (30 s)');
+    await refused(['serve', '--port', '0', '--max-body-bytes', '4096', '--max-held-body-bytes', '2048'], '--max-held-body-bytes (2048) must be at least --max-body-bytes (4096)');
+  });
+
   it('schema --max-actions must leave room for an action', async () => {
     await refused(['schema', '--max-actions', '0'], '--max-actions must be a positive integer, got "0"');
     await refused(['schema', '--max-actions', 'many'], '--max-actions must be a positive integer, got "many"');

@@ -7,6 +7,14 @@ const portOf = (s: RunningServer) => Number(new URL(s.url).port);
 const health = (s: RunningServer) => rawRequest(portOf(s), [requestText('GET /health HTTP/1.1', ['Host: 127.0.0.1', 'Connection: close'])], { timeoutMs: 5000 });
 const errorOf = (r: RawResult) => ({ status: r.response?.status, ...JSON.parse(r.response?.body ?? '{}').error });
 
+describe("startServer's settings", () => {
+  it('are checked by the schema serve checks its flags with, rules between settings included', async () => {
+    await expect(startServer({ port: 0, scoringThreads: 0, maxBodyBytes: 100 })).rejects.toThrow(/^maxBodyBytes must be an integer >= 1024, got 100$/);
+    await expect(startServer({ port: 0, scoringThreads: 0, headersTimeoutS: 5, requestTimeoutS: 2 })).rejects.toThrow(/^headersTimeoutS \(5 s\) must not exceed requestTimeoutS \(2 s\)$/);
+    await expect(startServer({ port: 0, scoringThreads: 0, maxBodyBytes: 4096, maxHeldBodyBytes: 2048 })).rejects.toThrow(/^maxHeldBodyBytes \(2048\) must be at least maxBodyBytes \(4096\)$/);
+  });
+});
+
 describe('slow clients are dropped at the deadlines', () => {
   let srv: RunningServer;
   beforeAll(async () => {
