@@ -60,6 +60,7 @@ export function registerEval(cmd: Command): void {
       if (!flags.out) throw new UsageError('--out DIR is required');
       outputDirFlag('--out', flags.out);
       const rubrics = flags.rubrics.split(',').map((r) => r.trim()).filter(Boolean);
+      if (rubrics.length === 0) throw new UsageError(`--rubrics names no rubric: give one or more of ${RUBRIC_NAMES.join(', ')}, comma-separated`);
       const unknown = rubrics.find((r) => !RUBRIC_NAMES.includes(r));
       if (unknown) throw new UsageError(`--rubrics: unknown rubric ${JSON.stringify(unknown)}; known: ${RUBRIC_NAMES.join(', ')}`);
       // Every flag is checked before the tasks are read and the policy loaded, which may take a while.

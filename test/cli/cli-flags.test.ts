@@ -5,6 +5,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inProcessCli, ONE_LINE } from '../helpers/cli.ts';
+import { RUBRIC_NAMES } from '../../src/diagram/reward/presets.ts';
 
 const task = (i: number) => ({ id: `t${i}`, prompt: `Draw Client ${i} then API.`, spec: { entities: [`Client ${i}`, 'API'], edges: [[`Client ${i}`, 'API']] } });
 const sftRow = (i: number) =>
@@ -118,6 +119,10 @@ describe('flag values', () => {
     await refused(['sft', '--data', sftData, '--out', join(dir, 'never-made'), '--warmup-ratio', '1'], '--warmup-ratio must be a number in [0, 1), got "1"');
     await refused(['grpo', '--init', init, '--out', join(dir, 'never-made'), '--warmup-ratio', '5'], '--warmup-ratio must be a number in [0, 1), got "5"');
     await refused(['grpo', '--init', init, '--out', join(dir, 'never-made'), '--top-p', '2'], '--top-p must be a number in (0, 1], got "2"');
+  });
+
+  it('eval --rubrics names at least one rubric', async () => {
+    await refused(['eval', '--policy', 'scripted', '--tasks', tasks, '--out', join(dir, 'never-made'), '--rubrics', ' , '], `--rubrics names no rubric: give one or more of ${RUBRIC_NAMES.join(', ')}, comma-separated`);
   });
 
   it("serve's rules between settings, said with the flags", async () => {
