@@ -30,14 +30,16 @@ export interface JudgeAgreement {
   disagreements: Disagreement[];
 }
 
-export function judgeAgreement(rollouts: readonly Rollout[], rubric: string, o: { listed?: number } = {}): JudgeAgreement | undefined {
+/** `rubric`: the reward disagreements are measured against; `main`: the reward whose components the rollouts carry
+ *  (the environment's first evaluation reward). */
+export function judgeAgreement(rollouts: readonly Rollout[], rubric: string, main: string, o: { listed?: number } = {}): JudgeAgreement | undefined {
   const asked = rollouts.filter((r) => r.judgment);
   if (asked.length === 0) return undefined;
   const judged = asked.filter((r) => r.judgment!.score !== null);
   const scores = judged.map((r) => r.judgment!.score!);
   const measures: Record<string, (r: Rollout) => number | undefined> = {};
   for (const name of Object.keys(judged[0]?.rewards ?? {})) if (!name.includes('+')) measures[`${name} reward`] = (r) => r.rewards[name];
-  for (const name of Object.keys(judged[0]?.components ?? {})) measures[`strong: ${name}`] = (r) => r.components[name];
+  for (const name of Object.keys(judged[0]?.components ?? {})) measures[`${main}: ${name}`] = (r) => r.components[name];
   const correlations = Object.fromEntries(
     Object.entries(measures).map(([name, f]) => [name, spearman(scores, judged.map((r) => f(r) ?? NaN))]),
   );

@@ -170,7 +170,7 @@ export function summarize(env: TextEnv, policy: string, tasks: EnvTask[], rollou
     quirks: Object.fromEntries(env.metricNames.map((q) => [q, rollouts.length ? rollouts.reduce((a, r) => a + r.quirks[q], 0) / rollouts.length : 0])),
     ...byGroups(env, rollouts),
     pass_threshold: o.passThreshold,
-    ...(rollouts.some((r) => r.judgment) ? { judge: judgeAgreement(rollouts, o.rubrics[0]) } : {}),
+    ...(rollouts.some((r) => r.judgment) ? { judge: judgeAgreement(rollouts, o.rubrics[0], env.evalRewards[0]) } : {}),
     prompt_tokens: o.promptTokens,
     completion_tokens: o.completionTokens,
     generation_seconds: o.generationSeconds,

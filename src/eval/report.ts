@@ -4,7 +4,7 @@
 // and these are a few dozen lines each.
 import type { TextEnv } from '../environment/text-env.ts';
 import { escapeXml } from '../io/xml.ts';
-import type { EvalMetrics, Rollout } from './evaluate.ts';
+import type { EvalMetrics, GroupMetrics, Rollout } from './evaluate.ts';
 import type { Interval } from './stats.ts';
 
 export interface PolicyEval {
@@ -92,8 +92,8 @@ ${grid}<line x1="${left}" x2="${left}" y1="${top}" y2="${top + h}" class="axis"/
 <text x="${left + w / 2}" y="${height - 6}" text-anchor="middle" class="tick">${esc(curve.xLabel)} (${+xMin.toPrecision(4)} to ${+xMax.toPrecision(4)})</text></svg>`;
 }
 
-/** Grouped bars of reward histograms, one colour per policy. */
-export function histogramChart(evals: PolicyEval[], width = 460, height = 240): string {
+/** Grouped bars of reward histograms (of `rewardName`, the main reward), one colour per policy. */
+export function histogramChart(evals: PolicyEval[], rewardName: string, width = 460, height = 240): string {
   const left = 40;
   const top = 28;
   const bottom = 36;
@@ -120,7 +120,7 @@ export function histogramChart(evals: PolicyEval[], width = 460, height = 240): 
   const xt = Array.from({ length: bins + 1 }, (_, b) => (b % 2 === 0 ? `<text x="${left + b * slot}" y="${top + h + 14}" text-anchor="middle" class="tick">${(b / bins).toFixed(1)}</text>` : '')).join('');
   const yt = [0, 0.5, 1].map((f) => `<text x="${left - 6}" y="${top + h - f * h + 4}" text-anchor="end" class="tick">${Math.round(f * yHi * 100)}%</text><line x1="${left}" x2="${left + w}" y1="${top + h - f * h}" y2="${top + h - f * h}" class="grid"/>`).join('');
   const legend = evals.map((e, i) => `<rect x="${left + i * 110}" y="8" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${left + 14 + i * 110}" y="17" class="tick">${esc(e.label)}</text>`).join('');
-  return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="reward distribution">${yt}${bars}${xt}${legend}<text x="${left + w / 2}" y="${height - 6}" text-anchor="middle" class="tick">strong reward</text></svg>`;
+  return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="reward distribution">${yt}${bars}${xt}${legend}<text x="${left + w / 2}" y="${height - 6}" text-anchor="middle" class="tick">${esc(rewardName)} reward</text></svg>`;
 }
 
 function picture(env: TextEnv, r: Rollout): string {
@@ -130,12 +130,15 @@ function picture(env: TextEnv, r: Rollout): string {
   return drawn.svg.replace(/^<\?xml[^>]*>\s*/, '').replace('<svg ', '<svg class="diagram" ');
 }
 
-function breakdown(r: Rollout): string {
+/** The rollout's reward (the main one), its parts, the environment's other evaluation rewards, its errors. */
+function breakdown(env: TextEnv, r: Rollout): string {
   const comps = Object.entries(r.components)
     .map(([k, v]) => `<tr><td>${esc(k)}</td><td class="num">${fmt(v, 2)}</td></tr>`)
     .join('');
   const errs = r.errors.length ? `<ul class="errors">${r.errors.slice(0, 6).map((e) => `<li>${esc(e)}</li>`).join('')}${r.errors.length > 6 ? `<li>... ${r.errors.length - 6} more</li>` : ''}</ul>` : '';
-  return `<div class="reward">reward <b>${fmt(r.reward)}</b>${r.rewards.seed !== undefined ? ` <span class="muted">(seed ${fmt(r.rewards.seed)})</span>` : ''}</div><table class="comps">${comps}</table>${errs}${judgmentLine(r)}`;
+  const others = env.evalRewards.slice(1).filter((name) => r.rewards[name] !== undefined);
+  const also = others.map((name) => ` <span class="muted">(${esc(name)} ${fmt(r.rewards[name])})</span>`).join('');
+  return `<div class="reward">reward <b>${fmt(r.reward)}</b>${also}</div><table class="comps">${comps}</table>${errs}${judgmentLine(r)}`;
 }
 
 function judgmentLine(r: Rollout): string {
@@ -167,7 +170,7 @@ ${rows ? `<table class="metrics"><thead><tr><th>request</th><th>${esc(a.versus)}
 }
 
 function card(env: TextEnv, label: string, r: Rollout): string {
-  return `<figure class="card"><figcaption>${esc(label)}</figcaption>${picture(env, r)}${breakdown(r)}<details><summary>completion</summary><pre>${esc(r.completion.slice(0, 4000))}</pre></details></figure>`;
+  return `<figure class="card"><figcaption>${esc(label)}</figcaption>${picture(env, r)}${breakdown(env, r)}<details><summary>completion</summary><pre>${esc(r.completion.slice(0, 4000))}</pre></details></figure>`;
 }
 
 function metricsTable(input: ReportInput): string {
@@ -181,7 +184,7 @@ function metricsTable(input: ReportInput): string {
     row('parse rate', ev.map((e) => fmtInterval(e.metrics.parse_rate))),
     row('schema-valid rate', ev.map((e) => fmtInterval(e.metrics.schema_valid_rate))),
     row('renderer-accept rate', ev.map((e) => fmtInterval(e.metrics.renderer_accept_rate))),
-    ...componentNames.map((c) => row(`strong: ${c}`, ev.map((e) => (e.metrics.components[c] ? fmtInterval(e.metrics.components[c]) : '')))),
+    ...componentNames.map((c) => row(`${input.env.evalRewards[0]}: ${c}`, ev.map((e) => (e.metrics.components[c] ? fmtInterval(e.metrics.components[c]) : '')))),
     ...(input.extraRows ?? []).map((x) => row(x.name, x.values.map((v) => (typeof v === 'number' ? fmt(v) : esc(v))))),
     row('completion tokens', ev.map((e) => String(e.metrics.completion_tokens))),
     row('generation time (s)', ev.map((e) => fmt(e.metrics.generation_seconds, 1))),
@@ -189,11 +192,17 @@ function metricsTable(input: ReportInput): string {
   return `<table class="metrics"><thead><tr><th></th>${ev.map((e) => `<th>${esc(e.label)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-function byKindTable(evals: PolicyEval[]): string {
-  const kinds = [...new Set(evals.flatMap((e) => Object.keys(e.metrics.by_kind)))];
-  return `<table class="metrics"><thead><tr><th>kind</th>${evals.map((e) => `<th>${esc(e.label)}</th>`).join('')}</tr></thead><tbody>${kinds
-    .map((k) => `<tr><th>${esc(k)}</th>${evals.map((e) => `<td>${e.metrics.by_kind[k] ? `${fmtInterval(e.metrics.by_kind[k].reward)} <span class="muted">n=${e.metrics.by_kind[k].n}</span>` : ''}</td>`).join('')}</tr>`)
+/** The main reward by the environment's first group (the diagram: its kind); empty where it has none. */
+function byGroupSection(evals: PolicyEval[]): string {
+  const key = Object.keys(evals[0]?.metrics ?? {}).find((k): k is `by_${string}` => k.startsWith('by_'));
+  if (!key) return '';
+  const group = key.slice('by_'.length);
+  const values = [...new Set(evals.flatMap((e) => Object.keys(e.metrics[key] ?? {})))];
+  const cell = (m: GroupMetrics | undefined) => `<td>${m ? `${fmtInterval(m.reward)} <span class="muted">n=${m.n}</span>` : ''}</td>`;
+  const table = `<table class="metrics"><thead><tr><th>${esc(group)}</th>${evals.map((e) => `<th>${esc(e.label)}</th>`).join('')}</tr></thead><tbody>${values
+    .map((v) => `<tr><th>${esc(v)}</th>${evals.map((e) => cell(e.metrics[key]?.[v])).join('')}</tr>`)
     .join('')}</tbody></table>`;
+  return `<h2>By ${esc(group)}</h2><div style="overflow-x:auto">${table}</div>`;
 }
 
 const CSS = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;margin:0;background:#f6f7f9}
@@ -237,8 +246,8 @@ export function renderReport(input: ReportInput): string {
 <h1>${esc(input.title)}</h1>${input.subtitle ? `<div class="muted">${esc(input.subtitle)}</div>` : ''}
 <h2>Metrics</h2><p class="muted">Means with 95% bootstrap intervals over held-out completions.</p><div style="overflow-x:auto">${metricsTable(input)}</div>
 ${judgeSection(input.evals)}
-<h2>Reward distribution and training curves</h2><div class="charts"><div><div class="muted">share of completions per strong-reward bin</div>${histogramChart(evals)}</div>${curves}</div>
-<h2>By kind</h2><div style="overflow-x:auto">${byKindTable(input.evals)}</div>
+<h2>Reward distribution and training curves</h2><div class="charts"><div><div class="muted">share of completions per ${esc(input.env.evalRewards[0])}-reward bin</div>${histogramChart(evals, input.env.evalRewards[0])}</div>${curves}</div>
+${byGroupSection(input.evals)}
 <h2>Gallery: the same held-out prompts</h2>${gallery || '<p class="muted">no prompt was evaluated by every policy</p>'}
 <h2>Worst-scoring rollouts</h2><p class="muted">Where reward hacking and failure modes show.</p>${worst}
 </main></body></html>

@@ -4,6 +4,7 @@ import { renderReport, lineChart } from '../../src/eval/report.ts';
 import { compareTable, differences } from '../../src/eval/compare.ts';
 import type { Task } from '../../src/diagram/tasks/spec.ts';
 import { diagramEnv } from '../../src/diagram/diagram-env.ts';
+import { arithmeticEnv } from '../../src/arithmetic/arithmetic-env.ts';
 
 const task = (id: string, kind: 'chain' | 'tree'): Task => ({ id, prompt: 'Draw a pipeline: client, API, database.', spec: { entities: ['Client', 'API', 'Database'], edges: [['Client', 'API'], ['API', 'Database']], kind, difficulty: 1 } });
 const good = JSON.stringify({
@@ -57,6 +58,25 @@ describe('report and compare', () => {
     expect(html).toContain('arrow target does not exist: ghost');
     expect(html).toContain('aria-label="SFT loss"');
   });
+  it("labels the main reward, its parts and the breakdown with the environment's names", () => {
+    const sums = arithmeticEnv.tasks('heldout', 3, 0);
+    const rollouts = sums.map((t, i) => scoreRollout(arithmeticEnv, t, 0, i === 0 ? 'no idea' : String(t.spec.a + t.spec.b), ['answer']));
+    const metrics = summarize(arithmeticEnv, 'p', sums, rollouts, { samples: 1, rubrics: ['answer'], passThreshold: 0.9, promptTokens: 0, completionTokens: 0, generationSeconds: 0, scoringSeconds: 0 });
+    const html = renderReport({ env: arithmeticEnv, title: 'sums', evals: [{ label: 'p', metrics, rollouts }] });
+    expect(html).toContain('<th>answer: correct</th>');
+    expect(html).toContain('share of completions per answer-reward bin');
+    expect(html).toContain('class="tick">answer reward</text>');
+    expect(html).toContain('<h2>By level</h2>');
+    expect(html).not.toMatch(/strong|seed|By kind/);
+    const judged = rollouts.map((r, i) => ({ ...r, judgment: { judge: 'j', score: i / 2, reasoning: '', cached: false } }));
+    const withJudge = summarize(arithmeticEnv, 'p', sums, judged, { samples: 1, rubrics: ['answer'], passThreshold: 0.9, promptTokens: 0, completionTokens: 0, generationSeconds: 0, scoringSeconds: 0 });
+    expect(Object.keys(withJudge.judge!.spearman)).toEqual(['answer reward', 'answer: correct', 'answer: format']);
+    const diagram = renderReport({ env: diagramEnv, title: 'Run', evals: [mk('teacher', good)] });
+    expect(diagram).toContain('<th>strong: entities_present</th>');
+    expect(diagram).toContain('<span class="muted">(seed ');
+    expect(diagram).toContain('<h2>By kind</h2>');
+  });
+
   it('draws each series as a path through its points', () => {
     const svg = lineChart({ title: 't', xLabel: 'step', series: [{ name: 'a', points: [{ x: 0, y: 0 }, { x: 10, y: 1 }] }] }, 200, 100);
     expect(svg).toMatch(/<path d="M48\.0,[\d.]+L188\.0,28\.0"/);
