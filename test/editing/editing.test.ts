@@ -4,7 +4,6 @@ import { applyActions } from '../../src/diagram/language/apply.ts';
 import {
   EDIT_KINDS,
   generateEditingTasks,
-  layoutSpec,
   removeAndReconnect,
   scoreEdit,
   insertBetween,

@@ -580,25 +580,6 @@ function validate(text: string, mode: Mode): SeedOutcome {
   return { canvas, errors };
 }
 
-function actionsOrNull(text: string, mode: Mode): unknown[] | null {
-  try {
-    return parseActions(text, mode);
-  } catch (err) {
-    if (err instanceof PyException) return null;
-    throw err;
-  }
-}
-
-/** parse_actions alone, for timing breakdowns: the actions, or null where it raises. */
-export function parseSeedActions(text: string): unknown[] | null {
-  try {
-    return actionsOrNull(text, { exact: false });
-  } catch (err) {
-    if (!(err instanceof NeedsExactTypes)) throw err;
-    return actionsOrNull(text, { exact: true });
-  }
-}
-
 /** env.py's validate_completion, with a refusal's message worded only when read. */
 export function checkCompletion(text: string): SeedOutcome {
   try {

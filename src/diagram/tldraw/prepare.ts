@@ -2,7 +2,7 @@
 // cannot take gracefully, and afterwards turns the page's answer into the environment's outcome types. Pure.
 import { MAX_SIDE, type ActionType } from '../language/actions.ts';
 import { applyActions, type ActionError, type ActionOutcome, type ApplyOptions } from '../language/apply.ts';
-import { Canvas } from '../language/canvas.ts';
+import type { Canvas } from '../language/canvas.ts';
 import type { Lints, PageAction, PageDiagram, PageResult, ReadArrow, ReadShape } from './protocol.ts';
 
 /** Coordinates beyond this are clamped: tldraw takes them, but an export of such a diagram is huge and slow. */
@@ -112,15 +112,4 @@ export function toReadback(prepared: PreparedDiagram, result: PageResult): Tldra
     ...(result.png ? { png: Buffer.from(result.png, 'base64') } : {}),
     ...(result.crashed ? { crashed: result.crashed } : {}),
   };
-}
-
-/**
- * The readback as a canvas, so that code written for plain geometry (the layout score) reads tldraw's state:
- * sizes are the editor's page bounds, and only arrows bound at both ends count as edges.
- */
-export function readbackCanvas(rb: TldrawReadback): Canvas {
-  const c = new Canvas();
-  for (const s of rb.shapes) c.shapes.set(s.id, { id: s.id, shape: s.shape, x: s.x, y: s.y, w: s.w, h: s.h, text: s.text });
-  c.arrows = rb.arrows.flatMap((a) => (a.from !== null && a.to !== null ? [{ from: a.from, to: a.to, text: a.text }] : []));
-  return c;
 }
