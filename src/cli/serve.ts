@@ -42,9 +42,9 @@ export function registerServe(cmd: Command): void {
       if (flags.structured_output && flags.policy === undefined) throw new UsageError('--structured-output applies to the student: give --policy CKPT');
       if (flags.policy !== undefined) {
         const { StudentPolicy } = await import('../policy/student.ts');
+        const { actionGuides } = await import('../diagram/language/structured.ts');
         try {
-          const { actionGuides } = await import('../diagram/language/structured.ts');
-        config.policy = await StudentPolicy.load(flags.policy, { guide: flags.structured_output ? actionGuides : undefined });
+          config.policy = await StudentPolicy.load(flags.policy, { guideFor: flags.structured_output ? actionGuides : undefined });
         } catch (err) {
           throw new UsageError(`--policy: cannot load a student checkpoint from ${flags.policy}: ${(err as Error).message}`);
         }

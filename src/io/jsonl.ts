@@ -1,5 +1,6 @@
-// JSONL at the edges: read lines (file or stdin) as a stream with their line numbers; write rows one by one,
-// each handed to the OS before the next, so a crashed run keeps every row it reported.
+// JSONL at the edges: read lines (file or stdin) as a stream with their line numbers; write rows, by default each
+// handed to the OS before the next, so a crashed run keeps every row it reported (a batching writer hands over each
+// turn of the event loop's rows together, and a process killed outright loses that turn's).
 import { closeSync, createReadStream, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';

@@ -44,10 +44,10 @@ export class StudentPolicy implements Policy {
     return new StudentPolicy(name, model, tokenizer, false, opts);
   }
 
-  /** `guide` builds the per-sequence guide over the checkpoint's tokenizer (an environment's `guide`). */
-  static async load(dir: string, opts: { threads?: number; guide?: (tok: Tokenizer) => () => TokenGuide } = {}): Promise<StudentPolicy> {
+  /** `guideFor` builds the per-sequence guide over the checkpoint's tokenizer (an environment's `guide`). */
+  static async load(dir: string, opts: { threads?: number; guideFor?: (tok: Tokenizer) => () => TokenGuide } = {}): Promise<StudentPolicy> {
     const { model, tokenizer } = await loadCheckpoint(dir, { threads: opts.threads });
-    const guide = opts.guide?.(tokenizer);
+    const guide = opts.guideFor?.(tokenizer);
     return new StudentPolicy(guide ? `${dir} (structured output)` : dir, model, tokenizer, true, { guide });
   }
 

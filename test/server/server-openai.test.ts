@@ -386,7 +386,7 @@ print(json.dumps({"whole": whole["choices"][0]["message"]["content"], "streamed"
 
 describe('serving the student with structured output', () => {
   it('answers in the action language whatever the student would say', async () => {
-    const guided = await StudentPolicy.load(student.name, { threads: 1, guide: actionGuides });
+    const guided = await StudentPolicy.load(student.name, { threads: 1, guideFor: actionGuides });
     const served = await startServer({ port: 0, policy: guided, modelId: 'guided', scoringThreads: 0 });
     try {
       const sdk = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'unused', maxRetries: 0 });

@@ -63,7 +63,7 @@ export async function policyFromSpec(spec: string, settings: PolicySettings = {}
     // Loaded on demand: the student pulls in the model code, which the teacher and remote policies do not need.
     const { StudentPolicy } = await import('../../policy/student.ts');
     const { actionGuides } = await import('../language/structured.ts');
-    return StudentPolicy.load(spec, { guide: settings.structuredOutput ? actionGuides : undefined });
+    return StudentPolicy.load(spec, { guideFor: settings.structuredOutput ? actionGuides : undefined });
   }
   throw new Error(`unknown policy ${JSON.stringify(spec)}: expected ${POLICY_FORMS}`);
 }
