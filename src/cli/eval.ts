@@ -18,7 +18,7 @@ import { UsageError } from './usage-error.ts';
 import { outputDirFlag } from './flags.ts';
 import { EvalSettings, SPLIT_TASKS } from './eval-settings.ts';
 import { addSettingFlags, readSettings } from './settings-flags.ts';
-import { readTasks } from './teacher.ts';
+import { readTasks } from './task-file.ts';
 import { addJudgeOptions, judgeFromFlags } from './judge-flags.ts';
 import { DEFAULT_JUDGE_CACHE, JUDGE_CACHES } from './judge-settings.ts';
 import { judgeSummary } from '../diagram/reward/judge.ts';

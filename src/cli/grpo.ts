@@ -12,7 +12,7 @@ import { GRPO_DEFAULTS, grpoConfig, GrpoInputError, trainGrpo, type GRPOConfig }
 import { GrpoSettings } from '../train/grpo-settings.ts';
 import { pickSettings } from '../settings.ts';
 import { judgeSummary } from '../diagram/reward/judge.ts';
-import { readTasks } from './teacher.ts';
+import { readTasks } from './task-file.ts';
 import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags } from './judge-flags.ts';
 import { JUDGE_CACHES } from './judge-settings.ts';

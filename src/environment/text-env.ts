@@ -47,7 +47,7 @@ export interface TextEnv<Spec = unknown, Readback = never> {
   readonly name: string;
   /** One line for `--help` and docs. */
   readonly description: string;
-  /** The task's spec: checks task files and SFT rows. */
+  /** The task's spec: checks the `spec` of SFT rows (task files, the diagram's only, are read by src/cli/task-file.ts). */
   readonly spec: z.ZodType<Spec>;
   /** Splits `tasks` draws from; the first is the one training draws from. */
   readonly splits: readonly string[];
