@@ -23,6 +23,8 @@ export interface ScoredChunk {
 const CHUNK_LINES = 256;
 /** Chunks a thread holds at once: one scoring, one waiting, so it never idles between messages. */
 const IN_FLIGHT_PER_THREAD = 2;
+/** Chunks handed out ahead of the oldest one not yet written, per thread. */
+const AHEAD_PER_THREAD = 4;
 
 export async function scoreFileThreaded(path: string, reward: string, threads: number, out: JsonlWriter): Promise<{ rows: number; failed: number }> {
   const workers = Array.from({ length: threads }, () => new Worker(workerEntry('score-thread', import.meta.url), { eval: true, workerData: { reward } }));
@@ -38,7 +40,7 @@ export async function scoreFileThreaded(path: string, reward: string, threads: n
       wake?.();
     });
     w.on('error', (err) => {
-      failure ??= err;
+      failure ??= new Error(`a scoring thread failed: ${err.message}`, { cause: err });
       wake?.();
     });
     w.on('exit', (code) => {
@@ -68,7 +70,9 @@ export async function scoreFileThreaded(path: string, reward: string, threads: n
   const send = async (lines: LineChunk['lines']) => {
     for (;;) {
       if (failure) throw failure;
-      const idle = workers.find((w) => load.get(w)! < IN_FLIGHT_PER_THREAD);
+      // Chunks scored but not yet written wait for the oldest: past a few per thread, a slow chunk (a huge row) would
+      // otherwise let the others pile up the whole file in memory behind it.
+      const idle = nextId - nextToWrite < AHEAD_PER_THREAD * threads ? workers.find((w) => load.get(w)! < IN_FLIGHT_PER_THREAD) : undefined;
       if (idle) {
         load.set(idle, load.get(idle)! + 1);
         idle.postMessage({ id: nextId++, lines } satisfies LineChunk);

@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { JsonlWriter, readLines, readLinesSync } from '../io/jsonl.ts';
 import { getRubric } from '../diagram/reward/presets.ts';
-import type { RendererReadback, Rubric } from '../diagram/reward/rubric.ts';
+import type { Rubric } from '../diagram/reward/rubric.ts';
 import { judgeSummary } from '../diagram/reward/judge.ts';
 import { withJudgment } from '../environment/judge.ts';
 import { scoreLine } from '../diagram/reward/rows.ts';
@@ -38,12 +38,6 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
     if (!existsSync(flags.in)) throw new UsageError(`--in: no such file: ${flags.in}`);
     if (!statSync(flags.in).isFile()) throw new UsageError(`--in: not a file: ${flags.in}`);
   }
-  let out: JsonlWriter;
-  try {
-    out = JsonlWriter.open(flags.out, { batch: true });
-  } catch (err) {
-    throw new UsageError(`--out: cannot write ${flags.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
   let renderer;
   try {
     renderer = parseRenderer(flags.renderer);
@@ -51,6 +45,17 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
     throw new UsageError(`--renderer: ${(err as Error).message}`);
   }
   const judged = judgeFromFlags(opts, DEFAULT_JUDGE_CACHE);
+  // Opening --out empties it: it comes after every other check, and never onto the file being read.
+  if (flags.in !== undefined && flags.in !== '-' && flags.out !== undefined && existsSync(flags.out)) {
+    const [a, b] = [statSync(flags.in), statSync(flags.out)];
+    if (a.dev === b.dev && a.ino === b.ino) throw new UsageError(`--out: ${flags.out} is the input file (--in ${flags.in}); writing it would empty it before it is read`);
+  }
+  let out: JsonlWriter;
+  try {
+    out = JsonlWriter.open(flags.out, { batch: true });
+  } catch (err) {
+    throw new UsageError(`--out: cannot write ${flags.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
   let rows = 0;
   let failed = 0;
   let driver: TldrawDriver | undefined;

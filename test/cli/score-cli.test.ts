@@ -125,6 +125,23 @@ describe('canvasgym score', () => {
     expect(two.stderr).toMatch(new RegExp(`${scored} rows scored with task on 2 threads.*${one.stderr.match(/(\d+) with errors/)![1]} with errors`));
   });
 
+  it('refuses --out naming the --in file, leaving it as it was, and a bad flag before --out is emptied', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cg-score-same-'));
+    const file = join(dir, 'rows.jsonl');
+    writeFileSync(file, input);
+    // Another spelling of the same file: the check is by the file, not by the text of the path.
+    const sameFile = `${dir}/./rows.jsonl`;
+    const same = cli(['score', '--reward', 'seed', '--in', file, '--out', sameFile]);
+    expect(same.status).toBe(2);
+    expect(same.stderr.trim()).toBe(`canvasgym: --out: ${sameFile} is the input file (--in ${file}); writing it would empty it before it is read`);
+    expect(readFileSync(file, 'utf8')).toBe(input);
+    const out = join(dir, 'kept.jsonl');
+    writeFileSync(out, 'kept\n');
+    const badRenderer = cli(['score', '--reward', 'seed', '--in', file, '--out', out, '--renderer', 'nope']);
+    expect(badRenderer.status).toBe(2);
+    expect(readFileSync(out, 'utf8')).toBe('kept\n');
+  });
+
   it('refuses an unknown preset or a missing input file with a one-line usage error', () => {
     const unknown = cli(['score', '--reward', 'nope']);
     expect(unknown.status).toBe(2);
