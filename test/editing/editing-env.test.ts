@@ -1,104 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkEnv } from '../../src/environment/check-env.ts';
-import { DiagramEnv, observationJsonSchema, type Observation } from '../../src/diagram/episode.ts';
+import { observationJsonSchema } from '../../src/diagram/episode.ts';
 import { EditingEnv, editingActionJsonSchema, parseEditStep } from '../../src/editing/editing-env.ts';
-import { EpisodeError, type Env, type StepResult } from '../../src/environment/env.ts';
+import type { Env } from '../../src/environment/env.ts';
 import { generateEditingTasks, solveEdit as solve } from '../../src/editing/tasks.ts';
-import { getRubric } from '../../src/diagram/reward/presets.ts';
+import { editingActions } from '../helpers/episodes.ts';
 
-const DIAGRAM_ANSWER = JSON.stringify({
-  actions: [
-    { type: 'create_shape', id: 'a', shape: 'rectangle', x: 40, y: 40, w: 160, h: 60, text: 'Client' },
-    { type: 'create_shape', id: 'b', shape: 'rectangle', x: 300, y: 40, w: 160, h: 60, text: 'API' },
-    { type: 'connect', from: 'a', to: 'b' },
-  ],
-});
-
-const editingActions = (obs: unknown): string[] => {
-  const first = (obs as Observation).canvas.shapes[0];
-  return [
-    'not json at all',
-    JSON.stringify({ actions: [{ type: 'update_shape', id: first.id, x: first.x + 5 }, { type: 'delete_shape', id: 'missing' }] }),
-    JSON.stringify({ actions: [{ type: 'update_shape', id: first.id, y: first.y + 5 }] }),
-  ];
-};
-
-describe('contract checker', () => {
-  it('passes the single-turn diagram environment', () => {
-    const report = checkEnv(() => new DiagramEnv(), { actions: () => [DIAGRAM_ANSWER], seeds: [0, 1, 5] });
-    expect(report.failures).toEqual([]);
-    expect(report.steps).toBe(3);
-  });
-
+describe('editing episode under the contract checker', () => {
   it('passes the editing environment, played to its turn limit', () => {
     const report = checkEnv(() => new EditingEnv(), { actions: editingActions, seeds: [0, 3, 11], options: { max_turns: 3 } });
     expect(report.failures).toEqual([]);
     expect(report.steps).toBe(9);
   });
-
   it('passes the editing environment, played to the stop signal', () => {
     const report = checkEnv(() => new EditingEnv(), { actions: () => ['{"actions": [], "done": true}'], seeds: [2] });
     expect(report.failures).toEqual([]);
     expect(report.steps).toBe(1);
-  });
-
-  it('catches environments that break the contract', () => {
-    class Sloppy extends EditingEnv {
-      override step(action: string): StepResult<Observation> {
-        const r = super.step(action);
-        return { ...r, reward: Number.NaN, info: { ...r.info, when: new Date(0) }, observation: { ...r.observation, turn: -1 } };
-      }
-    }
-    const report = checkEnv(() => new Sloppy(), { actions: editingActions, seeds: [1], options: { max_turns: 2 } });
-    const text = report.failures.join('\n');
-    expect(text).toMatch(/reward is not a finite number: NaN/);
-    expect(text).toMatch(/info is not a JSON object/);
-    expect(text).toMatch(/does not match the observation JSON Schema: turn/);
-
-    let calls = 0;
-    class Random extends DiagramEnv {
-      override reset(req = {}) {
-        const r = super.reset(req);
-        return { ...r, info: { ...r.info, nonce: calls++ } };
-      }
-    }
-    expect(checkEnv(() => new Random(), { actions: () => [DIAGRAM_ANSWER], seeds: [1] }).failures.join('\n')).toMatch(/same seed and actions gave a different episode/);
-
-    class Endless extends EditingEnv {
-      override step(action: string): StepResult<Observation> {
-        return { ...super.step(action), terminated: false, truncated: false };
-      }
-    }
-    const endless = checkEnv(() => new Endless(), { actions: editingActions, seeds: [1], options: { max_turns: 2 }, maxSteps: 5 });
-    expect(endless.failures.join('\n')).toMatch(/step 3 threw before the episode said it ended: .*after the episode ended \(truncated\)/);
-    const long = checkEnv(() => new EditingEnv(), { actions: editingActions, seeds: [1], options: { max_turns: 32 }, maxSteps: 5 });
-    expect(long.failures.join('\n')).toMatch(/did not end within 5 steps/);
-  });
-});
-
-describe('diagram episode', () => {
-  it('scores the one step with the reward preset, exactly as the rubric does', () => {
-    const env = new DiagramEnv({ reward: 'strong' });
-    const { observation, info } = env.reset({ seed: 4 });
-    expect(observation.canvas).toEqual({ shapes: [], arrows: [] });
-    const step = env.step(DIAGRAM_ANSWER);
-    const expected = getRubric('strong').score({ prompt: observation.instruction, completion: DIAGRAM_ANSWER, spec: info.spec as never });
-    expect(step.reward).toBe(expected.reward);
-    expect(step.info.components).toEqual(expected.components);
-    expect(step.terminated).toBe(true);
-    expect(step.observation.canvas.shapes.map((s) => s.text)).toEqual(['Client', 'API']);
-    expect(() => env.step(DIAGRAM_ANSWER)).toThrow(EpisodeError);
-  });
-
-  it('accepts a given task and refuses a bad one', () => {
-    const env = new DiagramEnv();
-    const task = { id: 't', prompt: 'Draw Client then API.', spec: { entities: ['Client', 'API'], edges: [['Client', 'API']] } };
-    expect(env.reset({ task }).observation.text).toBe(task.prompt);
-    expect(env.step(DIAGRAM_ANSWER).reward).toBeGreaterThan(0.9);
-    expect(() => env.reset({ task: { prompt: 'x' } })).toThrow(/task is not a diagram task .*: id: /);
-    expect(() => env.reset({ seed: 1, options: { reward: 'nope' } })).toThrow(/options.reward: unknown reward preset "nope"/);
-    expect(() => env.reset({ seed: -3 })).toThrow(/seed must be an integer from 0/);
   });
 });
 
