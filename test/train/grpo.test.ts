@@ -260,7 +260,7 @@ describe('grpo trainer', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'grpo-init-')), 'init');
     const corpus = [...tasks.flatMap((t) => arithmeticEnv.conversation(t).map((m) => m.content)), '0123456789'];
     const tokenizer = trainTokenizer(corpus, { vocabSize: 300 });
-    const model = await GPT.create({ vocabSize: tokenizer.vocabSize, nCtx: 256, nEmbd: 16, nLayer: 1, nHead: 2 }, { seed: 3, threads: 1 });
+    const model = await GPT.create({ vocabSize: tokenizer.vocabSize, nCtx: 256, nEmbd: 32, nLayer: 1, nHead: 2 }, { seed: 3, threads: 1 });
     saveCheckpoint(dir, { model, tokenizer });
     await model.dispose();
     const cfg = tinyConfig(dir, { max_steps: 1, num_generations: 2, generation_batch_size: 4, max_completion_length: 4 });
