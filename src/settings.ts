@@ -1,7 +1,22 @@
 // Settings are zod objects: each field carries its bounds, its default and a `.describe()` text, and `.meta()` says
 // how it shows on the command line. What checks or shows a setting (the CLI's flags and help, the trainers' config
 // checks, the docs' tables) reads it from here, so that a rule is stated once and said the same way everywhere.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+
+/** Threads a command uses when not told: the models here use 2 well, and more than the machine's cores only makes the
+ *  threads wait for each other. */
+export const DEFAULT_THREADS = Math.min(2, availableParallelism());
+
+/** A threads setting (the trainers' kernels, score's scoring threads), bounded by the machine's cores. */
+export const threadsSetting = (what: string) =>
+  z
+    .int()
+    .min(1)
+    .max(availableParallelism())
+    .optional()
+    .describe(what)
+    .meta({ note: "this machine's cores", shownRule: "an integer from 1 to the machine's cores", shownDefault: '2, or 1 on one core', arg: 'n' });
 
 /** How a setting shows outside its schema (its `.meta()`). */
 export interface SettingMeta {

@@ -1,7 +1,7 @@
 // `canvasgym score`'s settings.
 import { z } from 'zod';
 import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';
-import { threadsSetting } from '../train/common-settings.ts';
+import { threadsSetting } from '../settings.ts';
 
 export const ScoreSettings = z.object({
   reward: z.string().describe(`reward preset: ${RUBRIC_NAMES.join(' | ')}`).meta({ arg: 'preset' }),

@@ -1,7 +1,6 @@
 // `canvasgym score`: scores JSONL rows {prompt, completion, spec?} with a reward preset, streaming, one row out per
 // row in and in order. A bad line becomes an error row naming its line number; the run goes on.
 import { existsSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { JsonlWriter, readLines, readLinesSync } from '../io/jsonl.ts';
 import { getRubric } from '../diagram/reward/presets.ts';
@@ -14,6 +13,7 @@ import { parseRenderer } from '../diagram/tldraw/renderer.ts';
 import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags, type JudgeFlags } from './judge-flags.ts';
 import { DEFAULT_JUDGE_CACHE, JUDGE_CACHES } from './judge-settings.ts';
+import { DEFAULT_THREADS } from '../settings.ts';
 import { ScoreSettings } from './score-settings.ts';
 import { scoreFileThreaded } from './score-threads.ts';
 import { addSettingFlags, readSettings } from './settings-flags.ts';
@@ -91,7 +91,7 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
     // A file scored on its own is read without waiting on the event loop: the stream's chunks and promises cost
     // about 10 µs a row, a tenth of what scoring a row takes.
     const fromFile = flags.in !== undefined && flags.in !== '-' && !driver && !judged;
-    const threads = flags.threads ?? Math.min(2, availableParallelism());
+    const threads = flags.threads ?? DEFAULT_THREADS;
     if (fromFile && threads > 1 && statSync(flags.in!).size >= THREADED_BYTES) {
       ({ rows, failed } = await scoreFileThreaded(flags.in!, flags.reward, threads, out));
       return { rows, failed, threads };

@@ -4,7 +4,7 @@
 // kernels in C++ with OpenBLAS GEMMs, in a Node addon that reads the arena through its base address and runs its own
 // threads. Dispatch is synchronous either way (Atomics, or a plain call), so a kernel call costs microseconds.
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { DEFAULT_THREADS } from '../settings.ts';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
@@ -176,7 +176,7 @@ export class Engine {
   /** threads defaults to the machine's cores (at most 2 are used well by the models here); backend to native where its
    *  addon loads, wasm otherwise (see resolveBackend; the choice and its reason are printed once per process). */
   static async create(threads?: number, backend?: Backend): Promise<Engine> {
-    const n = threads ?? Math.min(2, availableParallelism());
+    const n = threads ?? DEFAULT_THREADS;
     if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`threads must be an integer in 1..64, got ${threads}`);
     const choice = resolveBackend(backend);
     announceBackend(choice.backend, choice.why, n);

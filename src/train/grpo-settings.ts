@@ -2,7 +2,7 @@
 // trainGrpo, the `canvasgym grpo` flags and their help, and the table in docs/grpo.md all come from this schema.
 import { z } from 'zod';
 import type { LossType, ScaleRewards } from './grpo-loss.ts';
-import { threadsSetting } from './common-settings.ts';
+import { threadsSetting } from '../settings.ts';
 
 export const LOSS_TYPES = ['grpo', 'dr_grpo', 'dapo'] as const satisfies readonly LossType[];
 export const SCALE_REWARDS = ['group', 'batch', 'none'] as const satisfies readonly ScaleRewards[];

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { MODEL_INITS, type ModelInit } from '../model/gpt.ts';
 import { MAX_VOCAB_SIZE, MIN_VOCAB_SIZE } from '../model/tokenizer.ts';
-import { threadsSetting } from './common-settings.ts';
+import { threadsSetting } from '../settings.ts';
 
 export const PRESETS = ['tiny', 'default', 'large'] as const;
 export type Preset = (typeof PRESETS)[number];
