@@ -7,10 +7,10 @@ export { Canvas, type Arrow, type CanvasJson, type Shape } from './diagram/langu
 export { executeCompletion, type Execution, type ExecuteOptions } from './diagram/language/execute.ts';
 export { parseCompletion, type ParseError, type ParseResult } from './diagram/language/parse.ts';
 export type { ActionError, ActionOutcome, ApplyResult } from './diagram/language/apply.ts';
-export { DiagramEnv, ENV_NAMES, type EnvName, type Observation } from './diagram/episode.ts';
-export { EditingEnv } from './editing/editing-env.ts';
+export { DiagramEpisode, EPISODE_NAMES, type EpisodeName, type Observation } from './diagram/episode.ts';
+export { EditingEpisode } from './editing/episode.ts';
 export { EpisodeError, type Env, type ResetResult, type StepAction, type StepResult } from './environment/env.ts';
-export { makeEnv } from './server/episodes.ts';
+export { makeEpisode } from './server/episodes.ts';
 export { checkEnv, type CheckOptions, type CheckReport } from './environment/check-env.ts';
 
 // Tasks: the diagram requests of each split.

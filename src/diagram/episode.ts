@@ -1,7 +1,7 @@
 // The canvas episodes, in Gymnasium's contract (src/environment/env.ts): what they show (an Observation: the request,
 // the canvas, the text a model reads), what state() reports, the checks their reset requests share, and the seed's
 // single-turn task as one: `diagram`, one step, the completion scored by a reward preset, always terminated. The
-// multi-turn `editing` episode (src/editing/editing-env.ts) is built from the same parts.
+// multi-turn `editing` episode (src/editing/episode.ts) is built from the same parts.
 import { z } from 'zod';
 import { responseJsonSchema } from './language/actions.ts';
 import { Canvas, CanvasState, type CanvasJson } from './language/canvas.ts';
@@ -14,15 +14,15 @@ import { SPLITS, type Split } from './tasks/scenarios.ts';
 import { Task } from './tasks/spec.ts';
 import { EpisodeError, type Env, type ResetRequest, type ResetResult, type StepAction, type StepResult } from '../environment/env.ts';
 
-export const ENV_NAMES = ['diagram', 'editing'] as const;
-export type EnvName = (typeof ENV_NAMES)[number];
+export const EPISODE_NAMES = ['diagram', 'editing'] as const;
+export type EpisodeName = (typeof EPISODE_NAMES)[number];
 
 export const DEFAULT_MAX_TURNS = 4;
 /** Turn limits a caller may ask for. */
 export const MAX_TURNS_LIMIT = 32;
 
 export const Observation = z.object({
-  env: z.enum(ENV_NAMES),
+  env: z.enum(EPISODE_NAMES),
   /** What the user asks: the diagram request or the edit instruction. */
   instruction: z.string(),
   canvas: CanvasState,
@@ -37,7 +37,7 @@ export const Observation = z.object({
 export type Observation = z.infer<typeof Observation>;
 
 export interface EpisodeState {
-  env: EnvName;
+  env: EpisodeName;
   task: unknown;
   canvas: CanvasJson;
   turn: number;
@@ -49,7 +49,7 @@ export interface EpisodeState {
 
 /** A canvas episode: Gymnasium's Env over the canvas Observation. */
 export interface CanvasEnv extends Env<Observation, EpisodeState> {
-  readonly name: EnvName;
+  readonly name: EpisodeName;
 }
 
 export function observationJsonSchema(): Record<string, unknown> {
@@ -92,7 +92,7 @@ export const freshSeed = () => Math.floor(Math.random() * 2 ** 31);
 export const asText = (action: StepAction): string => (typeof action === 'string' ? action : JSON.stringify(action));
 
 /** The seed's single-turn task as an episode: one completion, scored by a reward preset. */
-export class DiagramEnv implements CanvasEnv {
+export class DiagramEpisode implements CanvasEnv {
   readonly name = 'diagram' as const;
   readonly actionSchema = responseJsonSchema();
   readonly observationSchema = observationJsonSchema();

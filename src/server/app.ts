@@ -5,10 +5,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { responseJsonSchema } from '../diagram/language/actions.ts';
-import { EDITING_SYSTEM_PROMPT, editingActionJsonSchema } from '../editing/editing-env.ts';
-import { ENV_NAMES, observationJsonSchema, type EnvName } from '../diagram/episode.ts';
+import { EDITING_SYSTEM_PROMPT, editingActionJsonSchema } from '../editing/episode.ts';
+import { EPISODE_NAMES, observationJsonSchema, type EpisodeName } from '../diagram/episode.ts';
 import { EpisodeError, type StepAction } from '../environment/env.ts';
-import { makeEnv } from './episodes.ts';
+import { makeEpisode } from './episodes.ts';
 import { SYSTEM_PROMPT } from '../diagram/language/prompt.ts';
 import type { Policy } from '../policy/policy.ts';
 import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';
@@ -123,7 +123,7 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
         uptime_s: Math.round((Date.now() - started) / 1000),
         reward: config.reward,
         rewards: RUBRIC_NAMES,
-        envs: ENV_NAMES,
+        envs: EPISODE_NAMES,
         sessions: { open: sessions.size, max: config.maxSessions },
         connections: connections.stats,
         held_body_bytes: budget.heldBytes,
@@ -147,8 +147,8 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
     '/reset': {
       POST: async (req) => {
         const b = bodyObject(await body(req), '{"env"?, "seed"?, "task"?, "options"?, "session_id"?}');
-        const envName = (b.env ?? 'editing') as EnvName;
-        if (!ENV_NAMES.includes(envName)) throw new HttpError(400, 'invalid_field', `env must be one of ${ENV_NAMES.join(', ')}, got ${JSON.stringify(b.env)}`);
+        const envName = (b.env ?? 'editing') as EpisodeName;
+        if (!EPISODE_NAMES.includes(envName)) throw new HttpError(400, 'invalid_field', `env must be one of ${EPISODE_NAMES.join(', ')}, got ${JSON.stringify(b.env)}`);
         if (b.options !== undefined && !isObject(b.options)) throw new HttpError(400, 'invalid_field', 'field "options" must be an object');
         if (b.seed !== undefined && typeof b.seed !== 'number') throw new HttpError(400, 'invalid_field', `field "seed" must be an integer, got ${JSON.stringify(b.seed)}`);
         const request = { seed: b.seed as number | undefined, task: b.task, options: b.options as Record<string, unknown> | undefined };
@@ -158,7 +158,7 @@ export function createApp(config: ServerConfig): { server: Server; sessions: Ses
           if (s.env.name !== envName) throw new HttpError(400, 'invalid_field', `session ${s.id} plays ${s.env.name}, not ${envName}; open a new session for another environment`);
           return { session_id: s.id, ...episodeCall(() => s.env.reset(request)) };
         }
-        const env = makeEnv(envName, { reward: config.reward, maxTurns: config.maxTurns });
+        const env = makeEpisode(envName, { reward: config.reward, maxTurns: config.maxTurns });
         const first = episodeCall(() => env.reset(request));
         const s = sessions.open(env);
         return { session_id: s.id, ...first };

@@ -1,8 +1,8 @@
 // The canvas episodes the server plays, by name.
-import { DiagramEnv, type CanvasEnv, type EnvName } from '../diagram/episode.ts';
-import { EditingEnv } from '../editing/editing-env.ts';
+import { DiagramEpisode, type CanvasEnv, type EpisodeName } from '../diagram/episode.ts';
+import { EditingEpisode } from '../editing/episode.ts';
 
 /** A fresh environment by name. */
-export function makeEnv(name: EnvName, opts: { reward?: string; maxTurns?: number } = {}): CanvasEnv {
-  return name === 'diagram' ? new DiagramEnv({ reward: opts.reward }) : new EditingEnv({ maxTurns: opts.maxTurns });
+export function makeEpisode(name: EpisodeName, opts: { reward?: string; maxTurns?: number } = {}): CanvasEnv {
+  return name === 'diagram' ? new DiagramEpisode({ reward: opts.reward }) : new EditingEpisode({ maxTurns: opts.maxTurns });
 }

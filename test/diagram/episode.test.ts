@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkEnv } from '../../src/environment/check-env.ts';
-import { DiagramEnv } from '../../src/diagram/episode.ts';
+import { DiagramEpisode } from '../../src/diagram/episode.ts';
 import { EpisodeError } from '../../src/environment/env.ts';
 import { getRubric } from '../../src/diagram/reward/presets.ts';
 import { DIAGRAM_ANSWER } from '../helpers/episodes.ts';
 
 describe('diagram episode under the contract checker', () => {
   it('passes the single-turn diagram environment', () => {
-    const report = checkEnv(() => new DiagramEnv(), { actions: () => [DIAGRAM_ANSWER], seeds: [0, 1, 5] });
+    const report = checkEnv(() => new DiagramEpisode(), { actions: () => [DIAGRAM_ANSWER], seeds: [0, 1, 5] });
     expect(report.failures).toEqual([]);
     expect(report.steps).toBe(3);
   });
@@ -15,7 +15,7 @@ describe('diagram episode under the contract checker', () => {
 
 describe('diagram episode', () => {
   it('scores the one step with the reward preset, exactly as the rubric does', () => {
-    const env = new DiagramEnv({ reward: 'strong' });
+    const env = new DiagramEpisode({ reward: 'strong' });
     const { observation, info } = env.reset({ seed: 4 });
     expect(observation.canvas).toEqual({ shapes: [], arrows: [] });
     const step = env.step(DIAGRAM_ANSWER);
@@ -28,7 +28,7 @@ describe('diagram episode', () => {
   });
 
   it('accepts a given task and refuses a bad one', () => {
-    const env = new DiagramEnv();
+    const env = new DiagramEpisode();
     const task = { id: 't', prompt: 'Draw Client then API.', spec: { entities: ['Client', 'API'], edges: [['Client', 'API']] } };
     expect(env.reset({ task }).observation.text).toBe(task.prompt);
     expect(env.step(DIAGRAM_ANSWER).reward).toBeGreaterThan(0.9);

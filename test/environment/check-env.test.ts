@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkEnv } from '../../src/environment/check-env.ts';
 import { EpisodeError, type Env, type ResetRequest, type ResetResult, type StepAction, type StepResult } from '../../src/environment/env.ts';
-import { DiagramEnv, type Observation } from '../../src/diagram/episode.ts';
-import { EditingEnv } from '../../src/editing/editing-env.ts';
+import { DiagramEpisode, type Observation } from '../../src/diagram/episode.ts';
+import { EditingEpisode } from '../../src/editing/episode.ts';
 import { DIAGRAM_ANSWER, editingActions } from '../helpers/episodes.ts';
 
 interface CountObs {
@@ -101,7 +101,7 @@ describe('checkEnv on an environment of its own', () => {
 
 describe('checkEnv on the canvas environments, broken on purpose', () => {
   it('catches rewards, info and observations that break the contract, randomness, and episodes that overrun', () => {
-    class Sloppy extends EditingEnv {
+    class Sloppy extends EditingEpisode {
       override step(action: string): StepResult<Observation> {
         const r = super.step(action);
         return { ...r, reward: Number.NaN, info: { ...r.info, when: new Date(0) }, observation: { ...r.observation, turn: -1 } };
@@ -114,7 +114,7 @@ describe('checkEnv on the canvas environments, broken on purpose', () => {
     expect(text).toMatch(/does not match the observation JSON Schema: turn/);
 
     let calls = 0;
-    class Random extends DiagramEnv {
+    class Random extends DiagramEpisode {
       override reset(req = {}) {
         const r = super.reset(req);
         return { ...r, info: { ...r.info, nonce: calls++ } };
@@ -122,14 +122,14 @@ describe('checkEnv on the canvas environments, broken on purpose', () => {
     }
     expect(checkEnv(() => new Random(), { actions: () => [DIAGRAM_ANSWER], seeds: [1] }).failures.join('\n')).toMatch(/same seed and actions gave a different episode/);
 
-    class Endless extends EditingEnv {
+    class Endless extends EditingEpisode {
       override step(action: string): StepResult<Observation> {
         return { ...super.step(action), terminated: false, truncated: false };
       }
     }
     const endless = checkEnv(() => new Endless(), { actions: editingActions, seeds: [1], options: { max_turns: 2 }, maxSteps: 5 });
     expect(endless.failures.join('\n')).toMatch(/step 3 threw before the episode said it ended: .*after the episode ended \(truncated\)/);
-    const long = checkEnv(() => new EditingEnv(), { actions: editingActions, seeds: [1], options: { max_turns: 32 }, maxSteps: 5 });
+    const long = checkEnv(() => new EditingEpisode(), { actions: editingActions, seeds: [1], options: { max_turns: 32 }, maxSteps: 5 });
     expect(long.failures.join('\n')).toMatch(/did not end within 5 steps/);
   });
 });

@@ -74,7 +74,7 @@ export interface EditingEnvOptions {
 }
 
 /** Multi-turn editing of an existing diagram toward a goal spec. */
-export class EditingEnv implements CanvasEnv {
+export class EditingEpisode implements CanvasEnv {
   readonly name = 'editing' as const;
   readonly actionSchema = editingActionJsonSchema();
   readonly observationSchema = observationJsonSchema();

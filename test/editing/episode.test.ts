@@ -2,19 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkEnv } from '../../src/environment/check-env.ts';
 import { observationJsonSchema } from '../../src/diagram/episode.ts';
-import { EditingEnv, editingActionJsonSchema, parseEditStep } from '../../src/editing/editing-env.ts';
+import { EditingEpisode, editingActionJsonSchema, parseEditStep } from '../../src/editing/episode.ts';
 import type { Env } from '../../src/environment/env.ts';
 import { generateEditingTasks, solveEdit as solve } from '../../src/editing/tasks.ts';
 import { editingActions } from '../helpers/episodes.ts';
 
 describe('editing episode under the contract checker', () => {
   it('passes the editing environment, played to its turn limit', () => {
-    const report = checkEnv(() => new EditingEnv(), { actions: editingActions, seeds: [0, 3, 11], options: { max_turns: 3 } });
+    const report = checkEnv(() => new EditingEpisode(), { actions: editingActions, seeds: [0, 3, 11], options: { max_turns: 3 } });
     expect(report.failures).toEqual([]);
     expect(report.steps).toBe(9);
   });
   it('passes the editing environment, played to the stop signal', () => {
-    const report = checkEnv(() => new EditingEnv(), { actions: () => ['{"actions": [], "done": true}'], seeds: [2] });
+    const report = checkEnv(() => new EditingEpisode(), { actions: () => ['{"actions": [], "done": true}'], seeds: [2] });
     expect(report.failures).toEqual([]);
     expect(report.steps).toBe(1);
   });
@@ -24,7 +24,7 @@ describe('editing episode', () => {
   const tasks = generateEditingTasks({ split: 'train', n: 12, seed: 21 });
 
   it('shows the instruction and the canvas, as text and as JSON', () => {
-    const env = new EditingEnv();
+    const env = new EditingEpisode();
     const { observation, info } = env.reset({ task: tasks[0] });
     expect(observation.canvas).toEqual(tasks[0].start);
     expect(observation.text.startsWith(tasks[0].instruction)).toBe(true);
@@ -36,7 +36,7 @@ describe('editing episode', () => {
 
   it('terminates when the goal is met and pays the final score then, not before', () => {
     for (const task of tasks) {
-      const env = new EditingEnv({ maxTurns: 4 });
+      const env = new EditingEpisode({ maxTurns: 4 });
       env.reset({ task });
       const actions = solve(task);
       const half = Math.ceil(actions.length / 2);
@@ -54,7 +54,7 @@ describe('editing episode', () => {
   });
 
   it('stops on {"actions": [], "done": true} and on done with a last batch', () => {
-    const env = new EditingEnv();
+    const env = new EditingEpisode();
     env.reset({ task: tasks[1] });
     const stop = env.step('{"actions": [], "done": true}');
     expect(stop.terminated).toBe(true);
@@ -73,7 +73,7 @@ describe('editing episode', () => {
   });
 
   it('truncates at the turn limit and feeds errors back to the next observation', () => {
-    const env = new EditingEnv();
+    const env = new EditingEpisode();
     env.reset({ task: tasks[2], options: { max_turns: 2 } });
     const a = env.step('```json\n{"actions": [{"type": "delete_shape", "id": "ghost"}]}\n```');
     expect(a.truncated).toBe(false);
@@ -96,7 +96,7 @@ describe('editing episode', () => {
   });
 
   it('draws tasks by seed and split, and refuses unknown options', () => {
-    const env: Env = new EditingEnv();
+    const env: Env = new EditingEpisode();
     const a = env.reset({ seed: 9, options: { split: 'ood', edits: ['rename'] } });
     expect(a.info.edit).toBe('rename');
     expect(String(a.info.task_id)).toMatch(/^ood-edit-rename-/);
