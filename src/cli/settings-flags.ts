@@ -64,9 +64,9 @@ function fromText(field: z.ZodType, raw: unknown): unknown {
 }
 
 /**
- * The settings the command line gives (commander's options object), each checked by its field; a flag left out is
- * left out (a `--no-x` flag not given included), so that a default (the schema's, or a preset's) applies. A required setting whose meta says what it is
- * is named when missing; others are commander's to require.
+ * The settings the command line gives (commander's options object), each checked by its field; a flag left out (a
+ * `--no-x` flag not given included) is left out, so that a default (the schema's, or a preset's) applies. A required
+ * setting whose meta says what it is is named when missing; others are commander's to require.
  */
 export function givenSettings<S extends Settings>(schema: S, opts: object): Partial<z.infer<S>> {
   const given: Record<string, unknown> = {};
