@@ -630,6 +630,42 @@ export function softmaxRowsBackward(probs: usize, V: i32, targets: usize, dlogpr
   }
 }
 
+/** For rows [lo, hi): lse[r] = the row's log-sum-exp and, where invTemps[r] > 0, weights[r] = exp((logits[r] - max) *
+ *  invTemps[r]), the sampler's unnormalised distribution at temperature 1 / invTemps[r]. A weight is 0 below exp(-87)
+ *  (and so for a -inf logit, a token a guide masked). */
+export function sampleWeights(logits: usize, V: i32, invTemps: usize, weights: usize, lse: usize, lo: i32, hi: i32, scratch: usize): void {
+  const V4 = V & ~3;
+  const floor = vk(K_MIN);
+  for (let r = lo; r < hi; r++) {
+    const row = at(logits, r * V), w = at(weights, r * V);
+    let mx = f32x4.splat(-Infinity);
+    let i = 0;
+    for (; i < V4; i += 4) mx = f32x4.relaxed_max(mx, v128.load(at(row, i)));
+    let m = hmax(mx);
+    for (; i < V; i++) m = max(m, load<f32>(at(row, i)));
+    const t = load<f32>(at(invTemps, r));
+    const mv = f32x4.splat(m), tv = f32x4.splat(t);
+    let sv = f32x4.splat(0);
+    let s: f32 = 0;
+    for (i = 0; i < V4; i += 4) {
+      const x = f32x4.sub(v128.load(at(row, i)), mv);
+      const e = v128.and(vexp(x), f32x4.ge(x, floor));
+      sv = f32x4.add(sv, e);
+      if (t == 1) v128.store(at(w, i), e);
+      else if (t > 0) {
+        const xt = f32x4.mul(x, tv);
+        v128.store(at(w, i), v128.and(vexp(xt), f32x4.ge(xt, floor)));
+      }
+    }
+    for (; i < V; i++) {
+      const x = load<f32>(at(row, i)) - m;
+      s += x >= -87 ? sexp(x) : 0;
+      if (t > 0) store<f32>(at(w, i), x * t >= -87 ? sexp(x * t) : 0);
+    }
+    store<f32>(at(lse, r), m + Mathf.log(hsum(sv) + s));
+  }
+}
+
 // ---------------------------------------------------------------- attention (training: causal, whole sequences)
 // qkv: (B, T, 3C) with q | k | v, head h at columns h*hs of each. out: (B, T, C). lse: (B, nh, T), log-sum-exp of the scaled scores.
 // Work items are (b, h) pairs. Attention runs as GEMMs on row blocks of RB queries, skipping the masked upper triangle

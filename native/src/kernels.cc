@@ -364,6 +364,45 @@ void softmaxRowsBackward(const Call& c, int lo, int hi) {
   }
 }
 
+// sampleWeights(logits, V, invTemps, weights, lse): for rows [lo, hi), lse[r] = the row's log-sum-exp and, where
+// invTemps[r] > 0, weights[r] = exp((logits[r] - max) * invTemps[r]), the sampler's unnormalised distribution at
+// temperature 1 / invTemps[r]. A weight is 0 below exp(-87) (and so for a -inf logit, a token a guide masked).
+void sampleWeights(const Call& c, int lo, int hi) {
+  const float *logits = c.f(0), *invTemps = c.f(2);
+  float *weights = c.f(3), *lse = c.f(4);
+  const int V = c.n(1);
+  const vf floor = vsplat(-87.0f);
+  for (int r = lo; r < hi; r++) {
+    const float* row = logits + (long)r * V;
+    float* w = weights + (long)r * V;
+    vf mx = vsplat(-INFINITY);
+    int i = 0;
+    for (; i + VW <= V; i += VW) mx = vmax(mx, vload(row + i));
+    float m = hmax(mx);
+    for (; i < V; i++) m = std::max(m, row[i]);
+    const float t = invTemps[r];
+    const vf mv = vsplat(m), tv = vsplat(t);
+    vf sv = vf{};
+    float s = 0;
+    for (i = 0; i + VW <= V; i += VW) {
+      const vf x = vload(row + i) - mv;
+      const vf e = x >= floor ? vexp(x) : vf{};
+      sv += e;
+      if (t == 1.0f) vstore(w + i, e);
+      else if (t > 0) {
+        const vf xt = x * tv;
+        vstore(w + i, xt >= floor ? vexp(xt) : vf{});
+      }
+    }
+    for (; i < V; i++) {
+      const float x = row[i] - m;
+      s += x >= -87.0f ? sexp(x) : 0.0f;
+      if (t > 0) w[i] = x * t >= -87.0f ? sexp(x * t) : 0.0f;
+    }
+    lse[r] = m + std::log(hsum(sv) + s);
+  }
+}
+
 // ---------------------------------------------------------------- attention (training: causal, whole sequences)
 // qkv (B, T, 3C): q | k | v, head h at columns h*hs of each; out (B, T, C); lse (B, nh, T); probs (B, nh, T, T) or 0.
 // Items are (b, h) pairs; queries in row blocks of RB, each against the keys up to its last row (the masked upper
@@ -931,6 +970,7 @@ const KernelEntry ENTRIES[] = {
   {"gemmRowsRes", gemmRowsRes, Split::GemmRows},
   {"packPanels", packPanels, Split::Hints},
   {"packLayers", packLayers, Split::Hints},
+  {"sampleWeights", sampleWeights, Split::Hints},
 };
 
 void setBlas(int which) { useBlas = which; }

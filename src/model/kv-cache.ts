@@ -35,6 +35,8 @@ export class KVCache {
   private readonly v: number[]; // per layer (slots, nh, ctx, hs)
   private readonly tokens: number; private readonly slotIdx: number; private readonly positions: number; // int32 (rows)
   private readonly logits: number; // (rows, V)
+  private readonly weights: number; // (rows, V) sampling weights of the logits
+  private readonly lse: number; private readonly invTemps: number; // (rows)
   private readonly desc: number; // int32 fields for decodeRows
 
   /** The model's activations and scratch must be allocated before (they stay when the cache is freed). */
@@ -60,6 +62,9 @@ export class KVCache {
     this.positions = al(rows);
     const x = al(rows * C), ln = al(rows * C), atty = al(rows * C), qkv = al(rows * 3 * C), fc = al(rows * 4 * C);
     this.logits = al(rows * V);
+    this.weights = al(rows * V);
+    this.lse = al(rows);
+    this.invTemps = al(rows);
     this.desc = al(32);
     const L = w.layout;
     const weights = al(4 + LAYER_FIELDS.length * nLayer);
@@ -121,6 +126,23 @@ export class KVCache {
     // Chunks of 16+ rows let the GEMMs pack the weights once per chunk; fewer rows use the 4-row micro-kernel directly.
     const align = M >= 32 ? 16 : 4;
     e.run('decodeRows', [this.desc], M, { align, grain: seen.size === M ? Math.ceil(MIN_PART_WORK / perRow) : M });
-    return e.f32(this.logits, M * V);
+    return this.logitsRows(M);
+  }
+
+  /** The first M rows of logits (those of the last forward), writable: a guide masks its row here before
+   *  sampleWeights, and prefill gathers the prompts' last rows here. Valid until the next forward. */
+  logitsRows(M: number): Float32Array {
+    if (!(M >= 1 && M <= this.rows)) throw new Error(`KVCache has ${this.rows} rows of logits, asked for ${M}`);
+    return this.ops.e.f32(this.logits, M * this.config.vocabSize);
+  }
+
+  /** For the first invTemps.length rows of logits: each row's log-sum-exp, and its weights exp((logit - max) *
+   *  invTemps[r]) to sample from (none where invTemps[r] is 0: greedy). Views valid until the next call. */
+  sampleWeights(invTemps: Float32Array): { weights: Float32Array; lse: Float32Array } {
+    const M = invTemps.length, V = this.config.vocabSize, e = this.ops.e;
+    this.logitsRows(M);
+    e.f32(this.invTemps, M).set(invTemps);
+    this.ops.run('sampleWeights', [this.logits, V, this.invTemps, this.weights, this.lse], M, 1, 4 * V);
+    return { weights: e.f32(this.weights, M * V), lse: e.f32(this.lse, M) };
   }
 }

@@ -93,7 +93,7 @@ export async function decode(model: GPT, requests: DecodeRequest[], opts: { betw
   const cache = model.createKVCache(S, Math.max(S, Math.min(totalPrompt, PREFILL_ROWS)));
   try {
     const next = prefill(model, cache, requests, first, S);
-    // Requests with the same settings share a picker (and its two vocabulary-sized buffers).
+    // Requests with the same settings share a picker (and its vocabulary-sized buffer).
     const byKey = new Map<string, Picker>();
     const pickers = requests.map((r) => {
       const key = `${r.temperature} ${r.topP} ${r.topK}`;
@@ -115,20 +115,32 @@ export async function decode(model: GPT, requests: DecodeRequest[], opts: { betw
     );
     let active = seqs.map((_, i) => i);
     let logits = next;
-    let rowOf = active.map((_, i) => i);
     while (active.length > 0) {
-      const feed: number[] = [];
-      for (let a = 0; a < active.length; a++) {
+      const M = active.length;
+      const invTemps = new Float32Array(M);
+      // A guide's mask changes its row, so the model's own normaliser (and its most likely tokens) come first.
+      const guided = new Map<number, { lse: number; top?: TokenStep['top'] }>();
+      for (let a = 0; a < M; a++) {
         const s = seqs[active[a]];
         const r = requests[s.promptIndex];
-        const row = logits.subarray(rowOf[a] * V, (rowOf[a] + 1) * V);
-        // A guide's mask changes the row, so the model's own normaliser (and its most likely tokens) come first.
-        const rawLse = s.guide || r.topLogprobs ? logSumExp(row) : undefined;
-        const top = r.topLogprobs ? topTokens(row, r.topLogprobs, rawLse!) : undefined;
-        s.guide?.mask(row);
-        const picked = pickers[s.promptIndex].pick(row, s.rng());
-        const token = picked.token;
-        const logprob = s.guide ? row[token] - rawLse! : picked.logprob;
+        invTemps[a] = r.temperature === 0 ? 0 : 1 / r.temperature;
+        if (!s.guide) continue;
+        const row = logits.subarray(a * V, (a + 1) * V);
+        const lse = logSumExp(row);
+        guided.set(a, { lse, top: r.topLogprobs ? topTokens(row, r.topLogprobs, lse) : undefined });
+        s.guide.mask(row);
+      }
+      const { weights, lse } = cache.sampleWeights(invTemps);
+      const feed: number[] = [];
+      for (let a = 0; a < M; a++) {
+        const s = seqs[active[a]];
+        const r = requests[s.promptIndex];
+        const row = logits.subarray(a * V, (a + 1) * V);
+        const raw = guided.get(a);
+        const modelLse = raw ? raw.lse : lse[a];
+        const top = raw ? raw.top : r.topLogprobs ? topTokens(row, r.topLogprobs, modelLse) : undefined;
+        const token = pickers[s.promptIndex].pick(row, weights.subarray(a * V, (a + 1) * V), s.rng());
+        const logprob = row[token] - modelLse;
         s.guide?.accept(token);
         s.tokens.push(token);
         s.logprobs.push(logprob);
@@ -143,7 +155,6 @@ export async function decode(model: GPT, requests: DecodeRequest[], opts: { betw
       const tokens = Int32Array.from(active, (i) => seqs[i].tokens[seqs[i].tokens.length - 1]);
       const positions = Int32Array.from(active, (i) => seqs[i].length - 1);
       logits = cache.forward(tokens, Int32Array.from(active), positions);
-      rowOf = active.map((_, a) => a);
       if (opts.between) await opts.between();
     }
     return seqs.map((s) => ({
@@ -167,7 +178,7 @@ function checkOptions(o: Omit<SampleOptions, 'n'>, n: number): void {
 }
 
 /** Feeds every prompt once (into the slot of its request's first sample), copies the cache to its other samples, and
- *  returns the next-token logits (S, V) of every sample. */
+ *  returns the next-token logits (S, V) of every sample, in the cache's logits rows. */
 function prefill(model: GPT, cache: KVCache, requests: DecodeRequest[], first: number[], S: number): Float32Array {
   const V = model.config.vocabSize;
   const out = new Float32Array(S * V);
@@ -194,38 +205,29 @@ function prefill(model: GPT, cache: KVCache, requests: DecodeRequest[], first: n
   requests.forEach(({ prompt: p, n }, i) => {
     for (let k = 1; k < n; k++) cache.copySlot(first[i], first[i] + k, p.length);
   });
-  return out;
+  const rows = cache.logitsRows(S);
+  rows.set(out);
+  return rows;
 }
 
-/** Chooses the next token from a logits row: temperature, top-k, top-p; reports its log-prob at temperature 1. */
+/** Chooses the next token of a row from its sampling weights (KVCache.sampleWeights: the softmax at the request's
+ *  temperature, unnormalised): the largest logit at temperature 0, else a draw after top-k and top-p. */
 class Picker {
-  private readonly probs: Float64Array;
   private readonly order: Int32Array;
 
   constructor(private readonly V: number, private readonly o: Omit<SampleOptions, 'n'>) {
-    this.probs = new Float64Array(V);
     this.order = new Int32Array(V);
   }
 
-  pick(logits: Float32Array, u: number): { token: number; logprob: number } {
+  pick(logits: Float32Array, p: Float32Array, u: number): number {
     const V = this.V;
-    let max = -Infinity, argmax = 0;
-    for (let i = 0; i < V; i++) if (logits[i] > max) { max = logits[i]; argmax = i; }
-    // At temperature 1 the sampling weights are the same exponentials as the log-prob's normalizer: one pass.
-    const p = this.probs, shared = this.o.temperature === 1;
-    let sum1 = 0;
-    if (shared) for (let i = 0; i < V; i++) sum1 += p[i] = Math.exp(logits[i] - max);
-    else for (let i = 0; i < V; i++) sum1 += Math.exp(logits[i] - max);
-    const lse = max + Math.log(sum1);
-    const token = this.o.temperature === 0 ? argmax : this.draw(logits, max, u, shared ? sum1 : 0);
-    return { token, logprob: logits[token] - lse };
-  }
-
-  /** Samples from softmax(logits / temperature) after top-k/top-p; `filled` is the sum when probs already hold the weights. */
-  private draw(logits: Float32Array, max: number, u: number, filled: number): number {
-    const V = this.V, p = this.probs, inv = 1 / this.o.temperature;
-    let total = filled;
-    if (!filled) for (let i = 0; i < V; i++) total += p[i] = Math.exp((logits[i] - max) * inv);
+    if (this.o.temperature === 0) {
+      let argmax = 0;
+      for (let i = 1; i < V; i++) if (logits[i] > logits[argmax]) argmax = i;
+      return argmax;
+    }
+    let total = 0;
+    for (let i = 0; i < V; i++) total += p[i];
     const topK = this.o.topK && this.o.topK < V ? this.o.topK : 0;
     const topP = this.o.topP ?? 1;
     if (!topK && topP >= 1) {
@@ -234,7 +236,7 @@ class Picker {
       return lastNonZero(p);
     }
     // Candidates in order of probability; only the head is sorted, which is exact once it holds k tokens or topP of the mass.
-    const cand = this.candidates(total, topK, topP);
+    const cand = this.candidates(p, total, topK, topP);
     let keep = topK ? Math.min(topK, cand.length) : cand.length;
     if (topP < 1) {
       let mass = 0;
@@ -250,8 +252,8 @@ class Picker {
     return cand[keep - 1];
   }
 
-  private candidates(total: number, topK: number, topP: number): Int32Array {
-    const V = this.V, p = this.probs;
+  private candidates(p: Float32Array, total: number, topK: number, topP: number): Int32Array {
+    const V = this.V;
     let pmax = 0;
     for (let i = 0; i < V; i++) pmax = Math.max(pmax, p[i]);
     for (let threshold = pmax * 1e-2; ; threshold *= 1e-3) {
@@ -291,7 +293,7 @@ function logSumExp(row: Float32Array): number {
   return max + Math.log(sum);
 }
 
-function lastNonZero(p: Float64Array): number {
+function lastNonZero(p: Float32Array): number {
   for (let i = p.length - 1; i >= 0; i--) if (p[i] > 0) return i;
   return 0;
 }

@@ -124,6 +124,11 @@ describe.skipIf(!available)('native kernels against the wasm kernels', () => {
     expect(agree('softmaxRowsBackward', bufs, ([l, t, , , d]) => [l, V, t, d], rows, { grain: 1 }, [0])).toBeLessThan(1e-6);
   });
 
+  it.each([[37, 512], [5, 61]])('sampleWeights for %i rows of V=%i at temperatures 0.5 to 2', (rows, V) => {
+    const bufs = [{ n: rows * V, lo: -8, hi: 8 }, { n: rows, lo: 0.5, hi: 2 }, { n: rows * V }, { n: rows }];
+    expect(agree('sampleWeights', bufs, ([l, t, w, lse]) => [l, V, t, w, lse], rows, { grain: 1 }, [2, 3])).toBeLessThan(2e-6);
+  });
+
   // T = 70: several 64-query blocks, the last one partial; hs = 4, 12, 32, and 40 (native: two 16-column panels and a
   // partial one)
   it.each([[3, 70, 16, 4], [2, 70, 48, 4], [2, 256, 128, 4], [1, 5, 8, 2], [2, 70, 80, 2]])('attnForward and attnBackward, kept and recomputed probabilities, B=%i T=%i C=%i nh=%i', (B, T, C, nh) => {

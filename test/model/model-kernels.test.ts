@@ -141,3 +141,39 @@ describe('gelu', () => {
     }
   });
 });
+
+describe('sampleWeights (the sampler\'s softmax)', () => {
+  it('gives each row its log-sum-exp and exp((logit - max) / temperature), 0 for masked tokens and none at temperature 0', () => {
+    const mark = engine.mark();
+    try {
+      const rows = 37, V = 61; // V not a multiple of the vector width
+      const logits = filled(rows * V, 5);
+      const view = engine.f32(logits.ptr, rows * V);
+      for (let i = 0; i < rows * V; i++) view[i] *= 20; // logits in [-10, 10)
+      for (let i = 3; i < rows * V; i += 7) view[i] = -Infinity; // a guide's mask
+      view[V] = 200; // row 1: every other token below exp(-87) of the largest
+      const data = view.slice();
+      const invTemps = engine.alloc(rows), weights = engine.alloc(rows * V), lse = engine.alloc(rows);
+      const temps = Float32Array.from({ length: rows }, (_, r) => [1, 0.5, 2, 0][r % 4]);
+      engine.f32(invTemps, rows).set(temps);
+      engine.f32(weights, rows * V).fill(-1);
+      engine.run('sampleWeights', [logits.ptr, V, invTemps, weights, lse], rows, { grain: 4 });
+      const w = engine.f32(weights, rows * V), l = engine.f32(lse, rows);
+      for (let r = 0; r < rows; r++) {
+        const row = data.subarray(r * V, (r + 1) * V);
+        const max = Math.max(...row);
+        const wantLse = max + Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0));
+        expect(Math.abs(l[r] - wantLse), `row ${r} lse`).toBeLessThan(1e-5 * Math.max(1, Math.abs(wantLse)));
+        for (let i = 0; i < V; i++) {
+          const got = w[r * V + i];
+          if (temps[r] === 0) expect(got).toBe(-1);
+          else if (row[i] === -Infinity || (row[i] - max) * temps[r] < -87) expect(got, `row ${r} token ${i}`).toBe(0);
+          else expect(Math.abs(got - Math.exp((row[i] - max) * temps[r])), `row ${r} token ${i}`).toBeLessThan(2e-7);
+        }
+      }
+      expect(w[V]).toBe(1);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
