@@ -105,10 +105,33 @@ inline void geluSpan(float* x, float* y, long n, bool keepGrad) {
  *  over C. CANVASGYM_NATIVE_GEMM=own|blas picks 0 or 1. */
 int useBlas = 0;
 
-/** Rows [m0, m1) of C = start + op(A) op(B), then the epilogue, as gemm() computes it. */
+inline bool viaBlas(bool ta, int K) { return useBlas != 0 && !(useBlas == 2 && !ta && K <= 2 * KC) && K > 0; }
+
+/** colSums[j] += the sum of column j of B (K x N) over its K rows, for columns [j0, j1). */
+void columnSums(const float* B, long ldb, int K, int j0, int j1, float* colSums) {
+  int j = j0;
+  for (; j + 4 * VW <= j1; j += 4 * VW) {
+    vf a0 = vf{}, a1 = vf{}, a2 = vf{}, a3 = vf{};
+    for (int k = 0; k < K; k++) {
+      const float* b = B + (long)k * ldb + j;
+      a0 += vload(b); a1 += vload(b + VW); a2 += vload(b + 2 * VW); a3 += vload(b + 3 * VW);
+    }
+    vstore(colSums + j, vload(colSums + j) + a0);
+    vstore(colSums + j + VW, vload(colSums + j + VW) + a1);
+    vstore(colSums + j + 2 * VW, vload(colSums + j + 2 * VW) + a2);
+    vstore(colSums + j + 3 * VW, vload(colSums + j + 3 * VW) + a3);
+  }
+  for (; j < j1; j++) {
+    float a = 0;
+    for (int k = 0; k < K; k++) a += B[(long)k * ldb + j];
+    colSums[j] += a;
+  }
+}
+
+/** Rows [m0, m1) of C = start + op(A) op(B), then the epilogue, as gemm() computes it; colSums (gemm.h only) as gemm's. */
 void mm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A, long lda, const float* B, long ldb, float* C, long ldc,
         const Epi& e, float* colSums = nullptr) {
-  if (useBlas == 0 || (useBlas == 2 && !ta && K <= 2 * KC) || K <= 0) return gemm(ta, tb, m0, m1, N, K, A, lda, B, ldb, C, ldc, e, colSums);
+  if (!viaBlas(ta, K)) return gemm(ta, tb, m0, m1, N, K, A, lda, B, ldb, C, ldc, e, colSums);
   if (m1 <= m0 || N <= 0) return;
   for (int i = m0; i < m1; i++) {
     float* c = C + (long)i * ldc;
@@ -123,9 +146,6 @@ void mm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A, long lda
     float* c = C + (long)i * ldc;
     if (e.geluOut) geluSpan(c, e.geluOut + (long)i * ldc, N, true);
     if (e.mulBy) for (int j = 0; j < N; j++) c[j] *= e.mulBy[(long)i * ldc + j];
-  }
-  if (colSums) {
-    for (int k = 0; k < K; k++) for (int j = 0; j < N; j++) colSums[j] += tb ? B[(long)j * ldb + k] : B[(long)k * ldb + j];
   }
 }
 
@@ -154,9 +174,17 @@ void gemmRowsMul(const Call& c, int lo, int hi) { gemmCall(c, false, lo, hi, c.n
 void gemmRowsRes(const Call& c, int lo, int hi) { gemmCall(c, false, lo, hi, c.n(7), c.n(8), {.bias = c.f(6), .residual = c.f(9)}); }
 
 // gemmRowsTA(..., N, K, accumulate, colSums): rows [lo, hi) of C = (accumulate ? C : 0) + A^T @ B for A stored (K, M);
-// colSums (if set) += the column sums of B, by the chunk that starts at row 0 (summed while packing B).
+// colSums (if set) += the column sums of B. gemm.h sums them while packing B, which every chunk packs whole: the chunk
+// that starts at row 0 does. Through BLAS they are a pass over B, which each chunk makes over its share of the columns,
+// so that the threads share it.
 void gemmRowsTA(const Call& c, int lo, int hi) {
-  gemmCall(c, true, lo, hi, c.n(6), c.n(7), {.accumulate = c.n(8) != 0}, 0, lo == 0 ? c.f(9) : nullptr);
+  const int N = c.n(6), K = c.n(7);
+  float* sums = c.f(9);
+  if (!viaBlas(true, K)) return gemmCall(c, true, lo, hi, N, K, {.accumulate = c.n(8) != 0}, 0, lo == 0 ? sums : nullptr);
+  gemmCall(c, true, lo, hi, N, K, {.accumulate = c.n(8) != 0});
+  if (!sums) return;
+  auto col = [&](int row) { return row >= c.total ? N : (int)((long)N * row / c.total) / VW * VW; };
+  columnSums(c.f(2), c.n(3), K, col(lo), col(hi), sums);
 }
 
 // ---------------------------------------------------------------- elementwise and row kernels
