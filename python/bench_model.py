@@ -94,11 +94,11 @@ def bench_train(model, V, B, T, steps):
 
 
 @torch.no_grad()
-def bench_sample(model, V, n_layer, nh, C, seqs, prompt_len, new_tokens):
+def bench_sample(model, V, n_layer, nh, C, seqs, prompt_len, new_tokens, runs):
     ctx = prompt_len + new_tokens
     hs = C // nh
     times = []
-    for rep in range(2):
+    for rep in range(runs):
         caches = [(torch.zeros(seqs, nh, ctx, hs), torch.zeros(seqs, nh, ctx, hs)) for _ in range(n_layer)]
         prompt = torch.randint(0, V, (seqs, prompt_len))
         t0 = time.perf_counter()
@@ -127,6 +127,7 @@ def main():
     ap.add_argument('--sample-seqs', default='8,64')
     ap.add_argument('--prompt-len', type=int, default=16)
     ap.add_argument('--new-tokens', type=int, default=200)
+    ap.add_argument('--sample-runs', type=int, default=5)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -141,7 +142,7 @@ def main():
     out['trainTokensPerSec'], out['trainTokensPerCpuSec'] = bench_train(model, a.vocab, a.batch, a.seq, a.steps)
     model.eval()
     for s in [int(x) for x in a.sample_seqs.split(',') if x]:
-        out['sampleTokensPerSec'][str(s)] = bench_sample(model, a.vocab, a.layers, a.heads, a.embd, s, a.prompt_len, a.new_tokens)
+        out['sampleTokensPerSec'][str(s)] = bench_sample(model, a.vocab, a.layers, a.heads, a.embd, s, a.prompt_len, a.new_tokens, a.sample_runs)
     json.dump(out, sys.stdout)
     print()
 
