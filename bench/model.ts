@@ -51,40 +51,53 @@ function randomTokens(n: number, V: number, seed: number): Int32Array {
 /** Batch of a config: 16 x 256 unless it says otherwise. */
 const shape = (cfg: { batch?: number; seq?: number }): [number, number] => [cfg.batch ?? 16, cfg.seq ?? 256];
 
-async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number }, steps: number, threads: number, backend: Backend): Promise<Figures> {
+/**
+ * Every backend at one thread count, interleaved: a training step of each in turn, then each sampling run of each in
+ * turn, so that both sides of a ratio see the same load (the cores are shared, and a run of one backend after the
+ * other's compared two moments of other jobs' load).
+ */
+async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number }, steps: number, threads: number, backends: Backend[]): Promise<Map<Backend, Figures>> {
   const [BATCH, SEQ] = shape(cfg);
-  const model = await GPT.create(cfg, { seed: 0, threads, backend });
+  const models: GPT[] = [];
   try {
+    for (const backend of backends) models.push(await GPT.create(cfg, { seed: 0, threads, backend }));
     const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
     const coef = new Float32Array(BATCH * SEQ).fill(-1 / (BATCH * SEQ));
-    const times: number[] = [], cpu: number[] = [];
+    const times = models.map((): number[] => []), cpu = models.map((): number[] => []);
     for (let step = 0; step < steps + 2; step++) {
-      const t0 = performance.now(), c0 = process.cpuUsage();
-      model.zeroGrad();
-      model.forward(tokens, targets, BATCH, SEQ);
-      model.backward(coef);
-      model.clipGradNorm(1);
-      model.optimizer.update({ lr: 1e-4 });
-      if (step >= 2) {
-        times.push(performance.now() - t0);
-        const c = process.cpuUsage(c0);
-        cpu.push((c.user + c.system) / 1000);
-      }
+      models.forEach((model, m) => {
+        const t0 = performance.now(), c0 = process.cpuUsage();
+        model.zeroGrad();
+        model.forward(tokens, targets, BATCH, SEQ);
+        model.backward(coef);
+        model.clipGradNorm(1);
+        model.optimizer.update({ lr: 1e-4 });
+        if (step >= 2) {
+          times[m].push(performance.now() - t0);
+          const c = process.cpuUsage(c0);
+          cpu[m].push((c.user + c.system) / 1000);
+        }
+      });
     }
-    const sample: Record<number, number> = {};
+    const sample = models.map((): Record<number, number> => ({}));
     for (const S of SAMPLE_SEQS) {
       const prompts = Array.from({ length: S }, (_, i) => randomTokens(PROMPT, cfg.vocabSize, 10 + i));
-      let best = Infinity;
+      const best = models.map(() => Infinity);
       for (let rep = 0; rep < SAMPLE_RUNS; rep++) {
-        const t0 = performance.now();
-        await generate(model, prompts, { maxNewTokens: NEW_TOKENS, temperature: 1, seed: rep, stopTokens: [] });
-        best = Math.min(best, performance.now() - t0);
+        for (const [m, model] of models.entries()) {
+          const t0 = performance.now();
+          await generate(model, prompts, { maxNewTokens: NEW_TOKENS, temperature: 1, seed: rep, stopTokens: [] });
+          best[m] = Math.min(best[m], performance.now() - t0);
+        }
       }
-      sample[S] = (S * NEW_TOKENS) / (best / 1000);
+      best.forEach((ms, m) => (sample[m][S] = (S * NEW_TOKENS) / (ms / 1000)));
     }
-    return { train: (BATCH * SEQ) / (median(times) / 1000), trainCpu: (BATCH * SEQ) / (median(cpu) / 1000), sample, label: `${threads} thread${threads > 1 ? 's' : ''}` };
+    const label = `${threads} thread${threads > 1 ? 's' : ''}`;
+    return new Map(backends.map((b, m) => [b, {
+      train: (BATCH * SEQ) / (median(times[m]) / 1000), trainCpu: (BATCH * SEQ) / (median(cpu[m]) / 1000), sample: sample[m], label,
+    }]));
   } finally {
-    await model.dispose();
+    for (const model of models.reverse()) await model.dispose();
   }
 }
 
@@ -190,16 +203,15 @@ async function main(): Promise<void> {
       continue;
     }
     const best: Partial<Record<Backend, Figures>> = {}, oneThread: Partial<Record<Backend, Figures>> = {};
-    for (const backend of backends) {
-      const runs: Figures[] = [];
-      for (const t of threadList) {
-        const f = await benchCanvasgym(cfg, steps, t, backend);
-        runs.push(f);
+    const runs = new Map<Backend, Figures[]>(backends.map((b) => [b, []]));
+    for (const t of threadList) {
+      for (const [backend, f] of await benchCanvasgym(cfg, steps, t, backends)) {
+        runs.get(backend)!.push(f);
         if (t === 1) oneThread[backend] = f;
         console.log(`  ${backend} ${f.label}: train ${f.train.toFixed(0)} tok/s (${f.trainCpu.toFixed(0)} per CPU-s), sample ${SAMPLE_SEQS.map((n) => f.sample[n].toFixed(0)).join(' / ')} tok/s`);
       }
-      best[backend] = bestOf(runs);
     }
+    for (const [backend, r] of runs) best[backend] = bestOf(r);
     const torch = values['no-torch'] ? 'skipped' : benchTorch(cfg, steps);
     const t = typeof torch === 'string' ? undefined : torch;
     if (typeof torch === 'string') console.log(`  pytorch: ${torch}`);
