@@ -630,9 +630,9 @@ export function softmaxRowsBackward(probs: usize, V: i32, targets: usize, dlogpr
   }
 }
 
-/** For rows [lo, hi): lse[r] = the row's log-sum-exp and, where invTemps[r] > 0, weights[r] = exp((logits[r] - max) *
- *  invTemps[r]), the sampler's unnormalised distribution at temperature 1 / invTemps[r]. A weight is 0 below exp(-87)
- *  (and so for a -inf logit, a token a guide masked). */
+/** For rows [lo, hi): lse[r] = the row's log-sum-exp and, where invTemps[r] >= 0, weights[r] = exp((logits[r] - max) *
+ *  invTemps[r]), the sampler's unnormalised distribution at temperature 1 / invTemps[r] (negative: greedy, no
+ *  weights). A weight is 0 below exp(-87) and for a -inf logit (a token a guide masked), whatever the temperature. */
 export function sampleWeights(logits: usize, V: i32, invTemps: usize, weights: usize, lse: usize, lo: i32, hi: i32, scratch: usize): void {
   const V4 = V & ~3;
   const floor = vk(K_MIN);
@@ -652,7 +652,7 @@ export function sampleWeights(logits: usize, V: i32, invTemps: usize, weights: u
       const e = v128.and(vexp(x), f32x4.ge(x, floor));
       sv = f32x4.add(sv, e);
       if (t == 1) v128.store(at(w, i), e);
-      else if (t > 0) {
+      else if (t >= 0) {
         const xt = f32x4.mul(x, tv);
         v128.store(at(w, i), v128.and(vexp(xt), f32x4.ge(xt, floor)));
       }
@@ -660,7 +660,7 @@ export function sampleWeights(logits: usize, V: i32, invTemps: usize, weights: u
     for (; i < V; i++) {
       const x = load<f32>(at(row, i)) - m;
       s += x >= -87 ? sexp(x) : 0;
-      if (t > 0) store<f32>(at(w, i), x * t >= -87 ? sexp(x * t) : 0);
+      if (t >= 0) store<f32>(at(w, i), x * t >= -87 ? sexp(x * t) : 0);
     }
     store<f32>(at(lse, r), m + Mathf.log(hsum(sv) + s));
   }

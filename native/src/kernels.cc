@@ -393,8 +393,9 @@ void softmaxRowsBackward(const Call& c, int lo, int hi) {
 }
 
 // sampleWeights(logits, V, invTemps, weights, lse): for rows [lo, hi), lse[r] = the row's log-sum-exp and, where
-// invTemps[r] > 0, weights[r] = exp((logits[r] - max) * invTemps[r]), the sampler's unnormalised distribution at
-// temperature 1 / invTemps[r]. A weight is 0 below exp(-87) (and so for a -inf logit, a token a guide masked).
+// invTemps[r] >= 0, weights[r] = exp((logits[r] - max) * invTemps[r]), the sampler's unnormalised distribution at
+// temperature 1 / invTemps[r] (negative: greedy, no weights). A weight is 0 below exp(-87) and for a -inf logit (a
+// token a guide masked), whatever the temperature.
 void sampleWeights(const Call& c, int lo, int hi) {
   const float *logits = c.f(0), *invTemps = c.f(2);
   float *weights = c.f(3), *lse = c.f(4);
@@ -417,7 +418,7 @@ void sampleWeights(const Call& c, int lo, int hi) {
       const vf e = x >= floor ? vexp(x) : vf{};
       sv += e;
       if (t == 1.0f) vstore(w + i, e);
-      else if (t > 0) {
+      else if (t >= 0) {
         const vf xt = x * tv;
         vstore(w + i, xt >= floor ? vexp(xt) : vf{});
       }
@@ -425,7 +426,7 @@ void sampleWeights(const Call& c, int lo, int hi) {
     for (; i < V; i++) {
       const float x = row[i] - m;
       s += x >= -87.0f ? sexp(x) : 0.0f;
-      if (t > 0) w[i] = x * t >= -87.0f ? sexp(x * t) : 0.0f;
+      if (t >= 0) w[i] = x * t >= -87.0f ? sexp(x * t) : 0.0f;
     }
     lse[r] = m + std::log(hsum(sv) + s);
   }

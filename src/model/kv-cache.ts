@@ -35,8 +35,8 @@ export class KVCache {
   private readonly v: number[]; // per layer (slots, nh, ctx, hs)
   private readonly tokens: number; private readonly slotIdx: number; private readonly positions: number; // int32 (rows)
   private readonly logits: number; // (rows, V)
-  private readonly weights: number; // (rows, V) sampling weights of the logits
-  private readonly lse: number; private readonly invTemps: number; // (rows)
+  private readonly weights: number; // (slots, V) sampling weights of the logits
+  private readonly lse: number; private readonly invTemps: number; // (slots)
   private readonly desc: number; // int32 fields for decodeRows
 
   /** The model's activations and scratch must be allocated before (they stay when the cache is freed). */
@@ -62,9 +62,9 @@ export class KVCache {
     this.positions = al(rows);
     const x = al(rows * C), ln = al(rows * C), atty = al(rows * C), qkv = al(rows * 3 * C), fc = al(rows * 4 * C);
     this.logits = al(rows * V);
-    this.weights = al(rows * V);
-    this.lse = al(rows);
-    this.invTemps = al(rows);
+    this.weights = al(slots * V);
+    this.lse = al(slots);
+    this.invTemps = al(slots);
     this.desc = al(32);
     const L = w.layout;
     const weights = al(4 + LAYER_FIELDS.length * nLayer);
@@ -136,10 +136,12 @@ export class KVCache {
     return this.ops.e.f32(this.logits, M * this.config.vocabSize);
   }
 
-  /** For the first invTemps.length rows of logits: each row's log-sum-exp, and its weights exp((logit - max) *
-   *  invTemps[r]) to sample from (none where invTemps[r] is 0: greedy). Views valid until the next call. */
+  /** For the first invTemps.length rows of logits (at most one per slot): each row's log-sum-exp, and its weights
+   *  exp((logit - max) * invTemps[r]) to sample from (none where invTemps[r] < 0: greedy). Views valid until the next
+   *  call. */
   sampleWeights(invTemps: Float32Array): { weights: Float32Array; lse: Float32Array } {
     const M = invTemps.length, V = this.config.vocabSize, e = this.ops.e;
+    if (!(M >= 1 && M <= this.slots)) throw new Error(`KVCache.sampleWeights takes 1..${this.slots} rows, got ${M}`);
     this.logitsRows(M);
     e.f32(this.invTemps, M).set(invTemps);
     this.ops.run('sampleWeights', [this.logits, V, this.invTemps, this.weights, this.lse], M, 1, 4 * V);

@@ -123,7 +123,7 @@ export async function decode(model: GPT, requests: DecodeRequest[], opts: { betw
       for (let a = 0; a < M; a++) {
         const s = seqs[active[a]];
         const r = requests[s.promptIndex];
-        invTemps[a] = r.temperature === 0 ? 0 : 1 / r.temperature;
+        invTemps[a] = r.temperature === 0 ? -1 : 1 / r.temperature;
         if (!s.guide) continue;
         const row = logits.subarray(a * V, (a + 1) * V);
         const lse = logSumExp(row);

@@ -40,7 +40,13 @@ describe.skipIf(!available)('native kernels against the wasm kernels', () => {
   });
 
   /** A buffer of a case: n floats (uniform in [lo, hi)) or n int32s (in [0, int), -1 with probability `ignore`). */
-  interface Buf { n: number; lo?: number; hi?: number; int?: number; ignore?: number; fixed?: number[] }
+  interface Buf {
+    n: number; lo?: number; hi?: number; int?: number; ignore?: number; fixed?: number[];
+    /** floats: every k-th is -Infinity (a guide's mask) */
+    maskEvery?: number;
+    /** floats: every [k, v][0]-th is v */
+    fixedEvery?: [number, number];
+  }
 
   /**
    * Fills the same buffers in both engines, runs the kernel on both with the same arguments (at each engine's offsets)
@@ -60,6 +66,8 @@ describe.skipIf(!available)('native kernels against the wasm kernels', () => {
         } else {
           const v = e.f32(ptrs[k][i], b.n);
           for (let j = 0; j < b.n; j++) v[j] = (b.lo ?? -1) + ((b.hi ?? 1) - (b.lo ?? -1)) * r();
+          if (b.maskEvery) for (let j = 0; j < b.n; j += b.maskEvery) v[j] = -Infinity;
+          if (b.fixedEvery) for (let j = 0; j < b.n; j += b.fixedEvery[0]) v[j] = b.fixedEvery[1];
         }
       }));
       engines.forEach((e, k) => e.run(name, args(ptrs[k]), total, opts));
@@ -124,8 +132,8 @@ describe.skipIf(!available)('native kernels against the wasm kernels', () => {
     expect(agree('softmaxRowsBackward', bufs, ([l, t, , , d]) => [l, V, t, d], rows, { grain: 1 }, [0])).toBeLessThan(1e-6);
   });
 
-  it.each([[37, 512], [5, 61]])('sampleWeights for %i rows of V=%i at temperatures 0.5 to 2', (rows, V) => {
-    const bufs = [{ n: rows * V, lo: -8, hi: 8 }, { n: rows, lo: 0.5, hi: 2 }, { n: rows * V }, { n: rows }];
+  it.each([[37, 512], [5, 61]])('sampleWeights for %i rows of V=%i, at 1 / temperature 0.5 to 2 and 1, masked tokens included', (rows, V) => {
+    const bufs: Buf[] = [{ n: rows * V, lo: -8, hi: 8, maskEvery: 7 }, { n: rows, lo: 0.5, hi: 2, fixedEvery: [3, 1] }, { n: rows * V }, { n: rows }];
     expect(agree('sampleWeights', bufs, ([l, t, w, lse]) => [l, V, t, w, lse], rows, { grain: 1 }, [2, 3])).toBeLessThan(2e-6);
   });
 

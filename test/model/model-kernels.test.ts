@@ -143,7 +143,7 @@ describe('gelu', () => {
 });
 
 describe('sampleWeights (the sampler\'s softmax)', () => {
-  it('gives each row its log-sum-exp and exp((logit - max) / temperature), 0 for masked tokens and none at temperature 0', () => {
+  it('gives each row its log-sum-exp and exp((logit - max) / temperature), 0 for masked tokens, none for greedy rows', () => {
     const mark = engine.mark();
     try {
       const rows = 37, V = 61; // V not a multiple of the vector width
@@ -154,8 +154,9 @@ describe('sampleWeights (the sampler\'s softmax)', () => {
       view[V] = 200; // row 1: every other token below exp(-87) of the largest
       const data = view.slice();
       const invTemps = engine.alloc(rows), weights = engine.alloc(rows * V), lse = engine.alloc(rows);
-      const temps = Float32Array.from({ length: rows }, (_, r) => [1, 0.5, 2, 0][r % 4]);
-      engine.f32(invTemps, rows).set(temps);
+      // 1 / temperature: 1, temperature 2, temperature 0.5, temperature infinite (uniform), greedy (no weights)
+      const inv = Float32Array.from({ length: rows }, (_, r) => [1, 0.5, 2, 0, -1][r % 5]);
+      engine.f32(invTemps, rows).set(inv);
       engine.f32(weights, rows * V).fill(-1);
       engine.run('sampleWeights', [logits.ptr, V, invTemps, weights, lse], rows, { grain: 4 });
       const w = engine.f32(weights, rows * V), l = engine.f32(lse, rows);
@@ -166,12 +167,13 @@ describe('sampleWeights (the sampler\'s softmax)', () => {
         expect(Math.abs(l[r] - wantLse), `row ${r} lse`).toBeLessThan(1e-5 * Math.max(1, Math.abs(wantLse)));
         for (let i = 0; i < V; i++) {
           const got = w[r * V + i];
-          if (temps[r] === 0) expect(got).toBe(-1);
-          else if (row[i] === -Infinity || (row[i] - max) * temps[r] < -87) expect(got, `row ${r} token ${i}`).toBe(0);
-          else expect(Math.abs(got - Math.exp((row[i] - max) * temps[r])), `row ${r} token ${i}`).toBeLessThan(2e-7);
+          if (inv[r] < 0) expect(got).toBe(-1);
+          else if (row[i] === -Infinity || (row[i] - max) * inv[r] < -87) expect(got, `row ${r} token ${i}`).toBe(0);
+          else expect(Math.abs(got - Math.exp((row[i] - max) * inv[r])), `row ${r} token ${i}`).toBeLessThan(2e-7);
         }
       }
       expect(w[V]).toBe(1);
+      expect(w.subarray(3 * V, 4 * V).filter((x) => x === 1).length).toBeGreaterThan(V / 2); // the uniform row
     } finally {
       engine.release(mark);
     }

@@ -91,6 +91,18 @@ describe('generate', () => {
     }
   });
 
+  it('draws every token alike at an infinite temperature, while its log-probs stay the model\'s', async () => {
+    const samples = await generate(model, prompts, { ...base, n: 8, maxNewTokens: 20, temperature: Infinity });
+    const counts = new Array(cfg.vocabSize).fill(0);
+    for (const s of samples) for (const t of s.tokens) counts[t]++;
+    // 480 draws over 29 tokens: about 16.6 each if uniform; the model's own distribution is peaked (weights x 8)
+    expect(Math.min(...counts)).toBeGreaterThan(3);
+    expect(Math.max(...counts)).toBeLessThan(35);
+    const [s] = samples;
+    const full = fullLogprobs(prompts[0], s.tokens);
+    s.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(full[t], 4));
+  });
+
   it('keeps top-p samples inside the nucleus', async () => {
     const samples = await generate(model, prompts, { ...base, n: 4, topP: 0.5 });
     for (const s of samples) {
