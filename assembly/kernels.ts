@@ -577,16 +577,24 @@ export function mul(x: usize, y: usize, z: usize, lo: i32, hi: i32, scratch: usi
   for (let i = lo * 4; i < hi * 4; i += 4) v128.store(at(z, i), f32x4.mul(v128.load(at(x, i)), v128.load(at(y, i))));
 }
 
+/** The largest of row[0, V). */
+@inline function rowMax(row: usize, V: i32): f32 {
+  const V4 = V & ~3;
+  let mx = f32x4.splat(-Infinity);
+  let i = 0;
+  for (; i < V4; i += 4) mx = f32x4.relaxed_max(mx, v128.load(at(row, i)));
+  let m = hmax(mx);
+  for (; i < V; i++) m = max(m, load<f32>(at(row, i)));
+  return m;
+}
+
 /** Softmax of each logits row in place (probabilities), log p(target) (0 where target < 0) and, if asked, the entropy. */
 export function softmaxRows(logits: usize, V: i32, targets: usize, logprobs: usize, entropy: usize, lo: i32, hi: i32, scratch: usize): void {
   const V4 = V & ~3;
   for (let r = lo; r < hi; r++) {
     const row = at(logits, r * V);
-    let mx = f32x4.splat(-Infinity);
+    const m = rowMax(row, V);
     let i = 0;
-    for (; i < V4; i += 4) mx = f32x4.relaxed_max(mx, v128.load(at(row, i)));
-    let m = hmax(mx);
-    for (; i < V; i++) m = max(m, load<f32>(at(row, i)));
     const target = load<i32>(at(targets, r));
     const xt: f32 = target >= 0 ? load<f32>(at(row, target)) : 0;
     const mv = f32x4.splat(m);
@@ -638,11 +646,8 @@ export function sampleWeights(logits: usize, V: i32, invTemps: usize, weights: u
   const floor = vk(K_MIN);
   for (let r = lo; r < hi; r++) {
     const row = at(logits, r * V), w = at(weights, r * V);
-    let mx = f32x4.splat(-Infinity);
+    const m = rowMax(row, V);
     let i = 0;
-    for (; i < V4; i += 4) mx = f32x4.relaxed_max(mx, v128.load(at(row, i)));
-    let m = hmax(mx);
-    for (; i < V; i++) m = max(m, load<f32>(at(row, i)));
     const t = load<f32>(at(invTemps, r));
     const mv = f32x4.splat(m), tv = f32x4.splat(t);
     let sv = f32x4.splat(0);

@@ -51,6 +51,15 @@ function randomTokens(n: number, V: number, seed: number): Int32Array {
 /** Batch of a config: 16 x 256 unless it says otherwise. */
 const shape = (cfg: { batch?: number; seq?: number }): [number, number] => [cfg.batch ?? 16, cfg.seq ?? 256];
 
+/** One training step as the trainers take it: forward, backward, gradient clipping, AdamW. */
+function trainStep(model: GPT, tokens: Int32Array, targets: Int32Array, coef: Float32Array, B: number, T: number): void {
+  model.zeroGrad();
+  model.forward(tokens, targets, B, T);
+  model.backward(coef);
+  model.clipGradNorm(1);
+  model.optimizer.update({ lr: 1e-4 });
+}
+
 /**
  * Every backend at one thread count, interleaved: a training step of each in turn, then each sampling run of each in
  * turn, so that both sides of a ratio see the same load (the cores are shared, and a run of one backend after the
@@ -67,11 +76,7 @@ async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number },
     for (let step = 0; step < steps + 2; step++) {
       models.forEach((model, m) => {
         const t0 = performance.now(), c0 = process.cpuUsage();
-        model.zeroGrad();
-        model.forward(tokens, targets, BATCH, SEQ);
-        model.backward(coef);
-        model.clipGradNorm(1);
-        model.optimizer.update({ lr: 1e-4 });
+        trainStep(model, tokens, targets, coef, BATCH, SEQ);
         if (step >= 2) {
           times[m].push(performance.now() - t0);
           const c = process.cpuUsage(c0);
@@ -113,11 +118,7 @@ async function profileCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number 
     for (let step = 0; step < steps + 2; step++) {
       const profile = model.profile(true)!;
       const t0 = performance.now(), c0 = process.cpuUsage();
-      model.zeroGrad();
-      model.forward(tokens, targets, BATCH, SEQ);
-      model.backward(coef);
-      model.clipGradNorm(1);
-      model.optimizer.update({ lr: 1e-4 });
+      trainStep(model, tokens, targets, coef, BATCH, SEQ);
       const total = performance.now() - t0, c = process.cpuUsage(c0);
       model.profile(false);
       if (step < 2) continue;

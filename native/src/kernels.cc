@@ -340,6 +340,16 @@ void mul(const Call& c, int lo, int hi) {
   for (long i = 4L * lo; i < 4L * hi; i++) z[i] = x[i] * y[i];
 }
 
+/** The largest of row[0, V). */
+inline float rowMax(const float* row, int V) {
+  vf mx = vsplat(-INFINITY);
+  int i = 0;
+  for (; i + VW <= V; i += VW) mx = vmax(mx, vload(row + i));
+  float m = hmax(mx);
+  for (; i < V; i++) m = std::max(m, row[i]);
+  return m;
+}
+
 // softmaxRows(logits, V, targets, logprobs, entropy): each row becomes its softmax; log p(target) (0 where target < 0);
 // the entropy if asked.
 void softmaxRows(const Call& c, int lo, int hi) {
@@ -348,15 +358,12 @@ void softmaxRows(const Call& c, int lo, int hi) {
   const int V = c.n(1);
   for (int r = lo; r < hi; r++) {
     float* row = logits + (long)r * V;
-    vf mx = vsplat(-INFINITY);
-    int i = 0;
-    for (; i + VW <= V; i += VW) mx = vmax(mx, vload(row + i));
-    float m = hmax(mx);
-    for (; i < V; i++) m = std::max(m, row[i]);
+    const float m = rowMax(row, V);
     const int target = targets[r];
     const float xt = target >= 0 ? row[target] : 0;
     vf sv = vf{}, sxv = vf{};
-    for (i = 0; i + VW <= V; i += VW) {
+    int i = 0;
+    for (; i + VW <= V; i += VW) {
       const vf x = vload(row + i), e = vexp(x - m);
       sv += e;
       sxv += e * x;
@@ -404,16 +411,13 @@ void sampleWeights(const Call& c, int lo, int hi) {
   for (int r = lo; r < hi; r++) {
     const float* row = logits + (long)r * V;
     float* w = weights + (long)r * V;
-    vf mx = vsplat(-INFINITY);
-    int i = 0;
-    for (; i + VW <= V; i += VW) mx = vmax(mx, vload(row + i));
-    float m = hmax(mx);
-    for (; i < V; i++) m = std::max(m, row[i]);
+    const float m = rowMax(row, V);
     const float t = invTemps[r];
     const vf mv = vsplat(m), tv = vsplat(t);
     vf sv = vf{};
     float s = 0;
-    for (i = 0; i + VW <= V; i += VW) {
+    int i = 0;
+    for (; i + VW <= V; i += VW) {
       const vf x = vload(row + i) - mv;
       const vf e = x >= floor ? vexp(x) : vf{};
       sv += e;
