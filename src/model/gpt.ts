@@ -366,7 +366,8 @@ export class GPT {
       o.layerNormBackward(x, P + w.ln1w, L.ln1Mean, L.ln1Rstd, a.dln, a.dres, G + w.ln1w, G + w.ln1b, rows, C);
     }
     // embeddings: dwte[tokens] += dres, dwpe[positions] += dres
-    o.run('embedBackward', [a.tokens, a.positions, G + W.wte, G + W.wpe, a.dres, C, rows], C / 4, 1, 8 * rows);
+    // One thread, as LayerNorm's parameter gradients: split by columns, two threads took twice as long as one.
+    o.e.run('embedBackward', [a.tokens, a.positions, G + W.wte, G + W.wpe, a.dres, C, rows], C / 4, { grain: C / 4 });
   }
 
   /** (B,T,V) logits, for checks against PyTorch. */
