@@ -435,6 +435,22 @@ export function gemmCols(A: usize, lda: i32, B: usize, ldb: i32, C: usize, ldc: 
   gemmBlock(A, lda, B, ldb, C, ldc, bias, K, accumulate != 0, 0, M, lo, hi, scratch);
 }
 
+/** The backward of y = x @ w + b (x rows x K, w K x N) as two work items, which two threads run at once: 0, dW += x^T dy
+ *  and db += the column sums of dy (db right after dW); 1, wT = w^T, then dx = dy @ wT (times dxScale elementwise if
+ *  set). */
+export function linearBackward(x: usize, w: usize, wT: usize, dwb: usize, dy: usize, dx: usize, rows: i32, K: i32, N: i32,
+                               dxScale: usize, lo: i32, hi: i32, scratch: usize): void {
+  for (let item = lo; item < hi; item++) {
+    if (item == 0) {
+      gemmRowsTA(x, K, dy, N, dwb, N, N, rows, 1, dwb + ((<usize>K * <usize>N) << 2), 0, K, scratch);
+      continue;
+    }
+    transpose(w, N, wT, K, K, 0, N, scratch);
+    if (dxScale) gemmRowsMul(dy, N, wT, K, dx, K, K, N, dxScale, 0, rows, scratch);
+    else gemmRows(dy, N, wT, K, dx, K, 0, K, N, 0, 0, rows, scratch);
+  }
+}
+
 // ---------------------------------------------------------------- elementwise and row kernels
 
 /** dst[c, r] = src[r, c] for dst rows c in [lo, hi): 4 x 4 blocks by shuffles (scalar, 16 x 16 blocks took 1.5 ns per

@@ -187,6 +187,32 @@ void gemmRowsTA(const Call& c, int lo, int hi) {
   columnSums(c.f(2), c.n(3), K, col(lo), col(hi), sums);
 }
 
+// linearBackward(x, w, wT, dwb, dy, dx, rows, K, N, dxScale): the backward of y = x @ w + b (x rows x K, w K x N) as
+// two work items, which two threads run at once: 0, dW += x^T dy and db += the column sums of dy (db right after dW);
+// 1, wT = w^T, then dx = dy @ wT (times dxScale elementwise if set). Each is then one thread's whole GEMM, which runs
+// nearer its one-thread speed than when both threads split it (see ops.ts).
+void transpose(const Call& c, int lo, int hi);
+void linearBackward(const Call& c, int lo, int hi) {
+  const double x = c.args[0], w = c.args[1], wT = c.args[2], dwb = c.args[3], dy = c.args[4], dx = c.args[5], scale = c.args[9];
+  const int rows = c.n(6), K = c.n(7), N = c.n(8);
+  for (int item = lo; item < hi; item++) {
+    if (item == 0) {
+      const double a[] = {x, (double)K, dy, (double)N, dwb, (double)N, (double)N, (double)rows, 1, dwb + 4.0 * K * N};
+      gemmRowsTA(Call{a, c.base, nullptr, K}, 0, K);
+      continue;
+    }
+    const double t[] = {w, (double)N, wT, (double)K, (double)K};
+    transpose(Call{t, c.base, nullptr, N}, 0, N);
+    if (scale != 0) {
+      const double m[] = {dy, (double)N, wT, (double)K, dx, (double)K, (double)K, (double)N, scale};
+      gemmRowsMul(Call{m, c.base, nullptr, rows}, 0, rows);
+    } else {
+      const double g[] = {dy, (double)N, wT, (double)K, dx, (double)K, 0, (double)K, (double)N, 0};
+      gemmRows(Call{g, c.base, nullptr, rows}, 0, rows);
+    }
+  }
+}
+
 // ---------------------------------------------------------------- elementwise and row kernels
 
 // transpose(src, lds, dst, ldd, rows): dst[c, r] = src[r, c] for dst rows c in [lo, hi), in 8 x 8 blocks.
@@ -1004,6 +1030,7 @@ const KernelEntry ENTRIES[] = {
   {"packPanels", packPanels, Split::Hints},
   {"packLayers", packLayers, Split::Hints},
   {"sampleWeights", sampleWeights, Split::Hints},
+  {"linearBackward", linearBackward, Split::Hints},
 };
 
 void setBlas(int which) { useBlas = which; }

@@ -52,14 +52,16 @@ export class Ops {
   /** Backward of y = x @ w + b: dw += x^T dy and db (stored right after dw) += column sums of dy; dx = dy @ w^T (if dx),
    *  times dxScale elementwise if given (gelu' for the MLP, applied in the GEMM's epilogue; K a multiple of 4). */
   matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number, dxScale = 0): void {
+    if (dx && rows >= 8) {
+      // dW on one thread while the other computes dx: each GEMM whole on one thread ran nearer its one-thread speed
+      // than split between two (OpenBLAS's dW of 128 x N shapes gained 1.28x from a second thread).
+      this.e.run('linearBackward', [x, w, this.wTScratch, dwb, dy, dx, rows, K, N, dxScale], 2, { grain: 1, chunksPerThread: 1, label: `dW+dx ${K}x${N}` });
+      return;
+    }
     // Each chunk packs all of dy (rows x N): one chunk per thread.
     this.run('gemmRowsTA', [x, K, dy, N, dwb, N, N, rows, 1, dwb + K * N * 4], K, 4, rows * N, `dW ${K}x${N}`, 1);
     if (dx) {
       this.run('transpose', [w, N, this.wTScratch, K, K], N, 1, K, 'transpose w');
-      if (dxScale && rows >= 8) {
-        this.run('gemmRowsMul', [dy, N, this.wTScratch, K, dx, K, K, N, dxScale], rows, 4, N * K, `dx*gelu' ${N}x${K}`);
-        return;
-      }
       this.matmul(dy, this.wTScratch, 0, dx, rows, N, K, false, 'dx');
       if (dxScale) this.run('mul', [dxScale, dx, dx], (rows * K) / 4, 1, 4);
     }

@@ -103,6 +103,16 @@ describe.skipIf(!available)('native kernels against the wasm kernels', () => {
     }
   });
 
+  // a linear layer's backward as two items run at once: dW and db on one thread, w^T and dx (times a mask) on the other
+  it.each([[300, 128, 512], [40, 36, 20]])('linearBackward for %i rows, K=%i, N=%i, with and without the dx mask', (rows, K, N) => {
+    const bufs = [{ n: rows * K }, { n: K * N }, { n: K * N }, { n: K * N + N }, { n: rows * N }, { n: rows * K }, { n: rows * K }];
+    for (const masked of [false, true]) {
+      const worst = agree('linearBackward', bufs, ([x, w, wT, dwb, dy, dx, mask]) => [x, w, wT, dwb, dy, dx, rows, K, N, masked ? mask : 0],
+        2, { grain: 1, chunksPerThread: 1 }, [2, 3, 5]);
+      expect(worst, masked ? 'masked' : 'plain').toBeLessThan(5e-6);
+    }
+  });
+
   it('transpose, embed, embedBackward, mul, scale', () => {
     const rows = 37, cols = 50, C = 24, V = 11, ctx = 9;
     expect(agree('transpose', [{ n: rows * cols }, { n: cols * rows }], ([s, d]) => [s, cols, d, rows, rows], cols, { grain: 1 }, [1])).toBe(0);

@@ -179,3 +179,28 @@ describe('sampleWeights (the sampler\'s softmax)', () => {
     }
   });
 });
+
+describe('linearBackward (dW and dx of a linear layer at once)', () => {
+  it('adds x^T dy to dW and the column sums of dy to db, and writes dx = (dy @ w^T) * mask, split as two items', () => {
+    const mark = engine.mark();
+    try {
+      const rows = 37, K = 20, N = 12;
+      const x = filled(rows * K, 6), w = filled(K * N, 7), wT = engine.alloc(K * N), dwb = filled(K * N + N, 8);
+      const dy = filled(rows * N, 9), dx = engine.alloc(rows * K), mask = filled(rows * K, 10);
+      engine.run('linearBackward', [x.ptr, w.ptr, wT, dwb.ptr, dy.ptr, dx, rows, K, N, mask.ptr], 2, { grain: 1, chunksPerThread: 1 });
+      const wantDwb = dwb.data.slice();
+      for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) for (let r = 0; r < rows; r++) wantDwb[k * N + n] += x.data[r * K + k] * dy.data[r * N + n];
+      for (let n = 0; n < N; n++) for (let r = 0; r < rows; r++) wantDwb[K * N + n] += dy.data[r * N + n];
+      const wantDx = new Float32Array(rows * K);
+      for (let r = 0; r < rows; r++) for (let k = 0; k < K; k++) {
+        let s = 0;
+        for (let n = 0; n < N; n++) s += dy.data[r * N + n] * w.data[k * N + n];
+        wantDx[r * K + k] = s * mask.data[r * K + k];
+      }
+      expect(maxAbsDiff(engine.f32(dwb.ptr, K * N + N), wantDwb)).toBeLessThan(1e-5);
+      expect(maxAbsDiff(engine.f32(dx, rows * K), wantDx)).toBeLessThan(1e-5);
+    } finally {
+      engine.release(mark);
+    }
+  });
+});
