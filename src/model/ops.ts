@@ -52,9 +52,10 @@ export class Ops {
   /** Backward of y = x @ w + b: dw += x^T dy and db (stored right after dw) += column sums of dy; dx = dy @ w^T (if dx),
    *  times dxScale elementwise if given (gelu' for the MLP, applied in the GEMM's epilogue; K a multiple of 4). */
   matmulBackward(x: number, w: number, dwb: number, dy: number, dx: number, rows: number, K: number, N: number, dxScale = 0): void {
-    if (dx && rows >= 8) {
+    if (dx && rows >= 8 && this.e.threads <= 2) {
       // dW on one thread while the other computes dx: each GEMM whole on one thread ran nearer its one-thread speed
-      // than split between two (OpenBLAS's dW of 128 x N shapes gained 1.28x from a second thread).
+      // than split between two (OpenBLAS's dW of 128 x N shapes gained 1.28x from a second thread). Two items keep
+      // only two threads busy: more threads split each GEMM instead.
       this.e.run('linearBackward', [x, w, this.wTScratch, dwb, dy, dx, rows, K, N, dxScale], 2, { grain: 1, chunksPerThread: 1, label: `dW+dx ${K}x${N}` });
       return;
     }

@@ -65,11 +65,12 @@ describe('GPT', () => {
     expect(worst).toBeLessThan(3e-3);
   });
 
-  it('gives the same results on 1 and 2 threads', async () => {
+  // 2 threads run a linear layer's backward as dW beside dx (linearBackward); 3 split each GEMM between the threads
+  it.each([2, 3])('gives the same results on 1 and %i threads', async (threads) => {
     // rows > 256 and T > 32 exercise the GEMM's K blocks and the attention's row blocks
     const cfg: GPTConfig = { vocabSize: 61, nCtx: 80, nEmbd: 32, nLayer: 2, nHead: 4 };
-    const [a, b] = [await make(cfg, { seed: 3, threads: 1 }), await make(cfg, { seed: 3, threads: 2 })];
-    expect(b.threads).toBe(2);
+    const [a, b] = [await make(cfg, { seed: 3, threads: 1 }), await make(cfg, { seed: 3, threads })];
+    expect(b.threads).toBe(threads);
     const B = 5, T = 70;
     const { tokens, targets } = batch(cfg.vocabSize, B, T, 8);
     const coef = new Float32Array(B * T).fill(-1 / (B * T));
