@@ -226,6 +226,8 @@ class Picker {
       for (let i = 1; i < V; i++) if (logits[i] > logits[argmax]) argmax = i;
       return argmax;
     }
+    // Summed here rather than taken from the kernel, in the walk's own arithmetic, so that a walk to u * total always
+    // ends inside the row.
     let total = 0;
     for (let i = 0; i < V; i++) total += p[i];
     const topK = this.o.topK && this.o.topK < V ? this.o.topK : 0;
