@@ -2,7 +2,7 @@
 // run: training tokens/s (forward + backward + AdamW, batch 16 x 256) and KV-cached sampling tokens/s (8 and 64
 // sequences, 200 new tokens after a 16-token prompt, the fastest of 5 runs). PyTorch runs python/bench_model.py with
 // /usr/bin/python3 (Debian's python3-torch) at 1 and 2 threads; the better figure counts, on every side.
-//   npm run bench:model -- [--configs small,big] [--backends native,wasm] [--steps 5] [--threads 1,2] [--no-torch] [--profile]
+//   npm run bench:model -- [--configs small,big] [--backends native,wasm] [--steps 10] [--threads 1,2] [--no-torch] [--profile]
 // --profile times every kernel call of training steps instead (first backend and thread count only) and prints where a
 // step goes.
 import { spawnSync } from 'node:child_process';
@@ -36,6 +36,8 @@ interface Figures {
   trainCpu: number;
   sample: Record<number, number>;
   label: string;
+  /** canvasgym's training steps (ms) in the order they ran, interleaved with the other backend's of the same run. */
+  stepMs?: number[];
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -100,6 +102,7 @@ async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number },
     const label = `${threads} thread${threads > 1 ? 's' : ''}`;
     return new Map(backends.map((b, m) => [b, {
       train: (BATCH * SEQ) / (median(times[m]) / 1000), trainCpu: (BATCH * SEQ) / (median(cpu[m]) / 1000), sample: sample[m], label,
+      stepMs: times[m],
     }]));
   } finally {
     for (const model of models.reverse()) await model.dispose();
@@ -162,14 +165,28 @@ function benchTorch(cfg: GPTConfig & { batch?: number; seq?: number }, steps: nu
   return bestOf(runs);
 }
 
-/** The best figure of each metric over thread settings; trainCpu stays the first (1-thread) run's. */
+/** The best figure of each metric over thread settings (the training steps those of the fastest setting); trainCpu
+ *  stays the first (1-thread) run's. */
 function bestOf(runs: Figures[]): Figures {
+  const fastest = runs.reduce((a, b) => (b.train > a.train ? b : a));
   return {
-    train: Math.max(...runs.map((r) => r.train)),
+    train: fastest.train,
     trainCpu: runs[0].trainCpu,
     sample: Object.fromEntries(SAMPLE_SEQS.map((n) => [n, Math.max(...runs.map((r) => r.sample[n]))])),
-    label: 'best of ' + runs.map((r) => r.label).join(', '),
+    label: fastest.label,
+    stepMs: fastest.stepMs,
   };
+}
+
+/**
+ * Training speed of a over b: the median, over the steps, of b's step time over that of a's step next to it. Other
+ * jobs' load comes in bursts of a second or less (one step's ratio moved between 1.4x and 2.5x within a run), and a
+ * burst then slows both sides of one pair instead of one side's median. Only for runs interleaved at the same thread
+ * count; otherwise the ratio of the figures.
+ */
+function trainRatio(a: Figures, b: Figures): number {
+  if (!a.stepMs || !b.stepMs || a.label !== b.label || a.stepMs.length !== b.stepMs.length) return a.train / b.train;
+  return median(a.stepMs.map((ms, i) => b.stepMs![i] / ms));
 }
 
 async function main(): Promise<void> {
@@ -177,7 +194,7 @@ async function main(): Promise<void> {
     options: {
       configs: { type: 'string', default: 'small,big' },
       backends: { type: 'string', default: BACKENDS.join(',') },
-      steps: { type: 'string', default: '5' },
+      steps: { type: 'string', default: '10' },
       threads: { type: 'string', default: '1,2' },
       'no-torch': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -206,11 +223,15 @@ async function main(): Promise<void> {
     const best: Partial<Record<Backend, Figures>> = {}, oneThread: Partial<Record<Backend, Figures>> = {};
     const runs = new Map<Backend, Figures[]>(backends.map((b) => [b, []]));
     for (const t of threadList) {
+      const byThreads = new Map<Backend, Figures>();
       for (const [backend, f] of await benchCanvasgym(cfg, steps, t, backends)) {
         runs.get(backend)!.push(f);
         if (t === 1) oneThread[backend] = f;
         console.log(`  ${backend} ${f.label}: train ${f.train.toFixed(0)} tok/s (${f.trainCpu.toFixed(0)} per CPU-s), sample ${SAMPLE_SEQS.map((n) => f.sample[n].toFixed(0)).join(' / ')} tok/s`);
+        byThreads.set(backend, f);
       }
+      const n = byThreads.get('native'), w = byThreads.get('wasm');
+      if (n && w) console.log(`  native / wasm at ${n.label}, step by step: ${n.stepMs!.map((ms, i) => (w.stepMs![i] / ms).toFixed(2)).join(' ')} (median ${trainRatio(n, w).toFixed(2)}x)`);
     }
     for (const [backend, r] of runs) best[backend] = bestOf(r);
     const torch = values['no-torch'] ? 'skipped' : benchTorch(cfg, steps);
@@ -218,11 +239,12 @@ async function main(): Promise<void> {
     if (typeof torch === 'string') console.log(`  pytorch: ${torch}`);
     const ratio = (a: number | undefined, b: number | undefined): string => (a && b ? `${(a / b).toFixed(2)}x` : '-');
     const fig = (x: number | undefined): string => (x ? x.toFixed(0) : '-');
-    const row = (label: string, get: (f: Figures) => number, src: Partial<Record<Backend, Figures>>, torchFig: number | undefined): string => {
+    const row = (label: string, get: (f: Figures) => number, src: Partial<Record<Backend, Figures>>, torchFig: number | undefined, nativeOverWasm?: number): string => {
       const n = src.native ? get(src.native) : undefined, w = src.wasm ? get(src.wasm) : undefined;
-      return `| ${name} | ${label} | ${fig(n)} | ${fig(w)} | ${fig(torchFig)} | ${ratio(n, w)} | ${ratio(n, torchFig)} | ${ratio(w, torchFig)} |`;
+      const nw = nativeOverWasm ? `${nativeOverWasm.toFixed(2)}x` : ratio(n, w);
+      return `| ${name} | ${label} | ${fig(n)} | ${fig(w)} | ${fig(torchFig)} | ${nw} | ${ratio(n, torchFig)} | ${ratio(w, torchFig)} |`;
     };
-    rows.push(row('train', (f) => f.train, best, t?.train));
+    rows.push(row(`train (${best.native?.label ?? best.wasm?.label})`, (f) => f.train, best, t?.train, best.native && best.wasm ? trainRatio(best.native, best.wasm) : undefined));
     if (oneThread.native || oneThread.wasm) rows.push(row('train per CPU-second, 1 thread', (f) => f.trainCpu, oneThread, t?.trainCpu));
     for (const n of SAMPLE_SEQS) rows.push(row(`sample ${n} seqs`, (f) => f.sample[n], best, t?.sample[n]));
   }
