@@ -482,9 +482,46 @@ constexpr int PW = 16;
 inline int padT(int T) { return T + PW; }
 constexpr int STRIP = RB + 8;
 
-/** dst (hs x T, ld ldd) = src (T x hs, ld lds) transposed. */
+/** dst[0:n] = src[0:n] for the few dozen floats of a head's row: memcpy of a size known only at run time went through
+ *  `rep movsq`, whose start-up cost made the copies into panels a sixth of the attention forward's time (perf). */
+inline void copyRow(float* dst, const float* src, int n) {
+  int i = 0;
+  for (; i + VW <= n; i += VW) vstore(dst + i, vload(src + i));
+  for (; i < n; i++) dst[i] = src[i];
+}
+
+#if defined(__AVX2__)
+/** dst (8 x 8, ld ldd) = src (8 x 8, ld lds) transposed, in registers. */
+inline void transpose8(const float* src, long lds, float* dst, long ldd) {
+  __m256 r[8], u[8];
+  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(src + i * lds);
+  for (int i = 0; i < 8; i += 2) {
+    u[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    u[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(u[i], u[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(u[i], u[i + 2], 0xee);
+    r[i + 2] = _mm256_shuffle_ps(u[i + 1], u[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(u[i + 1], u[i + 3], 0xee);
+  }
+  for (int i = 0; i < 4; i++) {
+    _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+#endif
+
+/** dst (hs x T, ld ldd) = src (T x hs, ld lds) transposed: 8 x 8 blocks in registers where AVX2 is there (one element
+ *  at a time, the loads of a head's columns were a fifth of the attention forward's time, perf). */
 inline void transposeTo(const float* src, long lds, int T, int hs, float* dst, long ldd) {
-  for (int t0 = 0; t0 < T; t0 += 8) {
+  int t0 = 0;
+#if defined(__AVX2__)
+  if (hs % 8 == 0) {
+    for (; t0 + 8 <= T; t0 += 8) for (int d = 0; d < hs; d += 8) transpose8(src + (long)t0 * lds + d, lds, dst + (long)d * ldd + t0, ldd);
+  }
+#endif
+  for (; t0 < T; t0 += 8) {
     const int t1 = std::min(T, t0 + 8);
     for (int d = 0; d < hs; d++) for (int t = t0; t < t1; t++) dst[(long)d * ldd + t] = src[(long)t * lds + d];
   }
@@ -495,7 +532,7 @@ inline void panelsTo(const float* src, long lds, int T, int hs, float* dst) {
   for (int p = 0; p * PW < hs; p++) {
     const int w = std::min(PW, hs - p * PW);
     float* o = dst + (long)p * T * PW;
-    for (int t = 0; t < T; t++) std::memcpy(o + (long)t * PW, src + (long)t * lds + p * PW, (size_t)w * 4);
+    for (int t = 0; t < T; t++) copyRow(o + (long)t * PW, src + (long)t * lds + p * PW, w);
   }
 }
 
@@ -600,9 +637,9 @@ void attnBackward(const Call& c, int lo, int hi) {
   const int hs = C / nh, ld = 3 * C, Tp = padT(T);
   const long ldp = probs ? T : Tp, pf = panelFloats(T, hs);
   const float sc = 1.0f / std::sqrt((float)hs);
-  float* KT = scratch(1, 2 * (size_t)hs * Tp + 3 * pf + 2 * (size_t)T * Tp + (size_t)T * STRIP);
+  float* KT = scratch(1, 2 * (size_t)hs * Tp + 3 * pf + 2 * (size_t)T * Tp + (size_t)T * STRIP + T);
   float *VT = KT + (size_t)hs * Tp, *Kp = VT + (size_t)hs * Tp, *Qp = Kp + pf, *dOp = Qp + pf;
-  float *dS = dOp + pf, *own = dS + (size_t)T * Tp, *strip = own + (size_t)T * Tp;
+  float *dS = dOp + pf, *own = dS + (size_t)T * Tp, *strip = own + (size_t)T * Tp, *Dt = strip + (size_t)T * STRIP;
   for (int bh = lo; bh < hi; bh++) {
     float* P = probs ? probs + (long)bh * T * T : own;
     const int b = bh / nh, h = bh % nh;
@@ -618,6 +655,14 @@ void attnBackward(const Call& c, int lo, int hi) {
     panelsTo(K, ld, T, hs, Kp);
     panelsTo(Q, ld, T, hs, Qp);
     panelsTo(dO, C, T, hs, dOp);
+    // sum_j P dP = dO . O for every query, in one pass that fetches O's rows ahead (read where they were needed, their
+    // cache misses were a fifth of the backward's time outside the products, perf)
+    for (int t = 0; t < T; t++) {
+      const float* ahead = O + (long)std::min(T - 1, t + 8) * C;
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + hs - 1);
+      Dt[t] = rowDot(O + (long)t * C, dO + (long)t * C, hs);
+    }
     for (int r0 = 0; r0 < T; r0 += RB) {
       const int r1 = std::min(T, r0 + RB);
       if (!probs) {
@@ -627,7 +672,7 @@ void attnBackward(const Call& c, int lo, int hi) {
       // dP = dO V^T; dS = P (dP - sum_j P dP) scale, where sum_j P dP = dO . O; dQ = dS K
       gemmDirect<false>(r1 - r0, r1, hs, dO + (long)r0 * C, C, VT, Tp, dS + (long)r0 * Tp, Tp, false);
       for (int t = r0; t < r1; t++) {
-        const float D = rowDot(O + (long)t * C, dO + (long)t * C, hs);
+        const float D = Dt[t];
         const float* pr = P + t * ldp;
         float* sr = dS + (long)t * Tp;
         for (int j = 0; j < r1; j++) sr[j] = pr[j] * (sr[j] - D) * sc;
@@ -641,7 +686,7 @@ void attnBackward(const Call& c, int lo, int hi) {
       const float* Pj = P + j0 * ldp + j0;
       long ldj = ldp;
       if (probs) {
-        for (int t = j0; t < T; t++) std::memcpy(strip + (long)(t - j0) * STRIP, Pj + (long)(t - j0) * ldp, (size_t)(j1 - j0) * 4);
+        for (int t = j0; t < T; t++) copyRow(strip + (long)(t - j0) * STRIP, Pj + (long)(t - j0) * ldp, j1 - j0);
         Pj = strip;
         ldj = STRIP;
       }
