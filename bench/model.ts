@@ -165,28 +165,23 @@ function benchTorch(cfg: GPTConfig & { batch?: number; seq?: number }, steps: nu
   return bestOf(runs);
 }
 
-/** The best figure of each metric over thread settings (the training steps those of the fastest setting); trainCpu
- *  stays the first (1-thread) run's. */
+/** The best figure of each metric over thread settings; trainCpu stays the first (1-thread) run's. */
 function bestOf(runs: Figures[]): Figures {
-  const fastest = runs.reduce((a, b) => (b.train > a.train ? b : a));
   return {
-    train: fastest.train,
+    train: Math.max(...runs.map((r) => r.train)),
     trainCpu: runs[0].trainCpu,
     sample: Object.fromEntries(SAMPLE_SEQS.map((n) => [n, Math.max(...runs.map((r) => r.sample[n]))])),
-    label: fastest.label,
-    stepMs: fastest.stepMs,
+    label: 'best of ' + runs.map((r) => r.label).join(', '),
   };
 }
 
 /**
- * Training speed of a over b: the median, over the steps, of b's step time over that of a's step next to it. Other
- * jobs' load comes in bursts of a second or less (one step's ratio moved between 1.4x and 2.5x within a run), and a
- * burst then slows both sides of one pair instead of one side's median. Only for runs interleaved at the same thread
- * count; otherwise the ratio of the figures.
+ * Training speed of a over b, two backends' figures of one interleaved run: the median, over the steps, of b's step
+ * time over that of a's step next to it. Other jobs' load comes in bursts of a second or less (one step's ratio moved
+ * between 1.4x and 2.5x within a run), and a burst then slows both sides of one pair instead of one side's median.
  */
 function trainRatio(a: Figures, b: Figures): number {
-  if (!a.stepMs || !b.stepMs || a.label !== b.label || a.stepMs.length !== b.stepMs.length) return a.train / b.train;
-  return median(a.stepMs.map((ms, i) => b.stepMs![i] / ms));
+  return median(a.stepMs!.map((ms, i) => b.stepMs![i] / ms));
 }
 
 async function main(): Promise<void> {
@@ -234,6 +229,10 @@ async function main(): Promise<void> {
       if (n && w) console.log(`  native / wasm at ${n.label}, step by step: ${n.stepMs!.map((ms, i) => (w.stepMs![i] / ms).toFixed(2)).join(' ')} (median ${trainRatio(n, w).toFixed(2)}x)`);
     }
     for (const [backend, r] of runs) best[backend] = bestOf(r);
+    // Training: both backends at the thread setting where native (else wasm) was fastest, from the same run.
+    const lead = runs.get('native') ?? runs.get('wasm')!;
+    const at = lead.indexOf(lead.reduce((a, b) => (b.train > a.train ? b : a)));
+    const train: Partial<Record<Backend, Figures>> = Object.fromEntries([...runs].map(([b, r]) => [b, r[at]]));
     const torch = values['no-torch'] ? 'skipped' : benchTorch(cfg, steps);
     const t = typeof torch === 'string' ? undefined : torch;
     if (typeof torch === 'string') console.log(`  pytorch: ${torch}`);
@@ -244,7 +243,7 @@ async function main(): Promise<void> {
       const nw = nativeOverWasm ? `${nativeOverWasm.toFixed(2)}x` : ratio(n, w);
       return `| ${name} | ${label} | ${fig(n)} | ${fig(w)} | ${fig(torchFig)} | ${nw} | ${ratio(n, torchFig)} | ${ratio(w, torchFig)} |`;
     };
-    rows.push(row(`train (${best.native?.label ?? best.wasm?.label})`, (f) => f.train, best, t?.train, best.native && best.wasm ? trainRatio(best.native, best.wasm) : undefined));
+    rows.push(row(`train (${lead[at].label})`, (f) => f.train, train, t?.train, train.native && train.wasm ? trainRatio(train.native, train.wasm) : undefined));
     if (oneThread.native || oneThread.wasm) rows.push(row('train per CPU-second, 1 thread', (f) => f.trainCpu, oneThread, t?.trainCpu));
     for (const n of SAMPLE_SEQS) rows.push(row(`sample ${n} seqs`, (f) => f.sample[n], best, t?.sample[n]));
   }
