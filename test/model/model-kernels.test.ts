@@ -30,23 +30,30 @@ function filled(n: number, seed: number): { ptr: number; data: Float32Array } {
 
 const maxAbsDiff = (x: Float32Array, y: Float32Array): number => x.reduce((s, v, i) => Math.max(s, Math.abs(v - y[i])), 0);
 
+/** What a weight gradient adds, by plain loops: start + A^T B for A (R x M) and B (R x N), and sumsStart + the column
+ *  sums of B (the bias gradient). */
+function weightGradient(A: Float32Array, B: Float32Array, R: number, M: number, N: number, start: Float32Array, sumsStart: Float32Array): { w: Float32Array; sums: Float32Array } {
+  const w = start.slice(), sums = sumsStart.slice();
+  for (let i = 0; i < M; i++) {
+    for (let j = 0; j < N; j++) {
+      let s = 0;
+      for (let r = 0; r < R; r++) s += A[r * M + i] * B[r * N + j];
+      w[i * N + j] += s;
+    }
+  }
+  for (let j = 0; j < N; j++) for (let r = 0; r < R; r++) sums[j] += B[r * N + j];
+  return { w, sums };
+}
+
 describe('gemmRowsTA (weight gradients x^T dy)', () => {
   it.each([[1024, 256, 300], [1030, 40, 513], [7, 24, 5]])('matches a plain loop for M=%i, N=%i, K=%i, accumulating, with column sums', (M, N, K) => {
     const mark = engine.mark();
     try {
       const A = filled(K * M, 1), B = filled(K * N, 2), C = filled(M * N, 3), sums = filled(N, 4);
       engine.run('gemmRowsTA', [A.ptr, M, B.ptr, N, C.ptr, N, N, K, 1, sums.ptr], M, { align: 4, chunksPerThread: 1 });
-      const want = C.data.slice();
-      for (let i = 0; i < M; i++) {
-        for (let j = 0; j < N; j++) {
-          let s = 0;
-          for (let k = 0; k < K; k++) s += A.data[k * M + i] * B.data[k * N + j];
-          want[i * N + j] += s;
-        }
-      }
-      const wantSums = sums.data.map((v, j) => v + Array.from({ length: K }, (_, k) => B.data[k * N + j]).reduce((a, b) => a + b, 0));
-      expect(maxAbsDiff(engine.f32(C.ptr, M * N), want)).toBeLessThan(1e-4);
-      expect(maxAbsDiff(engine.f32(sums.ptr, N), wantSums)).toBeLessThan(1e-4);
+      const want = weightGradient(A.data, B.data, K, M, N, C.data, sums.data);
+      expect(maxAbsDiff(engine.f32(C.ptr, M * N), want.w)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(engine.f32(sums.ptr, N), want.sums)).toBeLessThan(1e-4);
     } finally {
       engine.release(mark);
     }
@@ -188,9 +195,8 @@ describe('linearBackward (dW and dx of a linear layer at once)', () => {
       const x = filled(rows * K, 6), w = filled(K * N, 7), wT = engine.alloc(K * N), dwb = filled(K * N + N, 8);
       const dy = filled(rows * N, 9), dx = engine.alloc(rows * K), mask = filled(rows * K, 10);
       engine.run('linearBackward', [x.ptr, w.ptr, wT, dwb.ptr, dy.ptr, dx, rows, K, N, mask.ptr], 2, { grain: 1, chunksPerThread: 1 });
-      const wantDwb = dwb.data.slice();
-      for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) for (let r = 0; r < rows; r++) wantDwb[k * N + n] += x.data[r * K + k] * dy.data[r * N + n];
-      for (let n = 0; n < N; n++) for (let r = 0; r < rows; r++) wantDwb[K * N + n] += dy.data[r * N + n];
+      const grad = weightGradient(x.data, dy.data, rows, K, N, dwb.data.subarray(0, K * N), dwb.data.subarray(K * N));
+      const wantDwb = Float32Array.from([...grad.w, ...grad.sums]);
       const wantDx = new Float32Array(rows * K);
       for (let r = 0; r < rows; r++) for (let k = 0; k < K; k++) {
         let s = 0;
