@@ -1,8 +1,9 @@
 // Speed of the student GPT on both engine backends (native, wasm) against PyTorch CPU on the same configurations, in one
-// run: training tokens/s (forward + backward + AdamW, batch 16 x 256) and KV-cached sampling tokens/s (8 and 64
+// run, with the native engine's GEMMs in its own kernels (the default) and, where OpenBLAS is installed, split between
+// them and OpenBLAS by shape ('native+blas', CANVASGYM_NATIVE_GEMM=auto): training tokens/s (forward + backward + AdamW, batch 16 x 256) and KV-cached sampling tokens/s (8 and 64
 // sequences, 200 new tokens after a 16-token prompt, the fastest of 5 runs). PyTorch runs python/bench_model.py with
 // /usr/bin/python3 (Debian's python3-torch) at 1 and 2 threads; the better figure counts, on every side.
-//   npm run bench:model -- [--configs small,big] [--backends native,wasm] [--steps 10] [--threads 1,2] [--no-torch] [--profile]
+//   npm run bench:model -- [--configs small,big,sft] [--backends native,native+blas,wasm] [--steps 10] [--threads 1,2] [--no-torch] [--profile]
 // --profile times every kernel call of training steps instead (first backend and thread count only) and prints where a
 // step goes.
 import { spawnSync } from 'node:child_process';
@@ -11,8 +12,8 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { GPT, type GPTConfig } from '../src/model/gpt.ts';
-import { BACKENDS, type Backend } from '../src/model/kernels.ts';
-import { loadNative } from '../src/model/kernels-native.ts';
+import type { Backend } from '../src/model/kernels.ts';
+import { loadNative, type GemmMode, type NativeAddon } from '../src/model/kernels-native.ts';
 import { generate } from '../src/model/sampler.ts';
 
 const CONFIGS: Record<string, GPTConfig & { batch?: number; seq?: number }> = {
@@ -39,6 +40,17 @@ interface Figures {
   /** canvasgym's training steps (ms) in the order they ran, interleaved with the other backend's of the same run. */
   stepMs?: number[];
 }
+
+/** What a column measures: a backend, and for native where its GEMMs run. */
+const SIDES = { native: { backend: 'native', gemm: 'own' }, 'native+blas': { backend: 'native', gemm: 'auto' }, wasm: { backend: 'wasm' } } as const satisfies Record<string, { backend: Backend; gemm?: GemmMode }>;
+type Side = keyof typeof SIDES;
+const SIDE_NAMES = Object.keys(SIDES) as Side[];
+let addon: NativeAddon | undefined;
+/** Before a side's work: the native GEMMs where that side wants them (the addon's mode is one for the process). */
+const enter = (side: Side): void => {
+  const gemm = (SIDES[side] as { gemm?: GemmMode }).gemm;
+  if (gemm && addon) addon.setGemm(gemm);
+};
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -67,16 +79,17 @@ function trainStep(model: GPT, tokens: Int32Array, targets: Int32Array, coef: Fl
  * turn, so that both sides of a ratio see the same load (the cores are shared, and a run of one backend after the
  * other's compared two moments of other jobs' load).
  */
-async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number }, steps: number, threads: number, backends: Backend[]): Promise<Map<Backend, Figures>> {
+async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number }, steps: number, threads: number, backends: Side[]): Promise<Map<Side, Figures>> {
   const [BATCH, SEQ] = shape(cfg);
   const models: GPT[] = [];
   try {
-    for (const backend of backends) models.push(await GPT.create(cfg, { seed: 0, threads, backend }));
+    for (const side of backends) models.push(await GPT.create(cfg, { seed: 0, threads, backend: SIDES[side].backend }));
     const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
     const coef = new Float32Array(BATCH * SEQ).fill(-1 / (BATCH * SEQ));
     const times = models.map((): number[] => []), cpu = models.map((): number[] => []);
     for (let step = 0; step < steps + 2; step++) {
       models.forEach((model, m) => {
+        enter(backends[m]);
         const t0 = performance.now(), c0 = process.cpuUsage();
         trainStep(model, tokens, targets, coef, BATCH, SEQ);
         if (step >= 2) {
@@ -92,6 +105,7 @@ async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number },
       const best = models.map(() => Infinity);
       for (let rep = 0; rep < SAMPLE_RUNS; rep++) {
         for (const [m, model] of models.entries()) {
+          enter(backends[m]);
           const t0 = performance.now();
           await generate(model, prompts, { maxNewTokens: NEW_TOKENS, temperature: 1, seed: rep, stopTokens: [] });
           best[m] = Math.min(best[m], performance.now() - t0);
@@ -110,9 +124,10 @@ async function benchCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number },
 }
 
 /** Per label: the median over steps of its time in a step; 'other' is the step's time outside kernel calls. */
-async function profileCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number }, steps: number, threads: number, backend: Backend): Promise<void> {
+async function profileCanvasgym(cfg: GPTConfig & { batch?: number; seq?: number }, steps: number, threads: number, backend: Side): Promise<void> {
   const [BATCH, SEQ] = shape(cfg);
-  const model = await GPT.create(cfg, { seed: 0, threads, backend });
+  enter(backend);
+  const model = await GPT.create(cfg, { seed: 0, threads, backend: SIDES[backend].backend });
   try {
     const tokens = randomTokens(BATCH * SEQ, cfg.vocabSize, 1), targets = randomTokens(BATCH * SEQ, cfg.vocabSize, 2);
     const coef = new Float32Array(BATCH * SEQ).fill(-1 / (BATCH * SEQ));
@@ -188,7 +203,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       configs: { type: 'string', default: 'small,big' },
-      backends: { type: 'string', default: BACKENDS.join(',') },
+      backends: { type: 'string', default: SIDE_NAMES.join(',') },
       steps: { type: 'string', default: '10' },
       threads: { type: 'string', default: '1,2' },
       'no-torch': { type: 'boolean', default: false },
@@ -198,12 +213,18 @@ async function main(): Promise<void> {
   const steps = Number(values.steps);
   if (!Number.isInteger(steps) || steps < 1) throw new Error(`--steps must be a positive integer, got ${values.steps}`);
   const threadList = values.threads.split(',').map(Number);
-  let backends = values.backends.split(',') as Backend[];
-  for (const b of backends) if (!BACKENDS.includes(b)) throw new Error(`unknown backend '${b}' (expected ${BACKENDS.join(', ')})`);
+  let backends = values.backends.split(',') as Side[];
+  for (const b of backends) if (!SIDE_NAMES.includes(b)) throw new Error(`unknown backend '${b}' (expected ${SIDE_NAMES.join(', ')})`);
   const native = loadNative();
-  if ('error' in native && backends.includes('native')) {
-    console.log(`native backend skipped: ${native.error}`);
-    backends = backends.filter((b) => b !== 'native');
+  if ('error' in native) {
+    if (backends.some((b) => SIDES[b].backend === 'native')) console.log(`native backend skipped: ${native.error}`);
+    backends = backends.filter((b) => SIDES[b].backend !== 'native');
+  } else {
+    addon = native.addon;
+    if (backends.includes('native+blas') && addon.setGemm('auto') !== 'auto') {
+      console.log(`native+blas skipped: ${addon.info().blasMissing}`);
+      backends = backends.filter((b) => b !== 'native+blas');
+    }
   }
   const rows: string[] = [];
   for (const name of values.configs.split(',')) {
@@ -215,40 +236,44 @@ async function main(): Promise<void> {
       await profileCanvasgym(cfg, steps, threadList[0], backends[0]);
       continue;
     }
-    const best: Partial<Record<Backend, Figures>> = {}, oneThread: Partial<Record<Backend, Figures>> = {};
-    const runs = new Map<Backend, Figures[]>(backends.map((b) => [b, []]));
+    const best: Partial<Record<Side, Figures>> = {}, oneThread: Partial<Record<Side, Figures>> = {};
+    const runs = new Map<Side, Figures[]>(backends.map((b) => [b, []]));
     for (const t of threadList) {
-      const byThreads = new Map<Backend, Figures>();
+      const byThreads = new Map<Side, Figures>();
       for (const [backend, f] of await benchCanvasgym(cfg, steps, t, backends)) {
         runs.get(backend)!.push(f);
         if (t === 1) oneThread[backend] = f;
         console.log(`  ${backend} ${f.label}: train ${f.train.toFixed(0)} tok/s (${f.trainCpu.toFixed(0)} per CPU-s), sample ${SAMPLE_SEQS.map((n) => f.sample[n].toFixed(0)).join(' / ')} tok/s`);
         byThreads.set(backend, f);
       }
-      const n = byThreads.get('native'), w = byThreads.get('wasm');
+      const n = byThreads.get('native'), w = byThreads.get('wasm'), nb = byThreads.get('native+blas');
       if (n && w) console.log(`  native / wasm at ${n.label}, step by step: ${n.stepMs!.map((ms, i) => (w.stepMs![i] / ms).toFixed(2)).join(' ')} (median ${trainRatio(n, w).toFixed(2)}x)`);
+      if (n && nb) console.log(`  native / native+blas at ${n.label}, step by step: ${n.stepMs!.map((ms, i) => (nb.stepMs![i] / ms).toFixed(2)).join(' ')} (median ${trainRatio(n, nb).toFixed(2)}x)`);
     }
     for (const [backend, r] of runs) best[backend] = bestOf(r);
     // Training: both backends at the thread setting where native (else wasm) was fastest, from the same run.
     const lead = runs.get('native') ?? runs.get('wasm')!;
     const at = lead.indexOf(lead.reduce((a, b) => (b.train > a.train ? b : a)));
-    const train: Partial<Record<Backend, Figures>> = Object.fromEntries([...runs].map(([b, r]) => [b, r[at]]));
+    const train: Partial<Record<Side, Figures>> = Object.fromEntries([...runs].map(([b, r]) => [b, r[at]]));
     const torch = values['no-torch'] ? 'skipped' : benchTorch(cfg, steps);
     const t = typeof torch === 'string' ? undefined : torch;
     if (typeof torch === 'string') console.log(`  pytorch: ${torch}`);
     const ratio = (a: number | undefined, b: number | undefined): string => (a && b ? `${(a / b).toFixed(2)}x` : '-');
     const fig = (x: number | undefined): string => (x ? x.toFixed(0) : '-');
-    const row = (label: string, get: (f: Figures) => number, src: Partial<Record<Backend, Figures>>, torchFig: number | undefined, nativeOverWasm?: number): string => {
+    const row = (label: string, get: (f: Figures) => number, src: Partial<Record<Side, Figures>>, torchFig: number | undefined, paired?: { nw?: number; nb?: number }): string => {
       const n = src.native ? get(src.native) : undefined, w = src.wasm ? get(src.wasm) : undefined;
-      const nw = nativeOverWasm ? `${nativeOverWasm.toFixed(2)}x` : ratio(n, w);
-      return `| ${name} | ${label} | ${fig(n)} | ${fig(w)} | ${fig(torchFig)} | ${nw} | ${ratio(n, torchFig)} | ${ratio(w, torchFig)} |`;
+      const b = src['native+blas'] ? get(src['native+blas']) : undefined;
+      const nw = paired?.nw ? `${paired.nw.toFixed(2)}x` : ratio(n, w);
+      const nb = paired?.nb ? `${paired.nb.toFixed(2)}x` : ratio(n, b);
+      return `| ${name} | ${label} | ${fig(n)} | ${fig(b)} | ${fig(w)} | ${fig(torchFig)} | ${nb} | ${nw} | ${ratio(n, torchFig)} | ${ratio(w, torchFig)} |`;
     };
-    rows.push(row(`train (${lead[at].label})`, (f) => f.train, train, t?.train, train.native && train.wasm ? trainRatio(train.native, train.wasm) : undefined));
+    const pair = (x: Side): number | undefined => (train.native && train[x] ? trainRatio(train.native, train[x]!) : undefined);
+    rows.push(row(`train (${lead[at].label})`, (f) => f.train, train, t?.train, { nw: pair('wasm'), nb: pair('native+blas') }));
     if (oneThread.native || oneThread.wasm) rows.push(row('train per CPU-second, 1 thread', (f) => f.trainCpu, oneThread, t?.trainCpu));
     for (const n of SAMPLE_SEQS) rows.push(row(`sample ${n} seqs`, (f) => f.sample[n], best, t?.sample[n]));
   }
   console.log(`\n(load average ${loadavg()[0].toFixed(1)} at the end)`);
-  console.log('| config | tokens/s | native | wasm | pytorch | native / wasm | native / pytorch | wasm / pytorch |\n|---|---|---|---|---|---|---|---|');
+  console.log('| config | tokens/s | native | native+blas | wasm | pytorch | native / native+blas | native / wasm | native / pytorch | wasm / pytorch |\n|---|---|---|---|---|---|---|---|---|---|');
   console.log(rows.join('\n'));
 }
 

@@ -1,7 +1,7 @@
 # The native backend of the student GPT's engine (src/model/kernels-native.ts), built by native/build.mjs at install.
 # kernels.cc is compiled once per instruction set, each copy in its own namespace; addon.cc picks one at load time from
-# the CPU's features, so that the addon runs on any x86-64 CPU whatever CPU built it. GEMMs link Debian's OpenBLAS
-# (libopenblas-dev), which chooses its own kernels for the CPU at run time.
+# the CPU's features, so that the addon runs on any x86-64 CPU whatever CPU built it. Nothing but the compiler and
+# Node's headers is needed: OpenBLAS, an option for the GEMMs, is looked up when the addon loads (addon.cc).
 {
   'variables': {
     'kernel_cflags': ['-fPIC', '-O3', '-ffp-contract=fast', '-fno-math-errno', '-fno-trapping-math'],
@@ -23,7 +23,7 @@
       'sources': ['src/addon.cc'],
       'dependencies': ['kernels_generic'],
       'cflags': ['-O3'],
-      'libraries': ['-lopenblas'],
+      'libraries': ['-ldl'],
       'conditions': [
         ['target_arch=="x64"', {
           'dependencies': ['kernels_avx2', 'kernels_avx512'],

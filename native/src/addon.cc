@@ -3,9 +3,13 @@
 // WebAssembly.Memory, read here through its base address), and the N-API functions src/model/kernels-native.ts calls.
 //
 // A call is cut into chunks of its work range the way the wasm pool cuts it (src/model/kernels.ts), published to the
-// pool through a generation counter, and every thread claims chunks until none are left. OpenBLAS runs one thread per
-// call (openblas_set_num_threads(1)): the pool is the only source of parallelism, so its threads and BLAS's never
-// compete for the cores (the engine notes measured 3-10x slowdowns from the two stacked).
+// pool through a generation counter, and every thread claims chunks until none are left.
+//
+// OpenBLAS is optional: the addon neither includes nor links it, and looks for Debian's libopenblas.so.0 when it loads
+// (dlopen), so that it builds with the compiler alone and a machine without OpenBLAS still gets the native engine.
+// Where it is found it runs one thread per call (openblas_set_num_threads(1)): the pool is the only source of
+// parallelism, so its threads and BLAS's never compete for the cores (the engine notes measured 3-10x slowdowns from
+// the two stacked).
 #include <node_api.h>
 
 #include <algorithm>
@@ -20,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include <dlfcn.h>
 #ifdef __linux__
 #include <linux/futex.h>
 #include <sys/mman.h>
@@ -35,14 +40,47 @@
 
 #include "kernels.h"
 
-extern "C" {
-// OpenBLAS's own calls, weak so that another CBLAS still links (its threads are then its own business).
-void openblas_set_num_threads(int) __attribute__((weak));
-char* openblas_get_config(void) __attribute__((weak));
-char* openblas_get_corename(void) __attribute__((weak));
-}
-
 namespace canvasgym {
+
+/** OpenBLAS's calls, where its library was found at load time (all null otherwise). */
+struct OpenBlas {
+  SgemmFn sgemm = nullptr;
+  void (*setNumThreads)(int) = nullptr;
+  char* (*config)() = nullptr;
+  char* (*corename)() = nullptr;
+  /** Why it is not used, where it is not. */
+  std::string missing;
+};
+OpenBlas blas;
+
+/** Looks for OpenBLAS by its soname (CANVASGYM_OPENBLAS names another file); CANVASGYM_NATIVE_GEMM=own skips it. */
+void findOpenBlas() {
+  const char* gemm = std::getenv("CANVASGYM_NATIVE_GEMM");
+  if (gemm && std::strcmp(gemm, "own") == 0) {
+    blas.missing = "CANVASGYM_NATIVE_GEMM=own";
+    return;
+  }
+  // Before the library's constructor starts its own thread pool: one thread, as the pool wants it.
+  setenv("OPENBLAS_NUM_THREADS", "1", 0);
+  const char* path = std::getenv("CANVASGYM_OPENBLAS");
+  void* lib = nullptr;
+  for (const char* name : {path, "libopenblas.so.0", "libopenblas.so"}) {
+    if (name && (lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    if (path) break;
+  }
+  if (!lib) {
+    blas.missing = path ? std::string("cannot load ") + path : "no libopenblas.so.0";
+    return;
+  }
+  blas.sgemm = reinterpret_cast<SgemmFn>(dlsym(lib, "cblas_sgemm"));
+  blas.setNumThreads = reinterpret_cast<void (*)(int)>(dlsym(lib, "openblas_set_num_threads"));
+  blas.config = reinterpret_cast<char* (*)()>(dlsym(lib, "openblas_get_config"));
+  blas.corename = reinterpret_cast<char* (*)()>(dlsym(lib, "openblas_get_corename"));
+  if (!blas.sgemm || !blas.setNumThreads) {
+    blas = OpenBlas{};
+    blas.missing = "the library found has no cblas_sgemm";
+  }
+}
 
 float* scratch(int slot, size_t n) {
   thread_local std::vector<float> buf[3];
@@ -167,7 +205,7 @@ void runChunks(uint32_t g, int index) {
 }
 
 void workerLoop(int index, uint32_t seen) {
-  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  if (blas.setNumThreads) blas.setNumThreads(1);
   for (;;) {
     pool->gen.waitWhile(seen);
     seen = pool->gen.word.load(std::memory_order_acquire);
@@ -288,7 +326,30 @@ bool callArgs(napi_env env, napi_callback_info info, napi_value (&argv)[N], Boun
   return true;
 }
 
-/** info(): { isa, blas, core, names } */
+/** Where the GEMMs run: 0 gemm.h, 1 OpenBLAS, 2 each shape where it measured faster (kernels.cc, viaBlas). */
+int gemmMode = 0;
+
+void setGemm(int mode) {
+  gemmMode = blas.sgemm ? mode : 0;
+  K->setBlas(gemmMode, blas.sgemm);
+}
+
+/** setGemm("own" | "blas" | "auto"): where the GEMMs run from the next call on (the bench compares them in one process);
+ *  without OpenBLAS every mode is "own". Returns the mode now in force. */
+napi_value SetGemm(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  char mode[8] = {0};
+  size_t len = 0;
+  if (!callArgs(env, info, argv) || napi_get_value_string_utf8(env, argv[0], mode, sizeof mode, &len) != napi_ok) return throwError(env, "setGemm(mode): mode must be a string");
+  const std::string m(mode, len);
+  if (m != "own" && m != "blas" && m != "auto") return throwError(env, "setGemm(mode): mode must be own, blas or auto");
+  setGemm(m == "blas" ? 1 : m == "auto" ? 2 : 0);
+  napi_value out;
+  CHECK(napi_create_string_utf8(env, gemmMode == 0 ? "own" : gemmMode == 1 ? "blas" : "auto", NAPI_AUTO_LENGTH, &out));
+  return out;
+}
+
+/** info(): { isa, blas, core, blasMissing, gemm, names } */
 napi_value Info(napi_env env, napi_callback_info) {
   napi_value out, v, names;
   CHECK(napi_create_object(env, &out));
@@ -296,8 +357,10 @@ napi_value Info(napi_env env, napi_callback_info) {
   if (std::strncmp(isa, "isa_", 4) == 0) isa += 4;
   const std::pair<const char*, const char*> fields[] = {
     {"isa", isa},
-    {"blas", openblas_get_config ? openblas_get_config() : "a CBLAS (not OpenBLAS)"},
-    {"core", openblas_get_corename ? openblas_get_corename() : ""},
+    {"blas", blas.config ? blas.config() : blas.sgemm ? "OpenBLAS" : ""},
+    {"core", blas.corename ? blas.corename() : ""},
+    {"blasMissing", blas.missing.c_str()},
+    {"gemm", gemmMode == 0 ? "own" : gemmMode == 1 ? "blas" : "auto"},
   };
   for (const auto& [name, text] : fields) {
     CHECK(napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &v));
@@ -414,11 +477,10 @@ const KernelSet* chooseKernels() {
 napi_value Init(napi_env env, napi_value exports) {
   if (!K) {
     K = chooseKernels();
-    if (openblas_set_num_threads) openblas_set_num_threads(1);
+    findOpenBlas();
+    if (blas.setNumThreads) blas.setNumThreads(1);
     const char* gemm = std::getenv("CANVASGYM_NATIVE_GEMM");
-    // GEMMs split between gemm.h and OpenBLAS by shape (kernels.cc, useBlas); CANVASGYM_NATIVE_GEMM=own|blas sends
-    // them all one way (comparisons).
-    K->setBlas(!gemm ? 2 : std::strcmp(gemm, "blas") == 0 ? 1 : std::strcmp(gemm, "own") == 0 ? 0 : 2);
+    setGemm(gemm && std::strcmp(gemm, "blas") == 0 ? 1 : gemm && std::strcmp(gemm, "auto") == 0 ? 2 : 0);
   }
   const napi_property_descriptor props[] = {
     {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
@@ -428,6 +490,7 @@ napi_value Init(napi_env env, napi_value exports) {
     {"run", nullptr, Run, nullptr, nullptr, nullptr, napi_default, nullptr},
     {"sumSquares", nullptr, SumSquares, nullptr, nullptr, nullptr, napi_default, nullptr},
     {"packedLayerFloats", nullptr, PackedLayerFloats, nullptr, nullptr, nullptr, napi_default, nullptr},
+    {"setGemm", nullptr, SetGemm, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return nullptr;
   return exports;

@@ -1,10 +1,9 @@
 // The native kernels of the student GPT, one translation unit compiled once per instruction set: KERNEL_ISA names the
 // namespace (isa_generic, isa_avx2, isa_avx512) and VW the float lanes of a vector (4, 8, 16). Every kernel does what the
 // wasm kernel of the same name in assembly/kernels.ts does, on the same arguments and work range [lo, hi): that file is
-// the specification, this one a faster route to the same numbers (float32 rounding aside). GEMMs go to BLAS (OpenBLAS
-// picks its own kernels for the CPU at run time, one thread per call: the pool in addon.cc splits the work); the rest is
-// written with GCC's vector extensions, which the compiler lowers to the widest registers the unit is built for.
-#include <cblas.h>
+// the specification, this one a faster route to the same numbers (float32 rounding aside). GEMMs run in gemm.h, or in
+// OpenBLAS where the addon found it at run time and a measurement chose it (viaBlas); the rest is written with GCC's
+// vector extensions, which the compiler lowers to the widest registers the unit is built for.
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -104,8 +103,9 @@ inline void geluSpan(float* x, float* y, long n, bool keepGrad) {
  *  4096 x 512 x 128: 53-67 against 49-59; and its epilogues in registers). Through BLAS, the epilogues become passes
  *  over C. CANVASGYM_NATIVE_GEMM=own|blas picks 0 or 1. */
 int useBlas = 0;
+SgemmFn sgemm = nullptr;
 
-inline bool viaBlas(bool ta, int K) { return useBlas != 0 && !(useBlas == 2 && !ta && K <= 2 * KC) && K > 0; }
+inline bool viaBlas(bool ta, int K) { return sgemm && useBlas != 0 && !(useBlas == 2 && !ta && K <= 2 * KC) && K > 0; }
 
 /** colSums[j] += the sum of column j of B (K x N) over its K rows, for columns [j0, j1). */
 void columnSums(const float* B, long ldb, int K, int j0, int j1, float* colSums) {
@@ -140,7 +140,8 @@ void mm(bool ta, bool tb, int m0, int m1, int N, int K, const float* A, long lda
       for (int j = 0; j < N; j++) c[j] = (e.accumulate ? c[j] : r ? r[j] : 0.0f) + (e.bias ? e.bias[j] : 0.0f);
     }
   }
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m1 - m0, N, K, 1.0f,
+  constexpr int rowMajor = 101, noTrans = 111, trans = 112;
+  sgemm(rowMajor, ta ? trans : noTrans, tb ? trans : noTrans, m1 - m0, N, K, 1.0f,
               ta ? A + m0 : A + (long)m0 * lda, lda, B, ldb, 1.0f, C + (long)m0 * ldc, ldc);
   for (int i = m0; i < m1; i++) {
     float* c = C + (long)i * ldc;
@@ -1078,7 +1079,10 @@ const KernelEntry ENTRIES[] = {
   {"linearBackward", linearBackward, Split::Hints},
 };
 
-void setBlas(int which) { useBlas = which; }
+void setBlas(int which, SgemmFn fn) {
+  useBlas = which;
+  sgemm = fn;
+}
 
 const KernelSet SET = {STR(KERNEL_ISA), ENTRIES, sizeof ENTRIES / sizeof ENTRIES[0], sumSquares, packedLayer, setBlas};
 

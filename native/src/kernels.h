@@ -25,6 +25,11 @@ struct Call {
   float x(int i) const { return static_cast<float>(args[i]); }
 };
 
+/** cblas_sgemm's signature, its CBLAS enums as ints (row-major 101, no transpose 111, transpose 112): OpenBLAS is
+ *  looked up at run time (addon.cc), so that the addon builds and runs without its headers or library. */
+using SgemmFn = void (*)(int order, int transA, int transB, int M, int N, int K, float alpha, const float* A, int lda,
+                         const float* B, int ldb, float beta, float* C, int ldc);
+
 /** Runs items [lo, hi) of one call: rows, columns, heads, ... as the wasm kernel of the same name does. */
 using KernelFn = void (*)(const Call& c, int lo, int hi);
 
@@ -48,8 +53,8 @@ struct KernelSet {
   int count;
   double (*sumSquares)(const float* x, long n);
   long (*packedLayerFloats)(int C);
-  /** GEMMs through BLAS: 0 none (the kernels' own GEMM, the default), 1 all, 2 weight gradients only. */
-  void (*setBlas)(int which);
+  /** GEMMs through BLAS's sgemm (null: none, whatever `which` says): 0 none, 1 all, 2 by shape (kernels.cc, viaBlas). */
+  void (*setBlas)(int which, SgemmFn sgemm);
 };
 
 /** Per-thread scratch of at least n floats (grown on demand, kept between calls), 64-byte aligned; slot 0 is the

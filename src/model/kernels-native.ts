@@ -1,5 +1,6 @@
-// The native backend of the engine (native/: a Node addon built by node-gyp at install, OpenBLAS GEMMs and C++ kernels
-// for the CPU's widest instruction set): loading it, and which backend a model gets. kernels.ts runs the kernels.
+// The native backend of the engine (native/: a Node addon built by node-gyp at install, C++ kernels for the CPU's widest
+// instruction set, OpenBLAS's GEMMs where the library is there and asked for): loading it, and which backend a model
+// gets. kernels.ts runs the kernels.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,11 @@ export type Backend = (typeof BACKENDS)[number];
 
 /** What native/src/addon.cc exports. */
 export interface NativeAddon {
-  info(): { isa: string; blas: string; core: string; names: string[] };
+  /** blas: OpenBLAS's build ('' where it was not found, blasMissing saying why); gemm: where the GEMMs run now. */
+  info(): { isa: string; blas: string; core: string; blasMissing: string; gemm: GemmMode; names: string[] };
+  /** Sends the GEMMs to gemm.h (own), OpenBLAS (blas) or each to the faster by shape (auto); without OpenBLAS always
+   *  own. Returns the mode in force. */
+  setGemm(mode: GemmMode): GemmMode;
   /** Binds an engine: its arena (a view over the shared memory) and the buffer its kernel arguments are written to. */
   bind(memory: Uint8Array, args: Float64Array): number;
   /** The arena grew (in place: a shared memory never moves). */
@@ -22,6 +27,8 @@ export interface NativeAddon {
   packedLayerFloats(C: number): number;
 }
 
+export type GemmMode = 'own' | 'blas' | 'auto';
+
 const ADDON_URL = new URL('../../native/build/Release/canvasgym_native.node', import.meta.url);
 
 let loaded: { addon: NativeAddon; describe: string } | { error: string } | undefined;
@@ -32,18 +39,24 @@ export function loadNative(): { addon: NativeAddon; describe: string } | { error
   // CANVASGYM_NATIVE_ADDON: another build of the addon (comparing builds without replacing the installed one).
   const path = process.env.CANVASGYM_NATIVE_ADDON || fileURLToPath(ADDON_URL);
   if (!existsSync(path)) {
-    loaded = { error: 'native addon not built: run `npm run build:native` (needs g++, make and libopenblas-dev)' };
+    loaded = { error: 'native addon not built: run `npm run build:native` (needs g++ and make)' };
     return loaded;
   }
   try {
     const addon = createRequire(import.meta.url)(path) as NativeAddon;
-    const info = addon.info();
-    const blas = info.blas.split(' ').slice(0, 2).join(' ');
-    loaded = { addon, describe: `${info.isa} kernels, ${blas}${info.core ? ` for ${info.core}` : ''}` };
+    loaded = { addon, describe: describeNative(addon) };
   } catch (err) {
     loaded = { error: `native addon failed to load: ${(err as Error).message.split('\n')[0]}` };
   }
   return loaded;
+}
+
+/** One line of what the addon runs: its kernels' instruction set and where the GEMMs go. */
+export function describeNative(addon: NativeAddon): string {
+  const info = addon.info();
+  const blas = info.blas.split(' ').slice(0, 2).join(' ');
+  if (info.gemm === 'own') return `${info.isa} kernels, own GEMMs${info.blas ? ` (${blas} found, not used)` : ` (no OpenBLAS: ${info.blasMissing})`}`;
+  return `${info.isa} kernels, ${info.gemm === 'blas' ? '' : 'some '}GEMMs in ${blas}${info.core ? ` for ${info.core}` : ''}`;
 }
 
 let chosen: Backend | undefined;
