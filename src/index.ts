@@ -43,7 +43,7 @@ export { runTeacher, type TeacherOptions, type TeacherSummary, type TrainRow } f
 // The student model.
 export { GPT, MODEL_INITS, presetConfig, type GPTConfig, type ModelInit } from './model/gpt.ts';
 export { Tokenizer, trainTokenizer, type TrainTokenizerOptions } from './model/tokenizer.ts';
-export { loadCheckpoint, saveCheckpoint, type LoadedCheckpoint } from './model/checkpoint.ts';
+export { CheckpointError, checkCheckpoint, loadCheckpoint, saveCheckpoint, type LoadedCheckpoint } from './model/checkpoint.ts';
 export { BACKENDS, setDefaultBackend, type Backend } from './model/kernels.ts';
 
 // Environments: the interface the trainers and evaluation take, the built-in ones by name (docs/environments.md).

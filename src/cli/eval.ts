@@ -14,6 +14,7 @@ import { RUBRIC_NAMES } from '../diagram/reward/presets.ts';
 import { generateTasks, maxDistinct } from '../diagram/tasks/generate.ts';
 import type { Task } from '../diagram/tasks/spec.ts';
 import { parseRenderer } from '../diagram/tldraw/renderer.ts';
+import { CheckpointError } from '../model/checkpoint-error.ts';
 import { UsageError } from './usage-error.ts';
 import { outputDirFlag } from './flags.ts';
 import { EvalSettings, SPLIT_TASKS } from './eval-settings.ts';
@@ -80,6 +81,7 @@ export function registerEval(cmd: Command): void {
       try {
         policy = await policyFromSpec(flags.policy, { specFor: (prompt) => specs.get(prompt), structuredOutput: flags.structured_output });
       } catch (err) {
+        if (err instanceof CheckpointError) throw err;
         throw new UsageError(`--policy: ${(err as Error).message}`);
       }
       const tldraw = rendererName === 'tldraw' ? await startTldraw(flags.images) : null;

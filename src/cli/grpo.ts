@@ -13,6 +13,7 @@ import { GrpoSettings } from '../train/grpo-settings.ts';
 import { pickSettings } from '../settings.ts';
 import { judgeSummary } from '../diagram/reward/judge.ts';
 import { readTasks } from './task-file.ts';
+import { checkCheckpoint } from '../model/checkpoint.ts';
 import { UsageError } from './usage-error.ts';
 import { addJudgeOptions, judgeFromFlags } from './judge-flags.ts';
 import { JUDGE_CACHES } from './judge-settings.ts';
@@ -40,7 +41,7 @@ function fromFlags(flags: GrpoFlags) {
   const env = envFlag(flags.env as string | undefined);
   const settings = readSettings(grpoCommandSettings(env), flags);
   outputDirFlag('--out', settings.output_dir);
-  if (!existsSync(join(settings.init, 'config.json'))) throw new UsageError(`--init: ${settings.init} is not a checkpoint directory (no config.json)`);
+  checkCheckpoint(settings.init);
   const config = grpoConfig(pickSettings(GrpoSettings, settings));
   if (flags.numGenerations !== undefined && flags.generationBatchSize === undefined && config.generation_batch_size % config.num_generations !== 0) {
     // Keep the default number of prompts per step when only the group size changes.

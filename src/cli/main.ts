@@ -3,6 +3,7 @@
 // command, `canvasgym --help` included, seconds of start-up.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { CheckpointError } from '../model/checkpoint-error.ts';
 import { UsageError } from './usage-error.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -83,6 +84,7 @@ async function addBackendOption(cmd: Command): Promise<void> {
 /** The line printed for an error that is the user's to fix, or undefined for a bug (which keeps its stack trace). */
 function usageMessage(err: unknown): string | undefined {
   if (err instanceof UsageError) return err.message;
+  if (err instanceof CheckpointError) return err.message;
   // The system refusing a path (permissions, a full disk, a file where a folder should be) after the up-front checks
   // passed: Node's message names the call, the reason and the path, which is all the user needs.
   const e = err as NodeJS.ErrnoException;

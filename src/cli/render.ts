@@ -9,6 +9,7 @@ import type { DiagramSpec } from '../diagram/tasks/spec.ts';
 import { renderSvg } from '../diagram/render/svg.ts';
 import { rasterize } from '../render/png.ts';
 import { parseRenderer } from '../diagram/tldraw/renderer.ts';
+import { JsonlError, readTextFileSync } from '../io/jsonl.ts';
 import { UsageError } from './usage-error.ts';
 import { outputDirFlag, outputFileFlag } from './flags.ts';
 import { RenderSettings } from './render-settings.ts';
@@ -65,12 +66,22 @@ function checkOut(out: string | undefined): string {
   return outputFileFlag('--out', out);
 }
 
+/** The text of --in: a file of UTF-8 text. */
+function readIn(path: string | undefined): string {
+  if (!path) throw new UsageError('render needs --in FILE holding a completion (or --sample)');
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--in: no such file: ${path}`);
+  try {
+    return readTextFileSync(path);
+  } catch (err) {
+    if (err instanceof JsonlError) throw new UsageError(`--in: ${err.message}`);
+    throw err;
+  }
+}
+
 function renderFile(flags: RenderFlags): void {
   const out = checkOut(flags.out);
-  if (!flags.in) throw new UsageError('render needs --in FILE holding a completion (or --sample)');
-  if (!existsSync(flags.in) || !statSync(flags.in).isFile()) throw new UsageError(`--in: no such file: ${flags.in}`);
-  const { completion, prompt } = readCompletion(readFileSync(flags.in, 'utf8'));
-  const drawing = draw(completion, flags.in, flags.prompt ?? prompt, flags.errors);
+  const { completion, prompt } = readCompletion(readIn(flags.in));
+  const drawing = draw(completion, flags.in!, flags.prompt ?? prompt, flags.errors);
   for (const e of drawing.errors) process.stderr.write(`warning: refused ${e}\n`);
   process.stdout.write(`${writeDrawing(drawing, out, flags)}\n`);
 }
@@ -173,9 +184,7 @@ async function renderTldraw(flags: RenderFlags): Promise<void> {
   } else {
     const out = checkOut(flags.out);
     if (extname(out).toLowerCase() !== '.png') throw new UsageError('--renderer tldraw writes PNG: --out must end in .png');
-    if (!flags.in) throw new UsageError('render needs --in FILE holding a completion (or --sample)');
-    if (!existsSync(flags.in) || !statSync(flags.in).isFile()) throw new UsageError(`--in: no such file: ${flags.in}`);
-    jobs = [{ completion: readCompletion(readFileSync(flags.in, 'utf8')).completion, out }];
+    jobs = [{ completion: readCompletion(readIn(flags.in)).completion, out }];
   }
   let pictures;
   try {

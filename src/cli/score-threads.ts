@@ -3,11 +3,11 @@
 // single-threaded path, so the output is the same bytes; only the wall time changes.
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../io/worker-entry.ts';
-import { readLinesSync, type JsonlWriter } from '../io/jsonl.ts';
+import { readLinesSync, type JsonlWriter, type Line } from '../io/jsonl.ts';
 
 export interface LineChunk {
   id: number;
-  lines: { lineNumber: number; text: string }[];
+  lines: Line[];
 }
 
 export interface ScoredChunk {
@@ -84,8 +84,8 @@ export async function scoreFileThreaded(path: string, reward: string, threads: n
   };
   try {
     let lines: LineChunk['lines'] = [];
-    for (const line of readLinesSync(path)) {
-      if (line.text.trim() === '') continue;
+    for (const line of readLinesSync(path, { badText: 'mark' })) {
+      if (line.text.trim() === '' && !line.notText) continue;
       lines.push(line);
       if (lines.length === CHUNK_LINES) {
         await send(lines);

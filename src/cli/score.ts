@@ -2,12 +2,12 @@
 // row in and in order. A bad line becomes an error row naming its line number; the run goes on.
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { JsonlWriter, readLines, readLinesSync } from '../io/jsonl.ts';
+import { JsonlWriter, readLines, readLinesSync, type Line } from '../io/jsonl.ts';
 import { getRubric } from '../diagram/reward/presets.ts';
 import type { Rubric } from '../diagram/reward/rubric.ts';
 import { judgeSummary } from '../diagram/reward/judge.ts';
 import { withJudgment } from '../environment/judge.ts';
-import { scoreLine } from '../diagram/reward/rows.ts';
+import { scoreInputLine } from '../diagram/reward/rows.ts';
 import type { TldrawDriver } from '../diagram/tldraw/driver.ts';
 import { parseRenderer } from '../diagram/tldraw/renderer.ts';
 import { UsageError } from './usage-error.ts';
@@ -61,10 +61,10 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
   let driver: TldrawDriver | undefined;
   let lineReadbacks: typeof import('../diagram/tldraw/score.ts').lineReadbacks | undefined;
   // With tldraw, lines go to the browser in chunks (one page call per chunk), still written in order.
-  const chunk: { lineNumber: number; text: string }[] = [];
+  const chunk: Line[] = [];
   const flush = async () => {
     const readbacks = driver && lineReadbacks ? await lineReadbacks(driver, chunk.map((l) => l.text)) : [];
-    const scored = chunk.map(({ lineNumber, text }, k) => scoreLine(rubric, text, lineNumber, readbacks[k]));
+    const scored = chunk.map((line, k) => scoreInputLine(rubric, line, readbacks[k]));
     const judgments = judged ? await judged.judge.judgeAll(scored.filter((s) => s.ok).map((s) => ({ prompt: s.row.prompt as string, completion: s.row.completion as string }))) : [];
     let next = 0;
     for (const { ok, row, json } of scored) {
@@ -96,9 +96,10 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
       ({ rows, failed } = await scoreFileThreaded(flags.in!, flags.reward, threads, out));
       return { rows, failed, threads };
     }
-    for await (const { lineNumber, text } of fromFile ? readLinesSync(flags.in!) : readLines(flags.in)) {
-      if (text.trim() === '') continue;
-      chunk.push({ lineNumber, text });
+    // A line that is not text is answered with an error row, as a line that is not JSON is.
+    for await (const line of fromFile ? readLinesSync(flags.in!, { badText: 'mark' }) : readLines(flags.in, { badText: 'mark' })) {
+      if (line.text.trim() === '' && !line.notText) continue;
+      chunk.push(line);
       if (chunk.length >= (driver ? TLDRAW_CHUNK : judged ? JUDGE_CHUNK : 1)) await flush();
     }
     await flush();

@@ -43,11 +43,8 @@ export function registerServe(cmd: Command): void {
       if (flags.policy !== undefined) {
         const { StudentPolicy } = await import('../policy/student.ts');
         const { actionGuides } = await import('../diagram/language/structured.ts');
-        try {
-          config.policy = await StudentPolicy.load(flags.policy, { guideFor: flags.structured_output ? actionGuides : undefined });
-        } catch (err) {
-          throw new UsageError(`--policy: cannot load a student checkpoint from ${flags.policy}: ${(err as Error).message}`);
-        }
+        // A bad checkpoint is a CheckpointError, which the command line prints as one line.
+        config.policy = await StudentPolicy.load(flags.policy, { guideFor: flags.structured_output ? actionGuides : undefined });
       }
       let running;
       try {

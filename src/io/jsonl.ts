@@ -2,6 +2,7 @@
 // handed to the OS before the next, so a crashed run keeps every row it reported (a batching writer hands over each
 // turn of the event loop's rows together, and a process killed outright loses that turn's).
 import { closeSync, createReadStream, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 
@@ -9,23 +10,29 @@ export interface Line {
   /** 1-based, counting every line of the input, blank ones included. */
   lineNumber: number;
   text: string;
+  /** With `badText: 'mark'`: what makes the line not text (not UTF-8, a NUL byte); its text is then what a lenient
+   *  decoder reads, for nothing but an error row. */
+  notText?: string;
 }
 
 /** The most bytes one row of an input file (a task, a teacher row) may hold. The largest row the task suite or the
  *  teacher writes is a few kilobytes; a row of megabytes is a mistake, and training on one would take gigabytes. */
 export const MAX_ROW_BYTES = 1 << 20;
 
-/** An input file that breaks what JSONL promises (a row that is not JSON, or longer than allowed): the user's to fix. */
+/** An input file that breaks what JSONL promises (a row that is not JSON, or longer than allowed, or not text): the
+ *  user's to fix. */
 export class JsonlError extends Error {}
 
 export interface ReadOptions {
   /** A longer line is refused as soon as it passes this, before it is held whole. */
   maxLineBytes?: number;
+  /** A line that is not UTF-8 text (or holds a NUL byte): a JsonlError naming it ('throw', the default), or a line
+   *  with `notText` set, for readers that answer every line with a row of its own ('mark'). */
+  badText?: 'throw' | 'mark';
 }
 
 /** Cuts bytes into lines. Only \n ends a line, and a \r just before it goes with it: a lone \r is part of the line
- *  (JSON allows it as whitespace between tokens), so that a stray one cannot split a row in two. Bytes that are not
- *  UTF-8 read as U+FFFD. */
+ *  (JSON allows it as whitespace between tokens), so that a stray one cannot split a row in two. */
 class LineCutter {
   private parts: Buffer[] = [];
   private bytes = 0;
@@ -34,6 +41,7 @@ class LineCutter {
   constructor(
     private readonly source: string,
     private readonly maxLineBytes: number,
+    private readonly badText: 'throw' | 'mark' = 'throw',
   ) {}
 
   /** The lines that `chunk` ends; its unended tail waits for the next chunk. The caller hands over the chunk. */
@@ -69,8 +77,28 @@ class LineCutter {
     if (newline && line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
     this.parts = [];
     this.bytes = 0;
-    return { lineNumber: ++this.lineNumber, text: line.toString('utf8') };
+    this.lineNumber++;
+    const notText = whyNotText(line);
+    if (notText && this.badText === 'throw') throw new JsonlError(`${this.source} line ${this.lineNumber}: ${notText}`);
+    return { lineNumber: this.lineNumber, text: line.toString('utf8'), ...(notText && { notText }) };
   }
+}
+
+/** Every text input is UTF-8 without NUL bytes: a binary file or another encoding would otherwise read as rows of
+ *  U+FFFD that a task or prompt file accepts as text. Undefined for text, else what is wrong. */
+function whyNotText(bytes: Buffer): string | undefined {
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) return `not text: a NUL byte at byte ${nul + 1} (a binary file?)`;
+  if (!isUtf8(bytes)) return 'not text: not valid UTF-8 (a binary file, or text in another encoding?)';
+  return undefined;
+}
+
+/** A whole text file (what one input holds, such as a completion to render), checked as every line readLines gives. */
+export function readTextFileSync(path: string): string {
+  const bytes = readFileSync(path);
+  const notText = whyNotText(bytes);
+  if (notText) throw new JsonlError(`${path}: ${notText}`);
+  return bytes.toString('utf8');
 }
 
 /** "-" (or no path) is stdin for a reader, stdout for a writer. */
@@ -79,7 +107,7 @@ const isStdio = (path?: string) => path === undefined || path === '-';
 /** The lines of a file, or of stdin when `path` is undefined or "-". Accepts \n and \r\n endings. */
 export async function* readLines(path?: string, opts: ReadOptions = {}): AsyncGenerator<Line> {
   const input: Readable = isStdio(path) ? process.stdin : createReadStream(path!);
-  const cutter = new LineCutter(path ?? 'stdin', opts.maxLineBytes ?? Infinity);
+  const cutter = new LineCutter(path ?? 'stdin', opts.maxLineBytes ?? Infinity, opts.badText);
   for await (const chunk of input) yield* cutter.push(chunk as Buffer);
   yield* cutter.end();
 }
@@ -87,7 +115,7 @@ export async function* readLines(path?: string, opts: ReadOptions = {}): AsyncGe
 /** readLines for a file, without waiting on the event loop. */
 export function* readLinesSync(path: string, opts: ReadOptions = {}): Generator<Line> {
   const fd = openSync(path, 'r');
-  const cutter = new LineCutter(path, opts.maxLineBytes ?? Infinity);
+  const cutter = new LineCutter(path, opts.maxLineBytes ?? Infinity, opts.badText);
   try {
     for (;;) {
       // A fresh buffer each read: the cutter keeps the unended tail of one read while the next comes in.

@@ -2,10 +2,13 @@
 // that transformers' GPT2LMHeadModel/AutoTokenizer load as is, plus, for resumable training, the optimizer moments and trainer state.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GPT, type GPTConfig } from './gpt.ts';
+import { CheckpointError } from './checkpoint-error.ts';
+import { GPT, parameterShapes, validateConfig, type GPTConfig } from './gpt.ts';
 import { Tokenizer } from './tokenizer.ts';
 import { CHAT_TEMPLATE } from './chat.ts';
 import { loadSafetensors, saveSafetensors, type NamedTensor } from './safetensors.ts';
+
+export { CheckpointError };
 
 export const LAYER_NORM_EPSILON = 1e-5;
 
@@ -157,20 +160,22 @@ export function readCheckpointConfig(dir: string): GPTConfig {
   return configFromHuggingFace(readJson(join(dir, 'config.json')), join(dir, 'config.json'));
 }
 
-/** Copies tensors into the model's parameters by GPT-2 name, checking that every one is present with its shape. */
-export function loadWeights(model: GPT, tensors: NamedTensor[], source: string): void {
+/** The file's tensor for each parameter a config gives, by GPT-2 name, each checked for its shape; what the file holds
+ *  beyond them is refused. */
+function matchTensors(params: { name: string; shape: number[] }[], tensors: NamedTensor[], source: string): NamedTensor[] {
   const byName = new Map<string, NamedTensor>();
   for (const t of tensors) byName.set(t.name.startsWith('transformer.') || t.name.startsWith('lm_head.') ? t.name : `transformer.${t.name}`, t);
-  for (const p of model.parameters()) {
+  const matched = params.map((p) => {
     const t = byName.get(p.name);
     if (!t) throw new Error(`${source}: tensor ${p.name} is missing`);
-    if (t.shape.join(',') !== p.shape.join(',')) throw new Error(`${source}: tensor ${p.name} has shape [${t.shape}], the model needs [${p.shape}]`);
-    p.data.set(t.data);
+    if (t.shape.join(',') !== p.shape.join(',')) throw new Error(`${source}: tensor ${p.name} has shape [${t.shape}], the model in config.json needs [${p.shape}]`);
     byName.delete(p.name);
-  }
+    return t;
+  });
   // Buffers older transformers versions save, and an lm_head tied to wte, carry no weights of their own.
   const extra = [...byName.keys()].filter((n) => !/\.attn\.(masked_)?bias$/.test(n) && n !== 'lm_head.weight');
   if (extra.length) throw new Error(`${source}: unexpected tensors ${extra.slice(0, 5).join(', ')}${extra.length > 5 ? ', ...' : ''}`);
+  return matched;
 }
 
 export interface LoadedCheckpoint {
@@ -179,30 +184,65 @@ export interface LoadedCheckpoint {
   trainerState?: TrainerState;
 }
 
+/**
+ * Loads a checkpoint directory. Whatever is wrong with its files (missing, truncated, bad JSON, another model type,
+ * tensors of the wrong shape, a tokenizer that does not match) is a CheckpointError naming the file, found before the
+ * model is built: a config that claims a huge model fails without taking its memory.
+ */
 export async function loadCheckpoint(dir: string, opts: { threads?: number; withOptimizer?: boolean } = {}): Promise<LoadedCheckpoint> {
-  if (!existsSync(join(dir, 'config.json'))) throw new Error(`${dir} is not a checkpoint: it has no config.json`);
-  const config = readCheckpointConfig(dir);
-  const tokenizer = Tokenizer.load(join(dir, 'tokenizer.json'));
-  if (tokenizer.vocabSize !== config.vocabSize) {
-    throw new Error(`${dir}: config.json says vocab_size ${config.vocabSize} but tokenizer.json has ${tokenizer.vocabSize} tokens`);
-  }
-  const weightsPath = join(dir, 'model.safetensors');
-  const { tensors } = loadSafetensors(weightsPath);
+  const { config, tokenizer, weights, optimizer } = readCheckpointFiles(dir, opts.withOptimizer ?? false);
   const model = await GPT.create(config, { threads: opts.threads });
+  model.parameters().forEach((p, i) => p.data.set(weights[i].data));
+  if (!optimizer) return { model, tokenizer };
+  model.optimizer.loadState(optimizer.state);
+  return { model, tokenizer, trainerState: optimizer.trainerState };
+}
+
+/** Runs a step of reading a checkpoint; what it throws becomes a CheckpointError (its message already names the file). */
+function asCheckpointError<T>(read: () => T): T {
   try {
-    loadWeights(model, tensors, weightsPath);
-    if (!opts.withOptimizer) return { model, tokenizer };
+    return read();
+  } catch (err) {
+    if (err instanceof CheckpointError) throw err;
+    throw new CheckpointError((err as Error).message);
+  }
+}
+
+/** A checkpoint's config, tokenizer and weights (and with `withOptimizer` its optimizer moments and trainer state),
+ *  read and checked against each other without building a model. */
+function readCheckpointFiles(dir: string, withOptimizer: boolean) {
+  return asCheckpointError(() => {
+    const configPath = join(dir, 'config.json');
+    if (!existsSync(configPath)) throw new Error(`${dir} is not a checkpoint: it has no config.json`);
+    const config = readCheckpointConfig(dir);
+    try {
+      validateConfig(config);
+    } catch (err) {
+      throw new Error(`${configPath}: ${(err as Error).message}`);
+    }
+    const tokenizerPath = join(dir, 'tokenizer.json');
+    const tokenizer = Tokenizer.load(tokenizerPath);
+    if (tokenizer.vocabSize !== config.vocabSize) throw new Error(`${tokenizerPath}: ${tokenizer.vocabSize} tokens, but config.json says vocab_size ${config.vocabSize}`);
+    const weightsPath = join(dir, 'model.safetensors');
+    const params = parameterShapes(config);
+    // Every tensor checked against the config before GPT.create takes the memory the config claims.
+    const weights = matchTensors(params, loadSafetensors(weightsPath).tensors, weightsPath);
+    if (!withOptimizer) return { config, tokenizer, weights };
     const trainerState = readJson(join(dir, 'trainer_state.json')) as TrainerState;
     const optPath = join(dir, 'optimizer.safetensors');
     const opt = loadSafetensors(optPath);
     const m = opt.tensors.find((t) => t.name === 'exp_avg');
     const v = opt.tensors.find((t) => t.name === 'exp_avg_sq');
     const step = Number(opt.metadata.step);
-    if (!m || !v || !Number.isInteger(step)) throw new Error(`${optPath}: expected tensors exp_avg, exp_avg_sq and metadata step`);
-    model.optimizer.loadState({ step, m: m.data, v: v.data });
-    return { model, tokenizer, trainerState };
-  } catch (err) {
-    await model.dispose();
-    throw err;
-  }
+    if (!m || !v || !Number.isInteger(step) || step < 0) throw new Error(`${optPath}: expected tensors exp_avg, exp_avg_sq and metadata step (a count)`);
+    const size = params.reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0);
+    if (m.data.length !== size || v.data.length !== size) throw new Error(`${optPath}: the moments hold ${m.data.length} and ${v.data.length} values, the model has ${size} parameters`);
+    return { config, tokenizer, weights, optimizer: { trainerState, state: { step, m: m.data, v: v.data } } };
+  });
+}
+
+/** Reads and checks a checkpoint directory as loadCheckpoint does, without building the model: for commands that want
+ *  to refuse a bad checkpoint before they create their output. Throws a CheckpointError. */
+export function checkCheckpoint(dir: string): void {
+  readCheckpointFiles(dir, false);
 }

@@ -109,6 +109,12 @@ function paramLayout(c: GPTConfig): ParamLayout {
   return { specs, size, wte, wpe, lnfW, lnfB, layers };
 }
 
+/** The parameters a config gives, by GPT-2 name and shape, in the model's order (a checkpoint is checked against them
+ *  before a model is built). */
+export function parameterShapes(c: GPTConfig): { name: string; shape: number[] }[] {
+  return paramLayout(c).specs.map(({ name, shape }) => ({ name, shape }));
+}
+
 /** Activations of one block for BT rows, kept from forward for backward. */
 interface LayerActs {
   ln1: number; ln1Mean: number; ln1Rstd: number; // (BT, C), (BT), (BT)

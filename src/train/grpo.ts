@@ -318,17 +318,18 @@ export async function trainGrpo<Spec>(config: GRPOConfig, o: GrpoRunOptions<Spec
   if (!existsSync(join(cfg.init, 'config.json'))) throw new GrpoInputError(`init: ${cfg.init} is not a checkpoint directory (no config.json)`);
   if (o.tasks.length === 0) throw new GrpoInputError('no tasks to train on');
   const reward = o.reward ?? env.reward(cfg.reward);
-  mkdirSync(cfg.output_dir, { recursive: true });
   const logPath = join(cfg.output_dir, 'log.jsonl');
   const rolloutsPath = join(cfg.output_dir, 'rollouts.jsonl');
 
   const resumeFrom = o.resume ? latestCheckpoint(cfg.output_dir) : undefined;
   if (o.resume && !resumeFrom) throw new GrpoInputError(`--resume: ${cfg.output_dir} has no checkpoint-N with trainer state to resume from`);
+  // Loaded before the output folder is made: a bad checkpoint leaves nothing behind.
   const loaded = await loadCheckpoint(resumeFrom ?? cfg.init, { threads: cfg.threads, withOptimizer: resumeFrom !== undefined });
   const model = loaded.model;
   const tok = loaded.tokenizer;
   let ref: GPT | null = null;
   try {
+    mkdirSync(cfg.output_dir, { recursive: true });
     let state: TrainerState;
     let elapsedBefore = 0;
     if (resumeFrom) {

@@ -1,5 +1,5 @@
-// Every command's input files, broken in the ways files get broken (cut short, bad UTF-8, stray \r, huge numbers,
-// wrong types, deep nesting, rows over the cap...), with fixed seeds. Whatever the file holds, a command must end
+// Every command's input files, broken in the ways files get broken (cut short, bad UTF-8, binary, NUL bytes, stray \r,
+// huge numbers, wrong types, deep nesting, rows over the cap...), with fixed seeds. Whatever the file holds, a command must end
 // with exit code 0 or a one-line refusal (exit code 2), never a stack trace, and keep or refuse rows as documented:
 // score answers every non-blank line with a row, in order; a task or SFT file is taken whole or refused naming a line.
 // In process through runCli (bin/canvasgym.js runs the same), since a spawn costs seconds here.
@@ -12,6 +12,10 @@ import { mulberry32 } from '../../src/random.ts';
 import { readSftData } from '../../src/train/sft.ts';
 import { inProcessCli, ONE_LINE, type CliResult } from '../helpers/cli.ts';
 import { diagramEnv } from '../../src/diagram/diagram-env.ts';
+import { SYSTEM_PROMPT } from '../../src/diagram/language/prompt.ts';
+import { saveCheckpoint } from '../../src/model/checkpoint.ts';
+import { GPT } from '../../src/model/gpt.ts';
+import { trainTokenizer } from '../../src/model/tokenizer.ts';
 
 /** The same cases every run. */
 const rng = mulberry32;
@@ -145,6 +149,15 @@ const MUTATIONS: Mutation[] = [
         if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) doc.pad = 'x'.repeat(MAX_ROW_BYTES);
       }),
   },
+  // A file that is not text at all, as the teacher once took for 18 prompts of garbage.
+  { name: 'binary', apply: (_, __, r) => Buffer.from(Array.from({ length: 3000 }, () => below(r, 256))) },
+  {
+    name: 'NUL bytes',
+    apply: (b, _, r) => {
+      for (let k = 0; k < 2; k++) b = insertAt(b, below(r, b.length), Buffer.from([0]));
+      return b;
+    },
+  },
   { name: 'blank', apply: (_, __, r) => Buffer.from(oneOf(r, ['', '\n', ' \n\t\n\r\n', '\uFEFF'])) },
   {
     name: 'bytes flipped',
@@ -218,8 +231,10 @@ beforeAll(async () => {
   const evaluated = await inProcessCli(['eval', '--policy', 'scripted', '--tasks', files.tasks, '--out', files.evalDir, '--no-images', '--no-progress', '--rubrics', 'seed']);
   expect(evaluated.code, evaluated.stderr).toBe(0);
   files.init = join(dir, 'init');
-  mkdirSync(files.init);
-  writeFileSync(join(files.init, 'config.json'), '{}');
+  const tokenizer = trainTokenizer([...Array(20).fill(SYSTEM_PROMPT), 'Draw a client and an API.'], { vocabSize: 300 });
+  const model = await GPT.create({ vocabSize: tokenizer.vocabSize, nCtx: 512, nEmbd: 16, nLayer: 1, nHead: 2 }, { seed: 1, threads: 1 });
+  saveCheckpoint(files.init, { model, tokenizer });
+  await model.dispose();
 });
 
 const TARGETS: Target[] = [

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,9 +40,23 @@ describe('reading lines', () => {
     expect(await texts('')).toEqual([]);
   });
 
-  it('drops a byte-order mark at the start, and reads bytes that are not UTF-8 as U+FFFD', async () => {
+  it('drops a byte-order mark at the start', async () => {
     expect(await texts('\uFEFF{"a": 1}\n\uFEFF')).toEqual(['{"a": 1}', '\uFEFF']);
-    expect(await texts(Buffer.from([0x61, 0xff, 0x62, 0x0a, 0xc3]))).toEqual(['a\uFFFDb', '\uFFFD']);
+  });
+
+  it('refuses a line that is not UTF-8 or holds a NUL byte, naming it; or marks it, for readers that answer each line', async () => {
+    for (const [bytes, why] of [
+      [Buffer.from('ok\n\u00e9t\u00e9\na\xffb\n', 'latin1'), /line 2: not text: not valid UTF-8/],
+      [Buffer.from([0x6f, 0x6b, 0x0a, 0x61, 0x00, 0x62]), /line 2: not text: a NUL byte at byte 2/],
+    ] as const) {
+      const refused = lines(bytes);
+      await expect(refused).rejects.toThrow(JsonlError);
+      await expect(refused).rejects.toThrow(why);
+    }
+    const path = fileOf(Buffer.from([0x61, 0xff, 0x62, 0x0a, 0x7b, 0x7d, 0x0a, 0xc3]));
+    const marked = [...readLinesSync(path, { badText: 'mark' })];
+    expect(await collect(readLines(path, { badText: 'mark' }))).toEqual(marked);
+    expect(marked.map((l) => [l.text, l.notText?.slice(0, 8)])).toEqual([['a\uFFFDb', 'not text'], ['{}', undefined], ['\uFFFD', 'not text']]);
   });
 
   it('keeps lines and characters whole across read chunks', async () => {
@@ -93,5 +107,27 @@ describe('a batching writer', () => {
     await out.write({ n: 3 });
     out.close();
     expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
+  });
+});
+
+describe('a binary file given as text', () => {
+  it('is refused by the teacher with one line naming its line, and nothing written', async () => {
+    let s = 7;
+    const random = Buffer.from(Array.from({ length: 3000 }, () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 24)));
+    const out = join(dir, 'teacher-out');
+    const r = await inProcessCli(['teacher', '--tasks', fileOf(random), '--out', out, '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^canvasgym: \S+\.jsonl line \d+: not text: (a NUL byte|not valid UTF-8)[^\n]+\n$/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('is answered by score with an error row per line, as a line that is not JSON', async () => {
+    const out = join(dir, 'scored.jsonl');
+    const r = await inProcessCli(['score', '--reward', 'seed', '--in', fileOf(Buffer.from('{"prompt": "a\xff", "completion": "x"}\n\n{"prompt": "Draw A", "completion": "{}"}\n', 'latin1')), '--out', out]);
+    expect(r.code).toBe(0);
+    const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows[0]).toEqual({ line: 1, error: expect.stringMatching(/^line 1: not text: not valid UTF-8/) });
+    expect(rows[1].reward).toBeTypeOf('number');
+    expect(rows).toHaveLength(2);
   });
 });
