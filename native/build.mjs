@@ -1,5 +1,6 @@
-// Builds the native backend (native/binding.gyp) with node-gyp: an optional step of `npm install` (`prepare`). Any failure
-// (no compiler, no OpenBLAS, no Node headers, another OS) is logged in one line and the install goes on: the
+// Builds the native backend (native/binding.gyp) with node-gyp: an optional step of `npm install`. It needs a C++
+// compiler, make and Node's headers, nothing else (OpenBLAS is looked up at run time). Any failure (no compiler, no
+// Node headers, another OS) is logged in one line and the install goes on: the
 // WebAssembly kernels are the portable fallback, and the engine says which backend it runs and why.
 //   node native/build.mjs            build (skipped with CANVASGYM_SKIP_NATIVE=1)
 //   node native/build.mjs --strict   the same, but a failed build exits 1 (CI, after installing the apt packages)

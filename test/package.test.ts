@@ -20,6 +20,9 @@ function run(cmd: string, args: string[], opts: SpawnSyncOptions = {}): { stdout
   return { stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
+/** Whether this process may hide OpenBLAS from a command (a mount namespace needs root). */
+const CAN_HIDE_OPENBLAS = process.getuid?.() === 0 && spawnSync('unshare', ['-m', 'true']).status === 0;
+
 /** dist/ as `npm run build` leaves it, rebuilt when a source is newer (the stamp is written last, as bin/ reads it). */
 function buildIfStale(): void {
   const stamp = join(ROOT, 'dist', '.tsbuildinfo');
@@ -123,6 +126,23 @@ describe('the npm package', () => {
     expect(installLog).toContain('native backend not built (CANVASGYM_SKIP_NATIVE=1)');
     expect(existsSync(join(project, 'node_modules', 'tsx'))).toBe(false);
   });
+
+  // A machine without OpenBLAS, made by hiding Debian's OpenBLAS folders under empty mounts in a mount namespace of
+  // the command's own (root only): the install step builds the addon with the compiler alone, and training runs on it.
+  it.skipIf(!CAN_HIDE_OPENBLAS && process.env.CANVASGYM_REQUIRE_NATIVE !== '1')('builds the native addon from the tarball where OpenBLAS is not installed, and trains on it', () => {
+    const hide = 'for d in /usr/lib/*/openblas-* /usr/include/*/openblas-*; do if [ -d "$d" ]; then mount -t tmpfs none "$d"; fi; done';
+    const bin = join(project, 'node_modules', '.bin', 'canvasgym');
+    const script = [
+      'set -e',
+      hide,
+      'npm rebuild canvasgym --foreground-scripts',
+      `"${bin}" sft --env arithmetic --preset tiny --num-tasks 20 --steps 2 --threads 1 --out "${join(work, 'sft-no-blas')}" --no-progress`,
+    ].join('\n');
+    const { stdout, stderr } = run('unshare', ['-m', 'sh', '-c', script], { cwd: project, env: { CANVASGYM_SKIP_NATIVE: '' } });
+    expect(stdout + stderr).toMatch(/canvasgym: native backend built/);
+    expect(stderr).toMatch(/canvasgym: model backend native \(\w+ kernels, own GEMMs \(no OpenBLAS: no libopenblas\.so\.0\)/);
+    expect(existsSync(join(work, 'sft-no-blas', 'final', 'model.safetensors'))).toBe(true);
+  }, 300_000);
 
   it('scores, makes tasks and trains a GRPO step from a plain .mjs file', () => {
     writeFileSync(join(project, 'use.mjs'), CONSUMER_MJS);
