@@ -26,6 +26,8 @@ export interface Rollout {
   components: Record<string, number>;
   /** Every reward asked for. */
   rewards: Record<string, number>;
+  /** Every reward's components, by reward (the report leads with the reward a run trains on, beside the main one). */
+  reward_components?: Record<string, Record<string, number>>;
   /** The environment's per-rollout rates (the diagram: the teacher quirks this completion shows, abbreviated labels,
    *  cramped spacing, overlaps, missing edges, prose), in [0, 1]. */
   quirks: Record<string, number>;
@@ -105,10 +107,12 @@ export function scoreRollout<Spec, Readback>(
   const outcome = env.outcome(task, completion, readback);
   const main = env.evalRewards[0];
   const rewards: Record<string, number> = {};
+  const byReward: Record<string, Record<string, number>> = {};
   let components: Record<string, number> = {};
   for (const name of rubrics) {
     const s = env.reward(name).score(task, completion, readback);
     rewards[name] = s.reward;
+    byReward[name] = s.components;
     if (name === main) components = s.components;
   }
   return {
@@ -125,6 +129,7 @@ export function scoreRollout<Spec, Readback>(
     reward: rewards[main] ?? rewards[rubrics[0]],
     components,
     rewards,
+    reward_components: byReward,
     ...extra,
   };
 }

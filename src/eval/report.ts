@@ -4,8 +4,9 @@
 // and these are a few dozen lines each.
 import type { TextEnv } from '../environment/text-env.ts';
 import { escapeXml } from '../io/xml.ts';
+import { FONT_FAMILY, textWidth } from '../render/text.ts';
 import type { EvalMetrics, GroupMetrics, Rollout } from './evaluate.ts';
-import type { Interval } from './stats.ts';
+import { histogram, type Interval } from './stats.ts';
 
 export interface PolicyEval {
   /** e.g. "teacher", "SFT", "GRPO". */
@@ -40,6 +41,9 @@ export interface ReportInput {
   worst?: number;
   /** Extra rows (name -> value per policy) for the metrics table, e.g. quirk rates. */
   extraRows?: { name: string; values: (string | number)[] }[];
+  /** The reward the gallery, the worst rollouts and the histogram lead with, with its components (the one a run trains
+   *  on); the other rewards of each rollout are shown beside it. The environment's first evaluation reward by default. */
+  lead?: string;
 }
 
 const PALETTE = ['#3b6fb6', '#c2571a', '#2f8f5b', '#8a4fb5', '#b33a3a', '#5d6b7a'];
@@ -54,12 +58,38 @@ function niceMax(v: number): number {
   return 10 * p;
 }
 
+/** The charts' legend text: 11 px in the font the renderer measures (src/render/text.ts), which the page's CSS gives
+ *  the charts, so that the widths laid out here are the widths drawn. */
+const LEGEND_PX = 11;
+const LEGEND_GAP = 18;
+
+/** Legend entries (a swatch and a name) left to right at their measured widths, a new row where the next would pass
+ *  the chart's right edge: before, entries sat a fixed 110-130 px apart and long names ran over each other. Returns
+ *  the SVG and the height the rows take. */
+function legend(names: string[], left: number, width: number): { svg: string; height: number } {
+  let x = left;
+  let row = 0;
+  const parts = names.map((name, i) => {
+    const w = 14 + textWidth(name, LEGEND_PX);
+    if (x > left && x + w > width - 8) {
+      x = left;
+      row++;
+    }
+    const y = 8 + row * 16;
+    const part = `<rect x="${x.toFixed(1)}" y="${y}" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${(x + 14).toFixed(1)}" y="${y + 9}" class="tick legend">${esc(name)}</text>`;
+    x += w + LEGEND_GAP;
+    return part;
+  });
+  return { svg: parts.join(''), height: 8 + (row + 1) * 16 };
+}
+
 /** A line chart; y range from the data (starting at 0 when all values are positive). */
 export function lineChart(curve: Curve, width = 460, height = 240): string {
   const pts = curve.series.flatMap((s) => s.points).filter((p) => Number.isFinite(p.y) && Number.isFinite(p.x));
   const left = 48;
   const right = 12;
-  const top = 28;
+  const key = legend(curve.series.map((s) => s.name), left, width);
+  const top = key.height + 4;
   const bottom = 36;
   const w = width - left - right;
   const h = height - top - bottom;
@@ -84,25 +114,24 @@ export function lineChart(curve: Curve, width = 460, height = 240): string {
       return `<path d="${d}" fill="none" stroke="${PALETTE[i % PALETTE.length]}" stroke-width="2"/>${dots}`;
     })
     .join('');
-  const legend = curve.series
-    .map((s, i) => `<rect x="${left + i * 130}" y="8" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${left + 14 + i * 130}" y="17" class="tick">${esc(s.name)}</text>`)
-    .join('');
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(curve.title)}">
-${grid}<line x1="${left}" x2="${left}" y1="${top}" y2="${top + h}" class="axis"/>${lines}${legend}
+${grid}<line x1="${left}" x2="${left}" y1="${top}" y2="${top + h}" class="axis"/>${lines}${key.svg}
 <text x="${left + w / 2}" y="${height - 6}" text-anchor="middle" class="tick">${esc(curve.xLabel)} (${+xMin.toPrecision(4)} to ${+xMax.toPrecision(4)})</text></svg>`;
 }
 
 /** Grouped bars of reward histograms (of `rewardName`, the main reward), one colour per policy. */
 export function histogramChart(evals: PolicyEval[], rewardName: string, width = 460, height = 240): string {
   const left = 40;
-  const top = 28;
+  const key = legend(evals.map((e) => e.label), left, width);
+  const top = key.height + 4;
   const bottom = 36;
   const w = width - left - 12;
   const h = height - top - bottom;
-  const bins = evals[0]?.metrics.histogram.counts.length ?? 10;
+  const bins = 10;
   const shares = evals.map((e) => {
-    const total = e.metrics.histogram.counts.reduce((a, b) => a + b, 0) || 1;
-    return e.metrics.histogram.counts.map((c) => c / total);
+    const { counts } = histogram(e.rollouts.map((r) => r.rewards[rewardName] ?? r.reward), bins);
+    const total = counts.reduce((a, b) => a + b, 0) || 1;
+    return counts.map((c) => c / total);
   });
   const yHi = niceMax(Math.max(0.01, ...shares.flat()));
   const slot = w / bins;
@@ -117,10 +146,9 @@ export function histogramChart(evals: PolicyEval[], rewardName: string, width = 
         .join(''),
     )
     .join('');
-  const xt = Array.from({ length: bins + 1 }, (_, b) => (b % 2 === 0 ? `<text x="${left + b * slot}" y="${top + h + 14}" text-anchor="middle" class="tick">${(b / bins).toFixed(1)}</text>` : '')).join('');
+  const xt = Array.from({ length: bins + 1 }, (_, b) => (b % 2 === 0 ? `<text x="${left + b * slot}" y="${top + h + 17}" text-anchor="middle" class="tick">${(b / bins).toFixed(1)}</text>` : '')).join('');
   const yt = [0, 0.5, 1].map((f) => `<text x="${left - 6}" y="${top + h - f * h + 4}" text-anchor="end" class="tick">${Math.round(f * yHi * 100)}%</text><line x1="${left}" x2="${left + w}" y1="${top + h - f * h}" y2="${top + h - f * h}" class="grid"/>`).join('');
-  const legend = evals.map((e, i) => `<rect x="${left + i * 110}" y="8" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${left + 14 + i * 110}" y="17" class="tick">${esc(e.label)}</text>`).join('');
-  return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="reward distribution">${yt}${bars}${xt}${legend}<text x="${left + w / 2}" y="${height - 6}" text-anchor="middle" class="tick">${esc(rewardName)} reward</text></svg>`;
+  return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="reward distribution">${yt}${bars}${xt}${key.svg}<text x="${left + w / 2}" y="${height - 6}" text-anchor="middle" class="tick">${esc(rewardName)} reward</text></svg>`;
 }
 
 function picture(env: TextEnv, r: Rollout): string {
@@ -130,15 +158,22 @@ function picture(env: TextEnv, r: Rollout): string {
   return drawn.svg.replace(/^<\?xml[^>]*>\s*/, '').replace('<svg ', '<svg class="diagram" ');
 }
 
-/** The rollout's reward (the main one), its parts, the environment's other evaluation rewards, its errors. */
-function breakdown(env: TextEnv, r: Rollout): string {
-  const comps = Object.entries(r.components)
+/** The reward a rollout is shown by: the report's lead reward where the rollout has it, else its main one. */
+const leadReward = (r: Rollout, lead: string) => r.rewards[lead] ?? r.reward;
+
+/** The rollout's lead reward, named, with its parts; its other rewards beside it; its errors. */
+function breakdown(r: Rollout, lead: string): string {
+  const has = r.rewards[lead] !== undefined;
+  const parts = (has && r.reward_components?.[lead]) || r.components;
+  const comps = Object.entries(parts)
     .map(([k, v]) => `<tr><td>${esc(k)}</td><td class="num">${fmt(v, 2)}</td></tr>`)
     .join('');
   const errs = r.errors.length ? `<ul class="errors">${r.errors.slice(0, 6).map((e) => `<li>${esc(e)}</li>`).join('')}${r.errors.length > 6 ? `<li>... ${r.errors.length - 6} more</li>` : ''}</ul>` : '';
-  const others = env.evalRewards.slice(1).filter((name) => r.rewards[name] !== undefined);
-  const also = others.map((name) => ` <span class="muted">(${esc(name)} ${fmt(r.rewards[name])})</span>`).join('');
-  return `<div class="reward">reward <b>${fmt(r.reward)}</b>${also}</div><table class="comps">${comps}</table>${errs}${judgmentLine(r)}`;
+  const also = Object.entries(r.rewards)
+    .filter(([name]) => !has || name !== lead)
+    .map(([name, v]) => ` <span class="muted">(${esc(name)} ${fmt(v)})</span>`)
+    .join('');
+  return `<div class="reward">${has ? esc(lead) : 'reward'} <b>${fmt(leadReward(r, lead))}</b>${also}</div><table class="comps">${comps}</table>${errs}${judgmentLine(r)}`;
 }
 
 function judgmentLine(r: Rollout): string {
@@ -162,15 +197,15 @@ function judgeSection(evals: PolicyEval[]): string {
       .join('');
     return `<h3>${esc(e.label)}: ${esc(a.judge)}</h3>
 <p>${a.judged} judged (${a.cached} from the cache), <b>${a.failed} without a judgment</b> (the judge failed or answered garbage; their rewards leave the judge out); mean judgment ${fmtInterval(a.mean)}.</p>
-<table class="metrics"><thead><tr><th>Spearman rank correlation of the judge with</th><th>rho</th></tr></thead><tbody>${corr}</tbody></table>
+<div class="scroll"><table class="metrics"><thead><tr><th>Spearman rank correlation of the judge with</th><th>rho</th></tr></thead><tbody>${corr}</tbody></table></div>
 <p class="muted">Disagreements: the judge and the ${esc(a.versus)} reward at least 0.5 apart (${a.disagreements.length} listed).</p>
-${rows ? `<table class="metrics"><thead><tr><th>request</th><th>${esc(a.versus)}</th><th>judge</th><th>judge's reasoning</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">none</p>'}`;
+${rows ? `<div class="scroll"><table class="metrics"><thead><tr><th>request</th><th>${esc(a.versus)}</th><th>judge</th><th>judge's reasoning</th></tr></thead><tbody>${rows}</tbody></table></div>` : '<p class="muted">none</p>'}`;
   });
   return `<h2>Judge</h2><p class="muted">A chat model asked whether each diagram satisfies its request (a noisy component, not an oracle).</p>${parts.join('')}`;
 }
 
-function card(env: TextEnv, label: string, r: Rollout): string {
-  return `<figure class="card"><figcaption>${esc(label)}</figcaption>${picture(env, r)}${breakdown(env, r)}<details><summary>completion</summary><pre>${esc(r.completion.slice(0, 4000))}</pre></details></figure>`;
+function card(env: TextEnv, label: string, r: Rollout, lead: string): string {
+  return `<figure class="card"><figcaption>${esc(label)}</figcaption>${picture(env, r)}${breakdown(r, lead)}<details><summary>completion</summary><pre>${esc(r.completion.slice(0, 4000))}</pre></details></figure>`;
 }
 
 function metricsTable(input: ReportInput): string {
@@ -202,14 +237,16 @@ function byGroupSection(evals: PolicyEval[]): string {
   const table = `<table class="metrics"><thead><tr><th>${esc(group)}</th>${evals.map((e) => `<th>${esc(e.label)}</th>`).join('')}</tr></thead><tbody>${values
     .map((v) => `<tr><th>${esc(v)}</th>${evals.map((e) => cell(e.metrics[key]?.[v])).join('')}</tr>`)
     .join('')}</tbody></table>`;
-  return `<h2>By ${esc(group)}</h2><div style="overflow-x:auto">${table}</div>`;
+  return `<h2>By ${esc(group)}</h2><div class="scroll">${table}</div>`;
 }
 
 const CSS = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;margin:0;background:#f6f7f9}
 main{max-width:1280px;margin:0 auto;padding:24px}h1{margin:0 0 4px}h2{margin-top:36px;border-bottom:1px solid #d9dee4;padding-bottom:4px}
 .muted,.ci{color:#6b7785}.ci{font-size:12px}table.metrics{border-collapse:collapse;background:#fff}table.metrics td,table.metrics th{padding:5px 10px;border:1px solid #e1e5ea;text-align:left}
-table.metrics td{font-variant-numeric:tabular-nums}.charts{display:flex;flex-wrap:wrap;gap:16px}.chart{background:#fff;border:1px solid #e1e5ea}
-.chart .grid{stroke:#eceff3}.chart .axis{stroke:#9aa5b1}.chart .tick{font-size:11px;fill:#52606d}
+table.metrics td{font-variant-numeric:tabular-nums}
+.scroll{overflow-x:auto;max-width:100%}.scroll table.metrics th:first-child,.scroll table.metrics td:first-child{position:sticky;left:0;background:#fff;z-index:1;box-shadow:1px 0 0 #e1e5ea}
+.charts{display:flex;flex-wrap:wrap;gap:16px}.chart{background:#fff;border:1px solid #e1e5ea}
+.chart .grid{stroke:#eceff3}.chart .axis{stroke:#9aa5b1}.chart .tick{font-size:11px;fill:#52606d}.chart text{font-family:"${FONT_FAMILY}",Verdana,sans-serif}
 .row{display:grid;grid-template-columns:repeat(var(--cols),minmax(0,1fr));gap:12px;margin:12px 0 24px}.prompt{font-weight:600;margin-top:18px}
 .card{margin:0;background:#fff;border:1px solid #e1e5ea;border-radius:6px;padding:8px}.card figcaption{font-weight:600;margin-bottom:4px}
 svg.diagram{width:100%;height:auto;max-height:320px;display:block}.nodiagram{height:120px;display:flex;align-items:center;justify-content:center;color:#b42318;background:#fff5f5;padding:8px}
@@ -218,6 +255,7 @@ pre{white-space:pre-wrap;word-break:break-all;font-size:11px;max-height:240px;ov
 
 /** The report as one HTML string. */
 export function renderReport(input: ReportInput): string {
+  const lead = input.lead ?? input.env.evalRewards[0];
   const evals = input.gallery ? input.evals.filter((e) => input.gallery!.includes(e.label)) : input.evals;
   const galleryN = input.galleryTasks ?? 8;
   const worstN = input.worst ?? 6;
@@ -230,13 +268,13 @@ export function renderReport(input: ReportInput): string {
     .map((id) => {
       const first = firstSamples[0].get(id)!;
       const group = Object.values(input.env.groups?.({ id, prompt: first.prompt, spec: first.spec }) ?? {})[0];
-      return `<div class="prompt">${esc(first.prompt)} <span class="muted">(${group === undefined ? '' : `${esc(group)}, `}${esc(id)})</span></div><div class="row" style="--cols:${evals.length}">${evals.map((e, i) => card(input.env, e.label, firstSamples[i].get(id)!)).join('')}</div>`;
+      return `<div class="prompt">${esc(first.prompt)} <span class="muted">(${group === undefined ? '' : `${esc(group)}, `}${esc(id)})</span></div><div class="row" style="--cols:${evals.length}">${evals.map((e, i) => card(input.env, e.label, firstSamples[i].get(id)!, lead)).join('')}</div>`;
     })
     .join('');
   const worst = evals
     .map((e) => {
-      const rs = [...e.rollouts].sort((a, b) => a.reward - b.reward).slice(0, worstN);
-      return `<h3>${esc(e.label)}</h3>${rs.map((r) => `<div class="prompt">${esc(r.prompt)}</div><div class="row" style="--cols:1">${card(input.env, `${e.label}, ${r.task_id}`, r)}</div>`).join('')}`;
+      const rs = [...e.rollouts].sort((a, b) => leadReward(a, lead) - leadReward(b, lead)).slice(0, worstN);
+      return `<h3>${esc(e.label)}</h3>${rs.map((r) => `<div class="prompt">${esc(r.prompt)}</div><div class="row" style="--cols:1">${card(input.env, `${e.label}, ${r.task_id}`, r, lead)}</div>`).join('')}`;
     })
     .join('');
   const curves = (input.curves ?? []).map((c) => `<div><div class="muted">${esc(c.title)}</div>${lineChart(c)}</div>`).join('');
@@ -244,9 +282,9 @@ export function renderReport(input: ReportInput): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(input.title)}</title><style>${CSS}</style></head>
 <body><main>
 <h1>${esc(input.title)}</h1>${input.subtitle ? `<div class="muted">${esc(input.subtitle)}</div>` : ''}
-<h2>Metrics</h2><p class="muted">Means with 95% bootstrap intervals over held-out completions.</p><div style="overflow-x:auto">${metricsTable(input)}</div>
+<h2>Metrics</h2><p class="muted">Means with 95% bootstrap intervals over held-out completions.</p><div class="scroll">${metricsTable(input)}</div>
 ${judgeSection(input.evals)}
-<h2>Reward distribution and training curves</h2><div class="charts"><div><div class="muted">share of completions per ${esc(input.env.evalRewards[0])}-reward bin</div>${histogramChart(evals, input.env.evalRewards[0])}</div>${curves}</div>
+<h2>Reward distribution and training curves</h2><div class="charts"><div><div class="muted">share of completions per ${esc(lead)}-reward bin</div>${histogramChart(evals, lead)}</div>${curves}</div>
 ${byGroupSection(input.evals)}
 <h2>Gallery: the same held-out prompts</h2>${gallery || '<p class="muted">no prompt was evaluated by every policy</p>'}
 <h2>Worst-scoring rollouts</h2><p class="muted">Where reward hacking and failure modes show.</p>${worst}

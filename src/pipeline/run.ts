@@ -426,6 +426,7 @@ function buildReport(config: RunConfig, evals: LabeledEval[], paths: { sft: stri
     subtitle: `${config.heldoutTasks} IID held-out tasks (training phrasings, names never seen in training) and ${config.heldoutTasks} out-of-distribution ones (OOD: phrasings and names never seen), sampled at temperature ${config.eval.temperature} unless marked greedy; baselines are fixed answers that read only the request. Task reward GRPO - SFT: ${diff('SFT', 'GRPO')}; entities_present + edges_correct GRPO - SFT: ${iv(contentDifference(by.SFT, by.GRPO))}; GRPO - teacher: ${diff('teacher', 'GRPO')}; structured output - sampling on its own: SFT ${diff('SFT', 'SFT-structured')}, GRPO ${diff('GRPO', 'GRPO-structured')} (paired 95% bootstrap intervals).`,
     evals,
     gallery: ['teacher', 'SFT', 'GRPO', 'GRPO-structured', 'baseline: names, no arrows'],
+    lead: config.grpo.reward ?? diagramEnv.defaultReward,
     curves: curvesOf(paths),
     extraRows: quirkNames.map((q) => ({ name: `quirk rate: ${q}`, values: evals.map((e) => e.metrics.quirks[q]) })),
   });

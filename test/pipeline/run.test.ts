@@ -110,6 +110,41 @@ describe('canvasgym run --preset quick', () => {
       expect(drawn.bars).toBeGreaterThan(3);
       expect(requests.filter((u) => !u.startsWith('file://') && !u.startsWith('data:'))).toEqual([]);
       await page.screenshot({ path: join(runsDir, 'report.png'), fullPage: true });
+      // At a laptop's widths: no table runs past the page unless inside a scroll container that stays within it, and
+      // no text of a chart (legend, ticks, labels) overlaps another.
+      for (const width of [1280, 1440]) {
+        await page.setViewportSize({ width, height: 900 });
+        const layout = await page.evaluate(() => {
+          const pageWidth = document.documentElement.clientWidth;
+          const unscrolled = [...document.querySelectorAll('table')].filter((t) => {
+            if (t.getBoundingClientRect().right <= pageWidth + 0.5) return false;
+            for (let e = t.parentElement; e; e = e.parentElement) {
+              if (['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.getBoundingClientRect().right <= pageWidth + 0.5) return false;
+            }
+            return true;
+          });
+          const overlaps: string[] = [];
+          for (const chart of document.querySelectorAll('svg.chart')) {
+            const boxes = [...chart.querySelectorAll('text')].map((t) => ({ text: t.textContent ?? '', r: t.getBoundingClientRect() }));
+            for (let i = 0; i < boxes.length; i++) {
+              for (let j = i + 1; j < boxes.length; j++) {
+                const [a, b] = [boxes[i].r, boxes[j].r];
+                if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) overlaps.push(`${boxes[i].text} / ${boxes[j].text}`);
+              }
+            }
+          }
+          // A table wider than its box scrolls with its first column held.
+          const wide = [...document.querySelectorAll('table')].filter((t) => t.parentElement && t.getBoundingClientRect().width > t.parentElement.clientWidth + 0.5);
+          const firstColumnHeld = wide.every((t) => [...t.querySelectorAll('tr > :first-child')].every((c) => getComputedStyle(c).position === 'sticky'));
+          const leads = [...document.querySelectorAll('.card .reward')].map((e) => (e.textContent ?? '').split(' ')[0]);
+          return { unscrolled: unscrolled.map((t) => t.textContent?.slice(0, 60)), overlaps, firstColumnHeld, wide: wide.length, leads };
+        });
+        expect(layout.unscrolled, `tables past the page at ${width} px`).toEqual([]);
+        expect(layout.overlaps, `chart texts overlapping at ${width} px`).toEqual([]);
+        expect(layout.firstColumnHeld, `${layout.wide} wide tables`).toBe(true);
+        // The gallery and the worst rollouts lead with the reward the run trains on.
+        expect(new Set(layout.leads)).toEqual(new Set(['task']));
+      }
     } finally {
       await browser.close();
     }
