@@ -1,9 +1,16 @@
 // `canvasgym score` of a large file on several threads: the main thread reads the file, hands chunks of lines to the
-// scoring threads (score-thread.ts) and writes their answers in input order. Each thread runs the same scoreLine as the
-// single-threaded path, so the output is the same bytes; only the wall time changes.
+// scoring threads (score-thread.ts) and writes their answers in input order. Every chunk goes through scoreChunk, as
+// on the single-threaded path, so the output is the same bytes; only the wall time changes.
+// A thread takes about 0.3 s of a core to load the reward before it scores its first chunk; until one has answered,
+// the main thread scores the chunks no thread is free for itself. On 2 cores that start-up is otherwise time the file
+// waits, and for a cheap reward (seed) it was what made 2 threads slower than 1 on a file of a second or two. Once
+// the threads answer, the main thread only reads and writes: scoring there too would hold back the reading that
+// feeds them.
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../io/worker-entry.ts';
 import { readLinesSync, type JsonlWriter, type Line } from '../io/jsonl.ts';
+import { scoreInputLine } from '../diagram/reward/rows.ts';
+import type { Rubric } from '../diagram/reward/rubric.ts';
 
 export interface LineChunk {
   id: number;
@@ -18,6 +25,17 @@ export interface ScoredChunk {
   failed: number;
 }
 
+/** A chunk's output rows, on whichever thread scores it. */
+export function scoreChunk(rubric: Rubric, { id, lines }: LineChunk): ScoredChunk {
+  let failed = 0;
+  const out = lines.map((line) => {
+    const scored = scoreInputLine(rubric, line);
+    if (!scored.ok) failed++;
+    return scored.json ?? JSON.stringify(scored.row);
+  });
+  return { id, text: out.join('\n'), rows: out.length, failed };
+}
+
 /** Lines per message: enough that messaging is a small share of the work (a row scores in ~150 µs), few enough that
  *  threads stay evenly loaded near the end of a file. */
 const CHUNK_LINES = 256;
@@ -26,15 +44,17 @@ const IN_FLIGHT_PER_THREAD = 2;
 /** Chunks handed out ahead of the oldest one not yet written, per thread. */
 const AHEAD_PER_THREAD = 4;
 
-export async function scoreFileThreaded(path: string, reward: string, threads: number, out: JsonlWriter): Promise<{ rows: number; failed: number }> {
+export async function scoreFileThreaded(path: string, reward: string, rubric: Rubric, threads: number, out: JsonlWriter): Promise<{ rows: number; failed: number }> {
   const workers = Array.from({ length: threads }, () => new Worker(workerEntry('score-thread', import.meta.url), { eval: true, workerData: { reward } }));
   const done = new Map<number, ScoredChunk>();
   const load = new Map<Worker, number>();
   let wake: (() => void) | null = null;
   let failure: Error | null = null;
+  let answered = false;
   for (const w of workers) {
     load.set(w, 0);
     w.on('message', (chunk: ScoredChunk) => {
+      answered = true;
       load.set(w, load.get(w)! - 1);
       done.set(chunk.id, chunk);
       wake?.();
@@ -76,6 +96,12 @@ export async function scoreFileThreaded(path: string, reward: string, threads: n
       if (idle) {
         load.set(idle, load.get(idle)! + 1);
         idle.postMessage({ id: nextId++, lines } satisfies LineChunk);
+        return;
+      }
+      if (!answered && nextId - nextToWrite < AHEAD_PER_THREAD * threads) {
+        const id = nextId++;
+        done.set(id, scoreChunk(rubric, { id, lines }));
+        await writeReady();
         return;
       }
       await waitForWork();

@@ -93,7 +93,7 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
     const fromFile = flags.in !== undefined && flags.in !== '-' && !driver && !judged;
     const threads = flags.threads ?? DEFAULT_THREADS;
     if (fromFile && threads > 1 && statSync(flags.in!).size >= THREADED_BYTES) {
-      ({ rows, failed } = await scoreFileThreaded(flags.in!, flags.reward, threads, out));
+      ({ rows, failed } = await scoreFileThreaded(flags.in!, flags.reward, rubric, threads, out));
       return { rows, failed, threads };
     }
     // A line that is not text is answered with an error row, as a line that is not JSON is.

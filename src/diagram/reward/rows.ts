@@ -65,12 +65,6 @@ function opensMoreThan(text: string, limit: number): boolean {
  * The row to write for one JSONL line: its score, or an `error` naming the line; with `json`, the scored row as one
  * JSON line when it can be written from the input's text.
  */
-/** scoreLine for a line of an input file: one that is not text (io/jsonl.ts, `badText: 'mark'`) is an error row. */
-export function scoreInputLine(rubric: Rubric, line: { lineNumber: number; text: string; notText?: string }, readback?: RendererReadback): ReturnType<typeof scoreLine> {
-  if (line.notText) return { ok: false, row: { line: line.lineNumber, error: `line ${line.lineNumber}: ${line.notText}` } };
-  return scoreLine(rubric, line.text, line.lineNumber, readback);
-}
-
 export function scoreLine(rubric: Rubric, text: string, lineNumber: number, readback?: RendererReadback): { ok: boolean; row: Row; json?: string | null } {
   // Too deep a row is not echoed back: writing it would recurse past the stack. Most rows open a few dozen arrays
   // and objects, below the limit: they skip the exact reading, and the copy to bytes it takes.
@@ -85,4 +79,10 @@ export function scoreLine(rubric: Rubric, text: string, lineNumber: number, read
   }
   const scored = scoreRow(rubric, value, lineNumber, readback);
   return scored.ok ? { ...scored, json: echoedJson(text, value as Row, scored.row) } : scored;
+}
+
+/** scoreLine for a line of an input file: one that is not text (io/jsonl.ts, `badText: 'mark'`) is an error row. */
+export function scoreInputLine(rubric: Rubric, line: { lineNumber: number; text: string; notText?: string }, readback?: RendererReadback): ReturnType<typeof scoreLine> {
+  if (line.notText) return { ok: false, row: { line: line.lineNumber, error: `line ${line.lineNumber}: ${line.notText}` } };
+  return scoreLine(rubric, line.text, line.lineNumber, readback);
 }
