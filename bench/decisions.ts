@@ -1,100 +1,174 @@
-// Where a student's answers go wrong, teacher-forced: the scripted teacher answers IID held-out tasks, each student reads
-// the teacher's answer, and for every answer token the bench asks whether the student's most likely next token is the
-// teacher's. Tokens are grouped by the decision they make: the first token of a new shape's id (which entity comes
-// next), of an arrow's `from` and `to` (which entities an arrow joins), the rest of a name (copying), where a name
-// ends, numbers (coordinates and sizes) and the JSON around them. A valid answer needs every id and arrow end right,
-// so the groups say which decision holds the student back.
-//   npx tsx bench/decisions.ts DIR [DIR...] [--tasks 100] [--seed 4242] [--order teacher|shapes-first]
-// DIR: a checkpoint (`runs/NAME/sft/final`, or a cell of bench/learning.ts). --order shapes-first rewrites the teacher's
-// answer as bench/learning.ts's `shapesfirst` variant trains on.
+// The decision benchmark: which choices of an answer a student gets wrong, teacher-forced. The scripted teacher answers
+// IID held-out tasks, the student reads the teacher's answer, and for every answer token the bench asks whether the
+// student's most likely next token is the teacher's. Tokens are grouped by the decision they make: the first token of a
+// new shape's id (which entity comes next), of an arrow's `from` and `to` (which entities it joins), whether another
+// action follows or the answer ends, the rest of a name (copying), where a name ends, numbers and the JSON around them.
+// A valid answer needs every id and arrow end right, so the first groups say which decision holds the student back.
+//
+// Two modes:
+//   npx tsx bench/decisions.ts --variants base,walk [--seeds 2] [--budget-s 150] [--tasks 200] [--out runs/decisions]
+//     trains each recipe variant (bench/variants.ts) for a short SFT (the budget in seconds at --tokens-per-s, the
+//     default shape's quiet rate: equal tokens, whatever shares the cores), then reads its teacher answers; cells are
+//     cached in OUT/results.jsonl, so a rerun adds only what is missing. This is the loop to iterate a mechanism on: it
+//     answers in minutes where the default run takes fifteen.
+//   npx tsx bench/decisions.ts DIR [DIR...] [--answer base|walk|shapesfirst] [--tasks 200]
+//     reads checkpoints (`runs/NAME/sft/final`), the teacher's answers written as the variant writes them.
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderChat } from '../src/model/chat.ts';
 import { loadCheckpoint } from '../src/model/checkpoint.ts';
 import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
-import { shapesFirst } from './answer-order.ts';
+import { trainVariant, variantNamed } from './variants.ts';
 
 const { values: args, positionals: dirs } = parseArgs({
   allowPositionals: true,
   options: {
-    tasks: { type: 'string', default: '100' },
+    variants: { type: 'string' },
+    answer: { type: 'string', default: 'base' },
+    seeds: { type: 'string', default: '2' },
+    'budget-s': { type: 'string', default: '150' },
+    'tokens-per-s': { type: 'string', default: '9300' },
+    tasks: { type: 'string', default: '200' },
     seed: { type: 'string', default: '4242' },
-    order: { type: 'string', default: 'teacher' },
+    out: { type: 'string', default: 'runs/decisions' },
   },
 });
-if (dirs.length === 0) throw new Error('name at least one checkpoint directory');
-if (!['teacher', 'shapes-first'].includes(args.order!)) throw new Error(`--order must be teacher or shapes-first, got ${args.order}`);
+if (dirs.length === 0 && !args.variants) throw new Error('name checkpoint directories, or --variants to train and compare');
 
 const tasks = generateTasks({ split: 'heldout', n: Number(args.tasks), seed: Number(args.seed) });
 const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
 const teacher = new ScriptedPolicy({ specFor: (p) => specs.get(p) });
-
-const answers: string[] = [];
+const plain: string[] = [];
 for (const t of tasks) {
   const [[c]] = await teacher.generate([[{ role: 'user', content: t.prompt }]], { temperature: 0, seed: 0 });
-  answers.push(args.order === 'shapes-first' ? shapesFirst(c.text) : c.text);
+  plain.push(c.text);
 }
+const answersFor = (variant: string) => {
+  const rewrite = variantNamed(variant).answer;
+  return tasks.map((t, k) => (rewrite ? rewrite(plain[k], t.prompt) : plain[k]));
+};
 
-/** The string fields whose values are names; the key's token ends with `"field":"`. */
-const NAME_FIELD = /"(id|from|to|text)":"$/;
+/** The string fields whose values are copied from the request; the key's token ends with `"field":"`. */
+const NAME_FIELD = /"(id|from|to|text|say)":"$/;
+/** The choices a valid answer cannot get wrong, also reported per difficulty. */
+const CHOICES = ['id: first token', 'from: first token', 'to: first token', 'another action or the end'];
 
-const tables: { dir: string; groups: Map<string, { right: number; all: number }> }[] = [];
-for (const dir of dirs) {
+type Counts = Record<string, { right: number; all: number }>;
+
+/** Teacher-forced accuracy per decision (and per decision and difficulty, as `decision @level`). */
+async function decisions(dir: string, answers: string[]): Promise<{ groups: Counts; skipped: number }> {
   const { model, tokenizer: tok } = await loadCheckpoint(dir);
-  const groups = new Map<string, { right: number; all: number }>();
+  const groups: Counts = {};
   const count = (group: string, right: boolean) => {
-    const g = groups.get(group) ?? { right: 0, all: 0 };
+    const g = (groups[group] ??= { right: 0, all: 0 });
     g.right += right ? 1 : 0;
     g.all++;
-    groups.set(group, g);
   };
   const T = model.config.nCtx;
   const V = model.config.vocabSize;
   let skipped = 0;
-  for (let k = 0; k < tasks.length; k++) {
-    const { ids, mask } = renderChat(tok, [{ role: 'user', content: tasks[k].prompt }, { role: 'assistant', content: answers[k] }]);
-    if (ids.length > T) {
-      skipped++;
-      continue;
+  try {
+    for (let k = 0; k < tasks.length; k++) {
+      const { ids, mask } = renderChat(tok, [{ role: 'user', content: tasks[k].prompt }, { role: 'assistant', content: answers[k] }]);
+      if (ids.length > T) {
+        skipped++;
+        continue;
+      }
+      const input = new Int32Array(T);
+      input.set(ids);
+      const logits = model.logits(input, 1, T);
+      let field = '';
+      let inName = 0;
+      for (let i = 1; i < ids.length; i++) {
+        if (!mask[i]) continue;
+        const before = tok.decode([ids[i - 1]]);
+        const piece = tok.decode([ids[i]]);
+        let best = 0;
+        for (let v = 1; v < V; v++) if (logits[(i - 1) * V + v] > logits[(i - 1) * V + best]) best = v;
+        const m = NAME_FIELD.exec(before);
+        if (m) [field, inName] = [m[1], 0];
+        let group: string;
+        if (field && inName === 0 && !piece.startsWith('"')) group = `${field}: first token`;
+        else if (field && !piece.startsWith('"')) group = `${field}: rest of the name`;
+        else if (field) {
+          // A string that closes and, with it, the action: the token also says whether another action follows.
+          group = /^"\}(,|\])/.test(piece) ? 'another action or the end' : `${field}: where the name ends`;
+          field = '';
+        } else if (/^"?\}(,|\])/.test(piece)) group = 'another action or the end';
+        else group = /^\d+$/.test(piece) ? 'numbers' : 'JSON structure';
+        inName++;
+        const right = best === ids[i];
+        count(group, right);
+        if (CHOICES.includes(group)) count(`${group} @${tasks[k].spec.difficulty}`, right);
+        count('every answer token', right);
+      }
     }
-    const input = new Int32Array(T);
-    input.set(ids);
-    const logits = model.logits(input, 1, T);
-    let field = '';
-    let inName = 0;
-    for (let i = 1; i < ids.length; i++) {
-      if (!mask[i]) continue;
-      const before = tok.decode([ids[i - 1]]);
-      const piece = tok.decode([ids[i]]);
-      let best = 0;
-      for (let v = 1; v < V; v++) if (logits[(i - 1) * V + v] > logits[(i - 1) * V + best]) best = v;
-      const m = NAME_FIELD.exec(before);
-      if (m) [field, inName] = [m[1], 0];
-      let group: string;
-      if (field && inName === 0) group = `${field}: first token`;
-      else if (field && !piece.startsWith('"')) group = `${field}: rest of the name`;
-      else if (field) {
-        group = `${field}: where the name ends`;
-        field = '';
-      } else group = /^\d+$/.test(piece) ? 'numbers' : 'JSON structure';
-      inName++;
-      count(group, best === ids[i]);
-      count('every answer token', best === ids[i]);
-    }
+  } finally {
+    await model.dispose();
   }
-  await model.dispose();
-  if (skipped) process.stderr.write(`${dir}: ${skipped} answers longer than the context were left out\n`);
-  tables.push({ dir, groups });
+  return { groups, skipped };
 }
 
-const names = [...new Set(tables.flatMap((t) => [...t.groups.keys()]))].sort();
-console.log(`Teacher-forced accuracy (the student's most likely token is the teacher's), ${tasks.length} IID held-out tasks (seed ${args.seed}), ${args.order} order\n`);
-/** `runs/default/sft/final` -> `default/sft`, `runs/default/sft/checkpoint-250` -> `sft/checkpoint-250`: the part that
- *  tells the columns apart. */
-const label = (dir: string) => dir.replace(/\/$/, '').replace(/\/final$/, '').split('/').slice(-2).join('/');
-console.log(`| decision | tokens | ${tables.map((t) => label(t.dir)).join(' | ')} |`);
-console.log(`|---|---|${tables.map(() => '---').join('|')}|`);
-for (const name of names) {
-  const all = tables[0].groups.get(name)?.all ?? 0;
-  console.log(`| ${name} | ${all} | ${tables.map((t) => { const g = t.groups.get(name); return g ? `${((100 * g.right) / g.all).toFixed(1)}%` : ''; }).join(' | ')} |`);
+interface Cell {
+  label: string;
+  seed?: number;
+  steps?: number;
+  sft_s?: number;
+  load?: string;
+  skipped: number;
+  groups: Counts;
 }
+
+const cells: Cell[] = [];
+if (args.variants) {
+  const out = args.out!;
+  mkdirSync(out, { recursive: true });
+  const resultsPath = join(out, 'results.jsonl');
+  const cached: Cell[] = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Cell) : [];
+  const names = args.variants.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of names) variantNamed(n);
+  const seeds = Array.from({ length: Number(args.seeds) }, (_, i) => i);
+  const key = `${args.tasks}-${args.seed}-${args['budget-s']}`;
+  for (const name of names) {
+    const answers = answersFor(name);
+    for (const seed of seeds) {
+      const hit = cached.find((c) => c.label === `${name}|${key}` && c.seed === seed);
+      if (hit) {
+        cells.push(hit);
+        continue;
+      }
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const trained = await trainVariant({ out, name, seed, budgetS: Number(args['budget-s']), tokensPerS: Number(args['tokens-per-s']), log });
+      const cell: Cell = { label: `${name}|${key}`, seed, steps: trained.steps, sft_s: trained.sftS, load: loadavg()[0].toFixed(1), ...(await decisions(trained.dir, answers)) };
+      appendFileSync(resultsPath, JSON.stringify(cell) + '\n');
+      cells.push(cell);
+      log(`${name} seed ${seed}: ${CHOICES.map((c) => `${c} ${pct(cell.groups[c])}`).join(', ')} (SFT ${trained.sftS.toFixed(0)} s, load ${cell.load})`);
+    }
+  }
+} else {
+  const answers = answersFor(args.answer!);
+  for (const dir of dirs) cells.push({ label: dir.replace(/\/$/, '').replace(/\/final$/, '').split('/').slice(-2).join('/'), ...(await decisions(dir, answers)) });
+}
+
+function pct(g: { right: number; all: number } | undefined): string {
+  return g && g.all ? `${((100 * g.right) / g.all).toFixed(1)}%` : '';
+}
+
+const heading = (c: Cell) => `${c.label.split('|')[0]}${c.seed === undefined ? '' : ` s${c.seed}`}`;
+const present = new Set(cells.flatMap((c) => Object.keys(c.groups)));
+const byLevel = [...present].filter((g) => g.includes(' @')).sort();
+const order = [...CHOICES, 'every answer token', ...[...present].filter((g) => !g.includes(' @') && !CHOICES.includes(g) && g !== 'every answer token').sort(), ...byLevel];
+console.log(`\nTeacher-forced accuracy (the student's most likely token is the teacher's), ${tasks.length} IID held-out tasks (seed ${args.seed})` +
+  `${args.variants ? `, SFT of ${args['budget-s']} s at ${args['tokens-per-s']} tokens/s (${cells[0]?.steps} steps)` : ''}; "@L": tasks of difficulty L\n`);
+console.log(`| decision | tokens | ${cells.map(heading).join(' | ')} |`);
+console.log(`|---|---|${cells.map(() => '---').join('|')}|`);
+for (const name of order) {
+  if (!present.has(name)) continue;
+  console.log(`| ${name} | ${cells[0].groups[name]?.all ?? ''} | ${cells.map((c) => pct(c.groups[name])).join(' | ')} |`);
+}
+const skipped = cells.filter((c) => c.skipped);
+if (skipped.length) console.log(`\nanswers longer than the context, left out: ${skipped.map((c) => `${heading(c)} ${c.skipped}`).join(', ')}`);
+if (args.variants) console.log(`\nSFT seconds and load at the end: ${cells.map((c) => `${heading(c)} ${c.sft_s?.toFixed(0)} s (load ${c.load})`).join(', ')}`);

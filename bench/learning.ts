@@ -6,47 +6,16 @@
 // (--tokens-per-s, the default shape's rate), divided by its tokens per step; so variants of one shape see the same
 // tokens, and the figures do not depend on what else shares the cores. The wall time each cell took is printed beside
 // it, with the load. Teacher time is reported, not budgeted: the default run pays it once.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { evaluatePolicy, type Rollout } from '../src/eval/evaluate.ts';
-import type { QuirkRates } from '../src/diagram/teacher/quirks.ts';
-import { TEACHER_QUIRKS as QUIRKS } from '../src/pipeline/run.ts';
-import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
 import { StudentPolicy } from '../src/policy/student.ts';
-import { runTeacher } from '../src/diagram/teacher/teacher.ts';
-import { getRubric } from '../src/diagram/reward/presets.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import type { Task } from '../src/diagram/tasks/spec.ts';
-import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
-import { shapesFirst } from './answer-order.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
-
-interface Variant {
-  /** What the variant changes, for the table. */
-  about: string;
-  trainTasks?: number;
-  quirks?: QuirkRates;
-  sft?: Partial<SFTConfig>;
-  /** Rewrites each teacher answer before SFT (same actions, another order). */
-  answer?: (text: string) => string;
-}
-
-const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, missing_edge: 0.02, prose: 0.05 };
-
-const VARIANTS: Record<string, Variant> = {
-  base: { about: 'the default recipe: 4,000 tasks, quirky teacher' },
-  clean: { about: 'teacher without quirks', quirks: {} },
-  fewquirks: { about: 'quirks at a quarter of the default rates', quirks: FEW_QUIRKS },
-  fresh: { about: '12,000 tasks (each row seen about once)', trainTasks: 12000 },
-  lr6: { about: 'learning rate 6e-3 (default 3e-3)', sft: { learning_rate: 6e-3 } },
-  nostutter: { about: 'no stutter noise', sft: { stutter_rate: 0 } },
-  gpt2init: { about: 'GPT-2 init, no planted copying circuit', sft: { model_init: 'gpt2' } },
-  bigbatch: { about: '4,096 tokens per step (half the steps)', sft: { tokens_per_batch: 4096 } },
-  vocab1024: { about: 'BPE vocabulary of 1,024 (default 2,048): names in more, more frequent pieces', sft: { vocab_size: 1024 } },
-  shapesfirst: { about: 'every shape, then every arrow (teacher answers reordered)', answer: shapesFirst },
-};
+import { trainVariant, VARIANTS, variantNamed } from './variants.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -68,7 +37,7 @@ const nEval = Number(args.eval);
 const maxTokens = Number(args['max-tokens']);
 const seeds = Array.from({ length: Number(args.seeds) }, (_, i) => i);
 const names = args.variants!.split(',').map((s) => s.trim()).filter(Boolean);
-for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n}: ${Object.keys(VARIANTS).join(', ')}`);
+for (const n of names) variantNamed(n);
 mkdirSync(out, { recursive: true });
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const load = () => loadavg()[0].toFixed(1);
@@ -133,42 +102,6 @@ const cells: Cell[] = existsSync(resultsPath)
   ? readFileSync(resultsPath, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Cell)
   : [];
 
-async function teacherData(v: Variant, seed: number): Promise<{ path: string; seconds: number }> {
-  const n = v.trainTasks ?? 4000;
-  const quirks = v.quirks ?? QUIRKS;
-  const dir = join(out, 'teacher', `${n}-${JSON.stringify(quirks).replace(/[^a-z0-9.]+/gi, '_')}-s${seed}`);
-  const path = join(dir, 'train.jsonl');
-  const timing = join(dir, 'seconds.txt');
-  if (existsSync(timing)) return { path, seconds: Number(readFileSync(timing, 'utf8')) };
-  const t0 = performance.now();
-  const tasks = generateTasks({ split: 'train', n, seed, syntheticNames: 1 });
-  const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
-  await runTeacher({
-    policy: new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks }),
-    rubric: getRubric('strong'),
-    tasks,
-    outDir: dir,
-    config: { policy: 'scripted', attempts: 1, minReward: 0.6, seed, temperature: 0, reward: 'strong', quirks: quirks as Record<string, number> },
-  });
-  const seconds = (performance.now() - t0) / 1000;
-  writeFileSync(timing, String(seconds));
-  return { path, seconds };
-}
-
-/** The teacher's rows with each answer rewritten, next to the SFT run that reads them. */
-function rewritten(path: string, name: string, answer: (text: string) => string): string {
-  const target = join(out, 'data', `${name}-${path.split('/').at(-2)}.jsonl`);
-  mkdirSync(join(out, 'data'), { recursive: true });
-  const rows = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => {
-    const row = JSON.parse(l) as { messages: { role: string; content: string }[] };
-    const last = row.messages.at(-1)!;
-    last.content = answer(last.content);
-    return JSON.stringify(row);
-  });
-  writeFileSync(target, rows.join('\n') + '\n');
-  return target;
-}
-
 async function evaluate(dir: string, tasks: Task[], temperature: number): Promise<Figures> {
   const policy = await StudentPolicy.load(dir);
   try {
@@ -202,29 +135,14 @@ function printTable(): void {
 for (const seed of args['table-only'] ? [] : seeds) {
   for (const name of names) {
     if (cells.some((c) => c.variant === name && c.seed === seed)) continue;
-    const v = VARIANTS[name];
     log(`${name} seed ${seed}: teacher (load ${load()})`);
-    const teacher = await teacherData(v, seed);
-    const dataPath = v.answer ? rewritten(teacher.path, name, v.answer) : teacher.path;
-    const tokensPerBatch = v.sft?.tokens_per_batch ?? 2048;
-    const steps = Math.round((budgetS * Number(args['tokens-per-s'])) / tokensPerBatch);
-    const dir = join(out, 'sft', `${name}-s${seed}`);
-    rmSync(dir, { recursive: true, force: true });
-    log(`${name} seed ${seed}: SFT ${steps} steps (load ${load()})`);
-    const t0 = performance.now();
-    await runSft({ env: diagramEnv,
-      config: sftConfig('default', dir, { ...v.sft, seed: 42 + seed, max_steps: steps, eval_steps: 1e9, save_steps: 1e9, final_eval_samples: 0, eval_samples: 0, final_eval_structured_output: false }),
-      dataPath,
-      onProgress: (p) => {
-        if (p.log && p.step % 100 === 0) log(`  step ${p.step}/${p.maxSteps} loss ${p.log.loss.toFixed(3)}`);
-      },
-    });
-    const sftS = (performance.now() - t0) / 1000;
+    const trained = await trainVariant({ out, name, seed, budgetS, tokensPerS: Number(args['tokens-per-s']), log });
+    const { steps, sftS } = trained;
     const loadAtEnd = load();
     log(`${name} seed ${seed}: evaluating (${sftS.toFixed(0)} s of SFT)`);
-    const greedy = await evaluate(join(dir, 'final'), heldout, 0);
-    const t07 = await evaluate(join(dir, 'final'), heldout, 0.7);
-    const cell: Cell = { variant: name, seed, steps, teacher_s: teacher.seconds, sft_s: sftS, load: loadAtEnd, greedy, t07 };
+    const greedy = await evaluate(trained.dir, heldout, 0);
+    const t07 = await evaluate(trained.dir, heldout, 0.7);
+    const cell: Cell = { variant: name, seed, steps, teacher_s: trained.teacherS, sft_s: sftS, load: loadAtEnd, greedy, t07 };
     cells.push(cell);
     appendFileSync(resultsPath, JSON.stringify(cell) + '\n');
     log(`${name} seed ${seed}: valid ${pct(greedy.valid)} / ${pct(t07.valid)}, entities ${f2(greedy.entities)}, edges ${f2(greedy.edges)}`);
