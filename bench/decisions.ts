@@ -6,12 +6,12 @@
 // A valid answer needs every id and arrow end right, so the first groups say which decision holds the student back.
 //
 // Two modes:
-//   npx tsx bench/decisions.ts --variants base,walk [--seeds 2] [--budget-s 150] [--tasks 200] [--out runs/decisions]
+//   npx tsx bench/decisions.ts --variants base,nowalk [--seeds 2] [--budget-s 150] [--tasks 200] [--out runs/decisions]
 //     trains each recipe variant (bench/variants.ts) for a short SFT (the budget in seconds at --tokens-per-s, the
 //     default shape's quiet rate: equal tokens, whatever shares the cores), then reads its teacher answers; cells are
 //     cached in OUT/results.jsonl, so a rerun adds only what is missing. This is the loop to iterate a mechanism on: it
 //     answers in minutes where the default run takes fifteen.
-//   npx tsx bench/decisions.ts DIR [DIR...] [--answer base|walk|shapesfirst] [--tasks 200]
+//   npx tsx bench/decisions.ts DIR [DIR...] [--answer base|nowalk|shapesfirst] [--tasks 200]
 //     reads checkpoints (`runs/NAME/sft/final`), the teacher's answers written as the variant writes them.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -40,15 +40,16 @@ if (dirs.length === 0 && !args.variants) throw new Error('name checkpoint direct
 
 const tasks = generateTasks({ split: 'heldout', n: Number(args.tasks), seed: Number(args.seed) });
 const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
-const teacher = new ScriptedPolicy({ specFor: (p) => specs.get(p) });
-const plain: string[] = [];
-for (const t of tasks) {
-  const [[c]] = await teacher.generate([[{ role: 'user', content: t.prompt }]], { temperature: 0, seed: 0 });
-  plain.push(c.text);
-}
-const answersFor = (variant: string) => {
-  const rewrite = variantNamed(variant).answer;
-  return tasks.map((t, k) => (rewrite ? rewrite(plain[k], t.prompt) : plain[k]));
+/** The teacher's answers to the tasks as a variant's teacher writes them (walk or not, then the variant's rewrite). */
+const answersFor = async (variant: string): Promise<string[]> => {
+  const v = variantNamed(variant);
+  const teacher = new ScriptedPolicy({ specFor: (p) => specs.get(p), walk: v.walk ?? true });
+  const out: string[] = [];
+  for (const t of tasks) {
+    const [[c]] = await teacher.generate([[{ role: 'user', content: t.prompt }]], { temperature: 0, seed: 0 });
+    out.push(v.answer ? v.answer(c.text, t.prompt) : c.text);
+  }
+  return out;
 };
 
 /** The string fields whose values are copied from the request; the key's token ends with `"field":"`. */
@@ -133,7 +134,7 @@ if (args.variants) {
   const seeds = Array.from({ length: Number(args.seeds) }, (_, i) => i);
   const key = `${args.tasks}-${args.seed}-${args['budget-s']}`;
   for (const name of names) {
-    const answers = answersFor(name);
+    const answers = await answersFor(name);
     for (const seed of seeds) {
       const hit = cached.find((c) => c.label === `${name}|${key}` && c.seed === seed);
       if (hit) {
@@ -149,7 +150,7 @@ if (args.variants) {
     }
   }
 } else {
-  const answers = answersFor(args.answer!);
+  const answers = await answersFor(args.answer!);
   for (const dir of dirs) cells.push({ label: dir.replace(/\/$/, '').replace(/\/final$/, '').split('/').slice(-2).join('/'), ...(await decisions(dir, answers)) });
 }
 

@@ -12,13 +12,15 @@ import { getRubric } from '../src/diagram/reward/presets.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
-import { requestWalk, shapesFirst } from './answer-order.ts';
+import { shapesFirst } from './answer-order.ts';
 
 export interface Variant {
   /** What the variant changes, for the table. */
   about: string;
   trainTasks?: number;
   quirks?: QuirkRates;
+  /** The teacher's request walk (src/diagram/teacher/walk.ts); on, as in the default run, unless false. */
+  walk?: boolean;
   sft?: Partial<SFTConfig>;
   /** Rewrites each teacher answer to its request before SFT (same actions, another order or added fields). */
   answer?: (text: string, prompt: string) => string;
@@ -27,7 +29,8 @@ export interface Variant {
 const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, missing_edge: 0.02, prose: 0.05 };
 
 export const VARIANTS: Record<string, Variant> = {
-  base: { about: 'the default recipe: 4,000 tasks, quirky teacher' },
+  base: { about: 'the default recipe: 4,000 tasks, quirky teacher, request walk' },
+  nowalk: { about: 'no request walk: shapes without a say (the recipe before 2026-12-06)', walk: false },
   clean: { about: 'teacher without quirks', quirks: {} },
   fewquirks: { about: 'quirks at a quarter of the default rates', quirks: FEW_QUIRKS },
   fresh: { about: '12,000 tasks (each row seen about once)', trainTasks: 12000 },
@@ -37,7 +40,6 @@ export const VARIANTS: Record<string, Variant> = {
   bigbatch: { about: '4,096 tokens per step (half the steps)', sft: { tokens_per_batch: 4096 } },
   vocab1024: { about: 'BPE vocabulary of 1,024 (default 2,048): names in more, more frequent pieces', sft: { vocab_size: 1024 } },
   shapesfirst: { about: 'every shape, then every arrow (teacher answers reordered)', answer: shapesFirst },
-  walk: { about: 'request walk: each shape says the request words between the previous name and its own, before its id', answer: requestWalk },
 };
 
 /** The variant by name, or an error listing the names. */
@@ -51,7 +53,8 @@ export function variantNamed(name: string): Variant {
 export async function teacherData(out: string, v: Variant, seed: number): Promise<{ path: string; seconds: number }> {
   const n = v.trainTasks ?? 4000;
   const quirks = v.quirks ?? QUIRKS;
-  const dir = join(out, 'teacher', `${n}-${JSON.stringify(quirks).replace(/[^a-z0-9.]+/gi, '_')}-s${seed}`);
+  const walk = v.walk ?? true;
+  const dir = join(out, 'teacher', `${n}-${JSON.stringify(quirks).replace(/[^a-z0-9.]+/gi, '_')}-s${seed}${walk ? '-walk' : ''}`);
   const path = join(dir, 'train.jsonl');
   const timing = join(dir, 'seconds.txt');
   if (existsSync(timing)) return { path, seconds: Number(readFileSync(timing, 'utf8')) };
@@ -59,11 +62,11 @@ export async function teacherData(out: string, v: Variant, seed: number): Promis
   const tasks = generateTasks({ split: 'train', n, seed, syntheticNames: 1 });
   const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
   await runTeacher({
-    policy: new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks }),
+    policy: new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks, walk }),
     rubric: getRubric('strong'),
     tasks,
     outDir: dir,
-    config: { policy: 'scripted', attempts: 1, minReward: 0.6, seed, temperature: 0, reward: 'strong', quirks: quirks as Record<string, number> },
+    config: { policy: 'scripted', attempts: 1, minReward: 0.6, seed, temperature: 0, reward: 'strong', quirks: quirks as Record<string, number>, walk },
   });
   const seconds = (performance.now() - t0) / 1000;
   writeFileSync(timing, String(seconds));

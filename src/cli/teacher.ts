@@ -61,6 +61,7 @@ export function registerTeacher(cmd: Command): void {
         policy = await policyFromSpec(flags.policy, {
           specFor: (prompt) => specs.get(prompt),
           quirks,
+          walk: flags.walk,
           baseUrl: flags.base_url,
           apiKey: flags.api_key,
           singleChoice: flags.single_choice,
@@ -92,7 +93,7 @@ export function registerTeacher(cmd: Command): void {
           outDir: flags.out,
           batchSize: flags.batch_size,
           maxTokens: flags.max_tokens,
-          config: { policy: flags.policy, attempts, minReward, seed, temperature, reward: flags.reward, quirks },
+          config: { policy: flags.policy, attempts, minReward, seed, temperature, reward: flags.reward, quirks, walk: flags.walk },
           onProgress: (p) => {
             if (!flags.progress) return;
             const scored = p.accepted + p.rejected;

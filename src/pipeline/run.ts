@@ -62,8 +62,10 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
     sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
-    grpo: {},
-    eval: { temperature: 0.7, maxTokens: 512 },
+    // The request walk makes answers longer (teacher: median 276 tokens, 95th percentile 494, the longest 737): room
+    // for nearly all of them, so that a length cut does not stand for a wrong answer.
+    grpo: { max_completion_length: 512 },
+    eval: { temperature: 0.7, maxTokens: 640 },
   },
   full: {
     preset: 'full',
@@ -75,8 +77,8 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     // Longer SFT fits the training phrasings and does worse on unseen ones (docs/sft.md): the extra time goes to GRPO.
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
     sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
-    grpo: { max_steps: 150 },
-    eval: { temperature: 0.7, maxTokens: 512 },
+    grpo: { max_steps: 150, max_completion_length: 512 },
+    eval: { temperature: 0.7, maxTokens: 640 },
   },
 };
 
@@ -257,7 +259,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
       rubric: getRubric('strong'),
       tasks: train,
       outDir: paths.teacher,
-      config: { policy: 'scripted', attempts: config.teacher.attempts, minReward: config.teacher.minReward, seed: config.seed, temperature: 0, reward: 'strong', quirks: config.teacher.quirks as Record<string, number> },
+      config: { policy: 'scripted', attempts: config.teacher.attempts, minReward: config.teacher.minReward, seed: config.seed, temperature: 0, reward: 'strong', quirks: config.teacher.quirks as Record<string, number>, walk: true },
       onProgress: (p) => progress.update(p.done, `accepted ${p.accepted}`),
     });
     return `${summary.accepted} accepted, ${summary.rejected} rejected (mean strong reward ${f3(summary.reward.mean)})`;

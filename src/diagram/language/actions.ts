@@ -13,9 +13,15 @@ const coord = z.number().describe('finite canvas coordinate of the top-left corn
 const side = z.number().gt(0).lte(MAX_SIDE).describe(`size in canvas units, 0 < size <= ${MAX_SIDE}`);
 const label = z.string().describe('short readable label');
 
+/** Read by nothing: the environment, the canvas and every reward ignore it (docs/sft.md, "The request walk"). */
+const say = z
+  .string()
+  .describe("the request's own words between the previous shape's name and this one's, as the request writes them (optional; nothing reads it)");
+
 export const CreateShape = z
   .object({
     type: z.literal('create_shape'),
+    say: say.optional(),
     id,
     shape: ShapeKind,
     x: coord,

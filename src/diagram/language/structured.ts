@@ -1,6 +1,6 @@
 // Structured output for the student: while it samples, tokens that cannot continue a valid answer are masked out, as
 // vLLM's guided decoding does with a JSON Schema. The guide is a byte automaton of the seed's action language in its
-// compact form, `{"actions":[{"type":"create_shape","id":...,"shape":...,"x":...,"y":...,"w":...,"h":...,"text":...},
+// compact form, `{"actions":[{"type":"create_shape","say":...,"id":...,"shape":...,"x":...,"y":...,"w":...,"h":...,"text":...},
 // {"type":"connect","from":...,"to":...,"text":...}]}`, keys in the schema's order (actions.ts), and it also knows
 // the canvas: a new id is not a duplicate, an arrow's ends name shapes created earlier in the same answer and differ.
 // Written here rather than taken from a grammar library (xgrammar's web build) because a JSON Schema cannot say that
@@ -11,11 +11,15 @@ import type { Tokenizer } from '../../model/tokenizer.ts';
 
 /** Longest id or label, in bytes: ends a run-on name (a looping student) well before the token limit. */
 export const MAX_STRING_BYTES = 64;
+/** Longest `say`, in bytes as written (escapes included): the request's words between two names. */
+export const MAX_SAY_BYTES = 256;
+/** What may follow a backslash in a `say`: the escapes JSON.stringify writes for text (\u escapes are left out). */
+const SAY_ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 /** Digits of a coordinate, sign apart. */
 const MAX_COORD_DIGITS = 5;
 
 const enum Kind { Alt, Str, Int, Done }
-const enum StrMode { NewId, Label, From, To }
+const enum StrMode { NewId, Label, From, To, Say }
 const enum IntMode { Coord, Side }
 const enum Guard { None, Connect, More }
 
@@ -50,10 +54,12 @@ function buildGrammar(): { nodes: GrammarNode[]; start: number; done: number } {
   const x = add({ kind: Kind.Int, mode: IntMode.Coord, next: yKey });
   const shape = add(alt(SHAPE_KINDS.map((k): [string, number] => [`,"shape":"${k}","x":`, x])));
   const id = add({ kind: Kind.Str, mode: StrMode.NewId, next: shape });
+  const idKey = add(alt([[',"id":', id]]));
+  const say = add({ kind: Kind.Str, mode: StrMode.Say, next: idKey });
   const to = add({ kind: Kind.Str, mode: StrMode.To, next: optionalText });
   const toKey = add(alt([[',"to":', to]]));
   const from = add({ kind: Kind.Str, mode: StrMode.From, next: toKey });
-  const act = add(alt([['{"type":"create_shape","id":', id], ['{"type":"connect","from":', from, Guard.Connect]]));
+  const act = add(alt([['{"type":"create_shape","id":', id], ['{"type":"create_shape","say":', say], ['{"type":"connect","from":', from, Guard.Connect]]));
   nodes[after] = alt([[',', act, Guard.More], [']}', done]], true);
   const start = add(alt([['{"actions":[', act]]));
   return { nodes, start, done };
@@ -72,6 +78,8 @@ class GuideState {
   text = '';
   /** Str: continuation bytes the current UTF-8 character still needs. */
   pending = 0;
+  /** Str (a say): a backslash was read, its escape's letter comes next. */
+  escaped = false;
   /** Int: digits read, their value, a leading minus. */
   digits = 0;
   value = 0;
@@ -85,7 +93,7 @@ class GuideState {
 
   copyFrom(o: GuideState): void {
     this.node = o.node; this.alive = o.alive; this.matched = o.matched; this.open = o.open; this.text = o.text; this.pending = o.pending;
-    this.digits = o.digits; this.value = o.value; this.negative = o.negative; this.ids = o.ids; this.from = o.from;
+    this.escaped = o.escaped; this.digits = o.digits; this.value = o.value; this.negative = o.negative; this.ids = o.ids; this.from = o.from;
     this.actions = o.actions;
   }
 
@@ -93,11 +101,13 @@ class GuideState {
     return this.node === GRAMMAR.done;
   }
 
-  /** Bytes an open id or label may still take, between characters; -1 elsewhere (and inside a UTF-8 character). */
+  /** Bytes an open id, label or say may still take, between characters; -1 elsewhere (and inside a UTF-8 character
+   *  or an escape). */
   stringRoom(): number {
     const n = GRAMMAR.nodes[this.node];
-    const free = n.kind === Kind.Str && this.open && this.pending === 0 && (n.mode === StrMode.NewId || n.mode === StrMode.Label);
-    return free ? MAX_STRING_BYTES - this.text.length : -1;
+    if (n.kind !== Kind.Str || !this.open || this.pending !== 0) return -1;
+    if (n.mode === StrMode.Say) return this.escaped ? -1 : MAX_SAY_BYTES - this.text.length;
+    return n.mode === StrMode.NewId || n.mode === StrMode.Label ? MAX_STRING_BYTES - this.text.length : -1;
   }
 
   /** Reads one byte; false (and the state is then undefined) if no valid answer continues with it. */
@@ -155,6 +165,7 @@ class GuideState {
       return true;
     }
     const s = this.text;
+    if (mode === StrMode.Say) return this.pushSay(next, b);
     if (b === QUOTE && this.pending === 0) return this.closeString(mode, next, s);
     // Escapes are left out: ids and labels copied from a prompt do not need them, and a backslash is how a
     // looping student's strings often go wrong.
@@ -177,6 +188,28 @@ class GuideState {
       if (!ok) return false;
     }
     this.text = t;
+    return true;
+  }
+
+  /** A say is request text as JSON writes it: its escapes are allowed, any length up to MAX_SAY_BYTES, empty too. */
+  private pushSay(next: number, b: number): boolean {
+    if (this.escaped) {
+      if (!SAY_ESCAPES.has(b)) return false;
+      this.escaped = false;
+    } else if (this.pending === 0 && b === QUOTE) {
+      this.enter(next);
+      return true;
+    } else if (b < 0x20 || this.text.length >= MAX_SAY_BYTES - (b === BACKSLASH ? 1 : 0)) return false;
+    else if (this.pending > 0) {
+      if ((b & 0xc0) !== 0x80) return false;
+      this.pending--;
+    } else if (b === BACKSLASH) this.escaped = true;
+    else if (b >= 0x80) {
+      const need = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+      if (need < 0 || this.text.length + 1 + need > MAX_SAY_BYTES) return false;
+      this.pending = need;
+    }
+    this.text += String.fromCharCode(b);
     return true;
   }
 
@@ -219,6 +252,7 @@ class GuideState {
       this.open = false;
       this.text = '';
       this.pending = 0;
+      this.escaped = false;
     } else if (n.kind === Kind.Int) {
       this.digits = 0;
       this.value = 0;

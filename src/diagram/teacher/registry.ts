@@ -16,6 +16,8 @@ export interface PolicySettings extends RemoteOptions {
   specFor?: SpecLookup;
   /** Scripted teacher only. */
   quirks?: QuirkRates;
+  /** The scripted teacher's request walk (walk.ts); on unless false. */
+  walk?: boolean;
   /** Remote policies: server base URL and key (else the environment's). */
   baseUrl?: string;
   apiKey?: string;
@@ -52,7 +54,7 @@ export async function policyFromSpec(spec: string, settings: PolicySettings = {}
     if (!BASELINE_NAMES.includes(name)) throw new Error(`unknown baseline ${JSON.stringify(name)}: baselines are ${BASELINE_NAMES.join(', ')}`);
     return new BaselinePolicy(name, (prompt) => settings.specFor?.(prompt) ?? extractSpec(prompt));
   }
-  if (spec === 'scripted') return new ScriptedPolicy({ specFor: settings.specFor, extract: extractSpec, quirks: settings.quirks });
+  if (spec === 'scripted') return new ScriptedPolicy({ specFor: settings.specFor, extract: extractSpec, quirks: settings.quirks, walk: settings.walk });
   if (spec.startsWith('openai:')) {
     return new OpenAIPolicy({ model: spec.slice('openai:'.length), baseURL: settings.baseUrl, apiKey: settings.apiKey, singleChoice: settings.singleChoice, ...(settings.structuredOutput ?? true ? { responseSchema: actionAnswers() } : {}), env: settings.env, ...remote });
   }

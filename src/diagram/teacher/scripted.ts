@@ -12,6 +12,7 @@ import { scoreLayoutGeometry } from '../reward/layout.ts';
 import { circularLayout, layeredLayout, NODE_PLACEMENTS, nudge, type Direction, type EdgeRef, type NodeBox, type PlacedNode } from './layout.ts';
 import { abbreviateLabel, drawQuirks, wrapInProse, type QuirkName, type QuirkRates } from './quirks.ts';
 import { hashSeed, seededRandom } from '../../random.ts';
+import { walkRequest } from './walk.ts';
 
 /** Font size the teacher sizes labels for; generous, so that labels fit at the renderer's size too. */
 export const LABEL_FONT_SIZE = 18;
@@ -35,6 +36,8 @@ export interface ScriptedOptions {
   /** Spec for a prompt the lookup does not know (free-form requests). */
   extract?: (prompt: string) => DiagramSpec;
   quirks?: QuirkRates;
+  /** Each shape says the request's words before its name (walk.ts); on by default: what the student is trained on. */
+  walk?: boolean;
 }
 
 export interface ScriptedSample {
@@ -327,7 +330,7 @@ export function scriptRefusal(spec: DiagramSpec): string | null {
  */
 export async function scriptCompletion(
   spec: DiagramSpec,
-  opts: { seed: number; sample: number; temperature: number; quirks?: QuirkRates; key?: string; prompt?: string },
+  opts: { seed: number; sample: number; temperature: number; quirks?: QuirkRates; key?: string; prompt?: string; walk?: boolean },
 ): Promise<ScriptedSample> {
   const random = seededRandom(hashSeed(opts.seed, opts.key ?? spec.entities.join('|'), opts.sample));
   const fired = drawQuirks(opts.quirks ?? {}, random);
@@ -389,7 +392,10 @@ export async function scriptCompletion(
     { type: 'create_shape', id: n.id, shape: n.shape, x: n.x, y: n.y, w: n.w, h: n.h, text: n.label } as CreateShape,
     ...arrowsAfter[i].sort((a, b) => otherEnd(a) - otherEnd(b)).map((e): Connect => ({ type: 'connect', from: e.from, to: e.to, ...(e.label ? { text: e.label } : {}) })),
   ]);
-  const json = JSON.stringify({ actions });
+  // The walk finds each shape by the request's spelling of its entity, which an abbreviated label no longer is.
+  const spelledOf = new Map(ids.map((id, i) => [id, spelled[i]]));
+  const walked = opts.walk && opts.prompt ? walkRequest(actions, opts.prompt, (a) => (a.type === 'create_shape' ? spelledOf.get(a.id) : undefined)) : actions;
+  const json = JSON.stringify({ actions: walked });
   const w = random();
   const text = fired.has('prose') ? wrapInProse(json, w) : json;
   return { text, quirks: QUIRK_ORDER.filter((q) => fired.has(q)) };
@@ -429,6 +435,7 @@ export class ScriptedPolicy implements Policy {
           quirks: this.options.quirks,
           key: prompt,
           prompt,
+          walk: this.options.walk ?? true,
         });
         samples.push({ text: s.text, finishReason: 'stop', quirks: s.quirks });
       }

@@ -18,6 +18,8 @@ export interface TeacherConfig {
   temperature: number;
   reward: string;
   quirks: Record<string, number>;
+  /** The scripted teacher's request walk (walk.ts). */
+  walk?: boolean;
 }
 
 /** What the teacher needs of a task. The spec is optional: a remote teacher needs none, and the scripted teacher and

@@ -4,7 +4,7 @@ import { GPT } from '../../../src/model/gpt.ts';
 import { generate } from '../../../src/model/sampler.ts';
 import { Tokenizer, trainTokenizer } from '../../../src/model/tokenizer.ts';
 import { ScriptedPolicy } from '../../../src/diagram/teacher/scripted.ts';
-import { ActionGuide, actionGuides, GuideVocabulary, MAX_STRING_BYTES } from '../../../src/diagram/language/structured.ts';
+import { ActionGuide, actionGuides, GuideVocabulary, MAX_SAY_BYTES, MAX_STRING_BYTES } from '../../../src/diagram/language/structured.ts';
 import { StudentPolicy } from '../../../src/policy/student.ts';
 import { generateTasks } from '../../../src/diagram/tasks/generate.ts';
 
@@ -38,6 +38,20 @@ describe('action guide (structured output)', () => {
     const allowed = guide.allowedTokens();
     expect(allowed[BYTES.endId]).toBe(1);
     expect(allowed.reduce((s, v) => s + v, 0)).toBe(1);
+  });
+
+  it("takes a shape's say before its id: request text with JSON's escapes, empty too, up to its byte limit", () => {
+    const said = (say: string, id = 'a') => `{"type":"create_shape","say":${JSON.stringify(say)},"id":"${id}","shape":"rectangle","x":40,"y":-10,"w":120,"h":60}`;
+    expect(run(answer(said('Draw "a" -> b:\n- '), said('', 'b'), arrow('a', 'b')))).toEqual({ refusedAt: -1, done: true });
+    expect(run(answer(said('é ✓ 🙂'), box('b')))).toEqual({ refusedAt: -1, done: true });
+    // An escape JSON.stringify never writes for text, a raw control character, and a say past MAX_SAY_BYTES.
+    const bad = answer(said('x').replace('"say":"x"', '"say":"\\q"'));
+    expect(run(bad).refusedAt).toBe(bad.indexOf('q'));
+    expect(run(answer(said('x').replace('"say":"x"', '"say":"\n"'))).refusedAt).toBeGreaterThan(0);
+    expect(run(answer(said('x'.repeat(MAX_SAY_BYTES)))).done).toBe(true);
+    expect(run(answer(said('x'.repeat(MAX_SAY_BYTES + 1)))).refusedAt).toBe('{"actions":[{"type":"create_shape","say":"'.length + MAX_SAY_BYTES);
+    // The id after a say is still a new id.
+    expect(run(answer(box('a'), said('then ', 'a'))).refusedAt).toBeGreaterThan(0);
   });
 
   it('refuses the end token before the answer is complete', () => {

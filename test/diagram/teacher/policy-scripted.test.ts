@@ -91,6 +91,40 @@ describe('scripted teacher', () => {
     ]);
   });
 
+  it('walks the request: each shape says the words before its name, and the says and names laid end to end are the request', async () => {
+    const prompt = 'Draw a loop: Stopped goes back to Idle, and Idle starts Running; Running can be Paused and resumed, or Stopped.';
+    const { text } = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt, walk: true });
+    // The say comes right after the type, before the id it leads to.
+    expect(text).toContain('{"type":"create_shape","say":"Draw a loop: ","id":"Stopped"');
+    const shapes = (JSON.parse(text) as { actions: { type: string; say?: string; text?: string }[] }).actions.filter((a) => a.type === 'create_shape');
+    expect(shapes.map((a) => a.say)).toEqual(['Draw a loop: ', ' goes back to ', ', and Idle starts ', '; Running can be ']);
+    expect(shapes.map((a) => `${a.say}${a.text}`).join('')).toBe(prompt.slice(0, prompt.indexOf('Paused') + 'Paused'.length));
+    // Without the walk, the same actions without says.
+    const plain = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt });
+    expect(plain.text).toBe(JSON.stringify({ actions: JSON.parse(text).actions.map(({ say: _, ...a }: { say?: string }) => a) }));
+  });
+
+  it('scores the same under every reward with the walk as without it, on held-out tasks of every kind', async () => {
+    const tasks = generateTasks({ split: 'heldout', n: 40, seed: 11 });
+    const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
+    const walking = new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks: { abbrev: 0.3, missing_edge: 0.2, prose: 0.2 } });
+    const plain = new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks: { abbrev: 0.3, missing_edge: 0.2, prose: 0.2 }, walk: false });
+    let said = 0;
+    for (const t of tasks) {
+      const [[a]] = await walking.generate([conversationFor(t.prompt)], { temperature: 0.5, seed: 3 });
+      const [[b]] = await plain.generate([conversationFor(t.prompt)], { temperature: 0.5, seed: 3 });
+      if (a.text.includes('"say":"')) said++;
+      expect(a.text).not.toBe(b.text);
+      for (const name of ['seed', 'strong', 'task']) {
+        const rubric = getRubric(name);
+        for (const input of [{ prompt: t.prompt, completion: a.text, spec: t.spec }, { prompt: t.prompt, completion: a.text }]) {
+          expect(rubric.score(input), `${name}: ${t.id}`).toEqual(rubric.score({ ...input, completion: b.text }));
+        }
+      }
+    }
+    expect(said).toBe(tasks.length);
+  });
+
   it.each([
     ['chain', chain],
     ['decision', decision],
