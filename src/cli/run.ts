@@ -22,7 +22,7 @@ export function registerRun(cmd: Command): void {
       const judge = judgeFromFlags(opts, join(flags.runs_dir, name, 'judge-cache'));
       const progress = new StageProgress(STAGES, { bars: flags.progress && Boolean(process.stderr.isTTY) });
       try {
-        const r = await runPipeline({ runsDir: flags.runs_dir, name, config: RUN_CONFIGS[flags.preset], fresh: flags.fresh, progress, judge });
+        const r = await runPipeline({ runsDir: flags.runs_dir, name, config: { ...RUN_CONFIGS[flags.preset], teacher: { ...RUN_CONFIGS[flags.preset].teacher, walk: flags.walk } }, fresh: flags.fresh, progress, judge });
         progress.stop();
         const f = (v: number) => v.toFixed(3);
         const width = Math.max(...r.table.map((t) => t.label.length));

@@ -32,7 +32,8 @@ export interface RunConfig {
   /** Share of the train tasks whose entities get made-up names (see tasks/synthetic-names.ts); held-out tasks keep real ones. */
   syntheticNames: number;
   heldoutTasks: number;
-  teacher: { attempts: number; minReward: number; quirks: QuirkRates };
+  /** walk: the scripted teacher's request walk (src/diagram/teacher/walk.ts). */
+  teacher: { attempts: number; minReward: number; quirks: QuirkRates; walk: boolean };
   sft: { preset: SftPreset } & Partial<SFTConfig>;
   grpo: Partial<GRPOConfig>;
   eval: { temperature: number; maxTokens: number };
@@ -48,7 +49,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     trainTasks: 120,
     syntheticNames: 1,
     heldoutTasks: 16,
-    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
+    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: true },
     sft: { preset: 'tiny', max_steps: 30, eval_steps: 15, save_steps: 15 },
     grpo: { max_steps: 2, num_generations: 4, generation_batch_size: 8, per_device_train_batch_size: 8, max_completion_length: 96, save_steps: 1, log_completions_steps: 1 },
     eval: { temperature: 0.7, maxTokens: 96 },
@@ -59,7 +60,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     trainTasks: 4000,
     syntheticNames: 1,
     heldoutTasks: 200,
-    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
+    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: true },
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
     sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
     // The request walk makes answers longer (teacher: median 276 tokens, 95th percentile 494, the longest 737): room
@@ -73,7 +74,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     trainTasks: 4000,
     syntheticNames: 1,
     heldoutTasks: 400,
-    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS },
+    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: true },
     // Longer SFT fits the training phrasings and does worse on unseen ones (docs/sft.md): the extra time goes to GRPO.
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
     sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
@@ -253,13 +254,13 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
   const specFor = (prompt: string) => specs.get(prompt);
 
   await stage('teacher', train.length * config.teacher.attempts, async () => {
-    const policy = await policyFromSpec('scripted', { specFor, quirks: config.teacher.quirks });
+    const policy = await policyFromSpec('scripted', { specFor, quirks: config.teacher.quirks, walk: config.teacher.walk });
     const summary: TeacherSummary = await runTeacher({
       policy,
       rubric: getRubric('strong'),
       tasks: train,
       outDir: paths.teacher,
-      config: { policy: 'scripted', attempts: config.teacher.attempts, minReward: config.teacher.minReward, seed: config.seed, temperature: 0, reward: 'strong', quirks: config.teacher.quirks as Record<string, number>, walk: true },
+      config: { policy: 'scripted', attempts: config.teacher.attempts, minReward: config.teacher.minReward, seed: config.seed, temperature: 0, reward: 'strong', quirks: config.teacher.quirks as Record<string, number>, walk: config.teacher.walk },
       onProgress: (p) => progress.update(p.done, `accepted ${p.accepted}`),
     });
     return `${summary.accepted} accepted, ${summary.rejected} rejected (mean strong reward ${f3(summary.reward.mean)})`;
@@ -305,7 +306,7 @@ export async function runPipeline(o: RunOptions): Promise<RunResult> {
   });
 
   const policyFor = (plan: EvalPlan) => {
-    if (plan.policy === 'teacher') return policyFromSpec('scripted', { specFor, quirks: config.teacher.quirks });
+    if (plan.policy === 'teacher') return policyFromSpec('scripted', { specFor, quirks: config.teacher.quirks, walk: config.teacher.walk });
     return policyFromSpec(plan.policy === 'sft' ? sftFinal : join(paths.grpo, 'final'), { structuredOutput: plan.structured });
   };
   const summaryLine = (m: EvalMetrics) => `task ${f3(m.reward.task.mean)} [${f3(m.reward.task.lo)}, ${f3(m.reward.task.hi)}], strong ${f3(m.reward.strong.mean)}, valid ${f3(m.renderer_accept_rate.mean)}`;

@@ -19,9 +19,10 @@ function wordIndex(text: string, name: string, from: number): number {
  * The actions with a `say` on each create_shape, placed right after `type` (so that it is written before the id),
  * `nameOf` giving the name the request spells for a shape. A shape whose name the request does not spell out from the
  * point the walk has reached (an abbreviated label, a name used before its turn) says "" and leaves the walk where it
- * was. Other actions are returned as they are.
+ * was. Other actions are returned as they are. With `throughName`, a say runs on through the name itself (an
+ * experiment of bench/variants.ts).
  */
-export function walkRequest<A extends { type: string }>(actions: A[], prompt: string, nameOf: (a: A) => string | undefined): A[] {
+export function walkRequest<A extends { type: string }>(actions: A[], prompt: string, nameOf: (a: A) => string | undefined, opts: { throughName?: boolean } = {}): A[] {
   const lower = prompt.toLowerCase();
   let cursor = 0;
   return actions.map((a) => {
@@ -30,7 +31,7 @@ export function walkRequest<A extends { type: string }>(actions: A[], prompt: st
     const at = name ? wordIndex(lower, name, cursor) : -1;
     let say = '';
     if (at >= 0) {
-      say = prompt.slice(cursor, at);
+      say = prompt.slice(cursor, opts.throughName ? at + name.length : at);
       cursor = at + name.length;
     }
     const { type, ...rest } = a;
