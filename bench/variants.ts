@@ -20,7 +20,7 @@ export interface Variant {
   trainTasks?: number;
   quirks?: QuirkRates;
   /** The teacher's request walk (src/diagram/teacher/walk.ts); on, as in the default run, unless false. */
-  walk?: boolean | 'through-name';
+  walk?: boolean;
   sft?: Partial<SFTConfig>;
   /** Rewrites each teacher answer to its request before SFT (same actions, another order or added fields). */
   answer?: (text: string, prompt: string) => string;
@@ -30,7 +30,6 @@ const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, mis
 
 export const VARIANTS: Record<string, Variant> = {
   base: { about: 'the default recipe: 4,000 tasks, quirky teacher, request walk' },
-  sayname: { about: "request walk whose say runs on through the shape's name, so the name is copied inside the say and the id copies it from there", walk: 'through-name' },
   nowalk: { about: 'no request walk: shapes without a say (the recipe before 2026-12-06)', walk: false },
   clean: { about: 'teacher without quirks', quirks: {} },
   fewquirks: { about: 'quirks at a quarter of the default rates', quirks: FEW_QUIRKS },
@@ -55,7 +54,7 @@ export async function teacherData(out: string, v: Variant, seed: number): Promis
   const n = v.trainTasks ?? 4000;
   const quirks = v.quirks ?? QUIRKS;
   const walk = v.walk ?? true;
-  const dir = join(out, 'teacher', `${n}-${JSON.stringify(quirks).replace(/[^a-z0-9.]+/gi, '_')}-s${seed}${walk === true ? '-walk' : walk ? `-${walk}` : ''}`);
+  const dir = join(out, 'teacher', `${n}-${JSON.stringify(quirks).replace(/[^a-z0-9.]+/gi, '_')}-s${seed}${walk ? '-walk' : ''}`);
   const path = join(dir, 'train.jsonl');
   const timing = join(dir, 'seconds.txt');
   if (existsSync(timing)) return { path, seconds: Number(readFileSync(timing, 'utf8')) };

@@ -16,7 +16,7 @@ const label = z.string().describe('short readable label');
 /** Read by nothing: the environment, the canvas and every reward ignore it (docs/sft.md, "The request walk"). */
 const say = z
   .string()
-  .describe("the request's own words between the previous shape's name and this one's, as the request writes them (optional; nothing reads it)");
+  .describe("the request's own words from where the previous shape's name ended through this shape's name, as the request writes them (optional; nothing reads it)");
 
 export const CreateShape = z
   .object({

@@ -36,9 +36,9 @@ export interface ScriptedOptions {
   /** Spec for a prompt the lookup does not know (free-form requests). */
   extract?: (prompt: string) => DiagramSpec;
   quirks?: QuirkRates;
-  /** Each shape says the request's words before its name (walk.ts); on by default: what the student is trained on.
-   *  'through-name': the say goes on through the name (an experiment of bench/variants.ts). */
-  walk?: boolean | 'through-name';
+  /** Each shape says the request's words up to and through its name (walk.ts); on by default: what the student is
+   *  trained on. */
+  walk?: boolean;
 }
 
 export interface ScriptedSample {
@@ -331,7 +331,7 @@ export function scriptRefusal(spec: DiagramSpec): string | null {
  */
 export async function scriptCompletion(
   spec: DiagramSpec,
-  opts: { seed: number; sample: number; temperature: number; quirks?: QuirkRates; key?: string; prompt?: string; walk?: boolean | 'through-name' },
+  opts: { seed: number; sample: number; temperature: number; quirks?: QuirkRates; key?: string; prompt?: string; walk?: boolean },
 ): Promise<ScriptedSample> {
   const random = seededRandom(hashSeed(opts.seed, opts.key ?? spec.entities.join('|'), opts.sample));
   const fired = drawQuirks(opts.quirks ?? {}, random);
@@ -395,7 +395,7 @@ export async function scriptCompletion(
   ]);
   // The walk finds each shape by the request's spelling of its entity, which an abbreviated label no longer is.
   const spelledOf = new Map(ids.map((id, i) => [id, spelled[i]]));
-  const walked = opts.walk && opts.prompt ? walkRequest(actions, opts.prompt, (a) => (a.type === 'create_shape' ? spelledOf.get(a.id) : undefined), { throughName: opts.walk === 'through-name' }) : actions;
+  const walked = opts.walk && opts.prompt ? walkRequest(actions, opts.prompt, (a) => (a.type === 'create_shape' ? spelledOf.get(a.id) : undefined)) : actions;
   const json = JSON.stringify({ actions: walked });
   const w = random();
   const text = fired.has('prose') ? wrapInProse(json, w) : json;

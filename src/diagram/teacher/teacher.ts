@@ -19,7 +19,7 @@ export interface TeacherConfig {
   reward: string;
   quirks: Record<string, number>;
   /** The scripted teacher's request walk (walk.ts). */
-  walk?: boolean | 'through-name';
+  walk?: boolean;
 }
 
 /** What the teacher needs of a task. The spec is optional: a remote teacher needs none, and the scripted teacher and

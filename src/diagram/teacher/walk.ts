@@ -1,10 +1,10 @@
-// The request walk: the teacher's answer states, on each shape, the words of the request between the previous shape's
-// name and this shape's own (`say`, which nothing reads: actions.ts). The shapes come in the order the request first
-// names them, so the says laid end to end are the request up to its last name, in order. Why: a student picks a new
-// shape's name 64% right when it must choose among the request's names, because after `"id":"` its copying heads see
-// every earlier id as a match. With the walk, the next words are always the continuation of the request from where the
-// last name ended, and the name follows the words just quoted: copying forward, which the planted induction heads do
-// (bench/decisions.ts measures it; docs/sft.md).
+// The request walk: the teacher's answer states, on each shape, the words of the request from where the previous
+// shape's name ended through this shape's own name (`say`, which nothing reads: actions.ts). The shapes come in the
+// order the request first names them, so the says laid end to end are the request up to its last name, in order.
+// Why: a student picks a new shape's name 62% right when it must choose among the request's names, because after
+// `"id":"` its copying heads see every earlier id as a match. With the walk, the say is the continuation of the request
+// from where the last one stopped, which the planted induction heads copy, and the id is the name the say has just
+// written (bench/decisions.ts measures it; docs/sft.md).
 
 /** Where `name` next stands in `text` as whole words at or after `from` (both lower-cased), or -1. */
 function wordIndex(text: string, name: string, from: number): number {
@@ -19,10 +19,9 @@ function wordIndex(text: string, name: string, from: number): number {
  * The actions with a `say` on each create_shape, placed right after `type` (so that it is written before the id),
  * `nameOf` giving the name the request spells for a shape. A shape whose name the request does not spell out from the
  * point the walk has reached (an abbreviated label, a name used before its turn) says "" and leaves the walk where it
- * was. Other actions are returned as they are. With `throughName`, a say runs on through the name itself (an
- * experiment of bench/variants.ts).
+ * was. Other actions are returned as they are.
  */
-export function walkRequest<A extends { type: string }>(actions: A[], prompt: string, nameOf: (a: A) => string | undefined, opts: { throughName?: boolean } = {}): A[] {
+export function walkRequest<A extends { type: string }>(actions: A[], prompt: string, nameOf: (a: A) => string | undefined): A[] {
   const lower = prompt.toLowerCase();
   let cursor = 0;
   return actions.map((a) => {
@@ -31,7 +30,7 @@ export function walkRequest<A extends { type: string }>(actions: A[], prompt: st
     const at = name ? wordIndex(lower, name, cursor) : -1;
     let say = '';
     if (at >= 0) {
-      say = prompt.slice(cursor, opts.throughName ? at + name.length : at);
+      say = prompt.slice(cursor, at + name.length);
       cursor = at + name.length;
     }
     const { type, ...rest } = a;

@@ -91,14 +91,14 @@ describe('scripted teacher', () => {
     ]);
   });
 
-  it('walks the request: each shape says the words before its name, and the says and names laid end to end are the request', async () => {
+  it('walks the request: each shape says the words up to and through its name, and the says laid end to end are the request', async () => {
     const prompt = 'Draw a loop: Stopped goes back to Idle, and Idle starts Running; Running can be Paused and resumed, or Stopped.';
     const { text } = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt, walk: true });
     // The say comes right after the type, before the id it leads to.
-    expect(text).toContain('{"type":"create_shape","say":"Draw a loop: ","id":"Stopped"');
+    expect(text).toContain('{"type":"create_shape","say":"Draw a loop: Stopped","id":"Stopped"');
     const shapes = (JSON.parse(text) as { actions: { type: string; say?: string; text?: string }[] }).actions.filter((a) => a.type === 'create_shape');
-    expect(shapes.map((a) => a.say)).toEqual(['Draw a loop: ', ' goes back to ', ', and Idle starts ', '; Running can be ']);
-    expect(shapes.map((a) => `${a.say}${a.text}`).join('')).toBe(prompt.slice(0, prompt.indexOf('Paused') + 'Paused'.length));
+    expect(shapes.map((a) => a.say)).toEqual(['Draw a loop: Stopped', ' goes back to Idle', ', and Idle starts Running', '; Running can be Paused']);
+    expect(shapes.map((a) => a.say).join('')).toBe(prompt.slice(0, prompt.indexOf('Paused') + 'Paused'.length));
     // Without the walk, the same actions without says.
     const plain = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt });
     expect(plain.text).toBe(JSON.stringify({ actions: JSON.parse(text).actions.map(({ say: _, ...a }: { say?: string }) => a) }));
