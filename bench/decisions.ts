@@ -6,12 +6,12 @@
 // A valid answer needs every id and arrow end right, so the first groups say which decision holds the student back.
 //
 // Two modes:
-//   npx tsx bench/decisions.ts --variants base,nowalk [--seeds 2] [--budget-s 150] [--tasks 200] [--out runs/decisions]
+//   npx tsx bench/decisions.ts --variants base,walk [--seeds 2] [--budget-s 150] [--tasks 200] [--out runs/decisions]
 //     trains each recipe variant (bench/variants.ts) for a short SFT (the budget in seconds at --tokens-per-s, the
 //     default shape's quiet rate: equal tokens, whatever shares the cores), then reads its teacher answers; cells are
 //     cached in OUT/results.jsonl, so a rerun adds only what is missing. This is the loop to iterate a mechanism on: it
 //     answers in minutes where the default run takes fifteen.
-//   npx tsx bench/decisions.ts DIR [DIR...] [--answer base|nowalk|shapesfirst] [--tasks 200]
+//   npx tsx bench/decisions.ts DIR [DIR...] [--answer base|walk|shapesfirst] [--tasks 200]
 //     reads checkpoints (`runs/NAME/sft/final`), the teacher's answers written as the variant writes them.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -43,7 +43,7 @@ const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
 /** The teacher's answers to the tasks as a variant's teacher writes them (walk or not, then the variant's rewrite). */
 const answersFor = async (variant: string): Promise<string[]> => {
   const v = variantNamed(variant);
-  const teacher = new ScriptedPolicy({ specFor: (p) => specs.get(p), walk: v.walk ?? true });
+  const teacher = new ScriptedPolicy({ specFor: (p) => specs.get(p), walk: v.walk ?? false });
   const out: string[] = [];
   for (const t of tasks) {
     const [[c]] = await teacher.generate([[{ role: 'user', content: t.prompt }]], { temperature: 0, seed: 0 });

@@ -19,7 +19,7 @@ export interface Variant {
   about: string;
   trainTasks?: number;
   quirks?: QuirkRates;
-  /** The teacher's request walk (src/diagram/teacher/walk.ts); on, as in the default run, unless false. */
+  /** The teacher's request walk (src/diagram/teacher/walk.ts); off, as in the default run, unless true. */
   walk?: boolean;
   sft?: Partial<SFTConfig>;
   /** Rewrites each teacher answer to its request before SFT (same actions, another order or added fields). */
@@ -29,8 +29,8 @@ export interface Variant {
 const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, missing_edge: 0.02, prose: 0.05 };
 
 export const VARIANTS: Record<string, Variant> = {
-  base: { about: 'the default recipe: 4,000 tasks, quirky teacher, request walk' },
-  nowalk: { about: 'no request walk: shapes without a say (the recipe before 2026-12-06)', walk: false },
+  base: { about: 'the default recipe: 4,000 tasks, quirky teacher, no request walk' },
+  walk: { about: "the request walk: each shape's say runs through its name before its id", walk: true },
   clean: { about: 'teacher without quirks', quirks: {} },
   fewquirks: { about: 'quirks at a quarter of the default rates', quirks: FEW_QUIRKS },
   fresh: { about: '12,000 tasks (each row seen about once)', trainTasks: 12000 },
@@ -53,7 +53,7 @@ export function variantNamed(name: string): Variant {
 export async function teacherData(out: string, v: Variant, seed: number): Promise<{ path: string; seconds: number }> {
   const n = v.trainTasks ?? 4000;
   const quirks = v.quirks ?? QUIRKS;
-  const walk = v.walk ?? true;
+  const walk = v.walk ?? false;
   const dir = join(out, 'teacher', `${n}-${JSON.stringify(quirks).replace(/[^a-z0-9.]+/gi, '_')}-s${seed}${walk ? '-walk' : ''}`);
   const path = join(dir, 'train.jsonl');
   const timing = join(dir, 'seconds.txt');

@@ -36,8 +36,8 @@ export interface ScriptedOptions {
   /** Spec for a prompt the lookup does not know (free-form requests). */
   extract?: (prompt: string) => DiagramSpec;
   quirks?: QuirkRates;
-  /** Each shape says the request's words up to and through its name (walk.ts); on by default: what the student is
-   *  trained on. */
+  /** Each shape says the request's words up to and through its name (walk.ts). Off by default: in the default run it
+   *  lost to the plain answers (docs/sft.md). */
   walk?: boolean;
 }
 
@@ -436,7 +436,7 @@ export class ScriptedPolicy implements Policy {
           quirks: this.options.quirks,
           key: prompt,
           prompt,
-          walk: this.options.walk ?? true,
+          walk: this.options.walk ?? false,
         });
         samples.push({ text: s.text, finishReason: 'stop', quirks: s.quirks });
       }

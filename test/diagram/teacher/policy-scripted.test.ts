@@ -107,7 +107,7 @@ describe('scripted teacher', () => {
   it('scores the same under every reward with the walk as without it, on held-out tasks of every kind', async () => {
     const tasks = generateTasks({ split: 'heldout', n: 40, seed: 11 });
     const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
-    const walking = new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks: { abbrev: 0.3, missing_edge: 0.2, prose: 0.2 } });
+    const walking = new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks: { abbrev: 0.3, missing_edge: 0.2, prose: 0.2 }, walk: true });
     const plain = new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks: { abbrev: 0.3, missing_edge: 0.2, prose: 0.2 }, walk: false });
     let said = 0;
     for (const t of tasks) {
