@@ -68,7 +68,7 @@ if (!existsSync(join(teacherDir, 'summary.json'))) {
     rubric: getRubric('strong'),
     tasks: trainTasks,
     outDir: teacherDir,
-    config: { policy: 'scripted', attempts: Number(args.attempts), minReward: 0.6, seed, temperature: 1, reward: 'strong', quirks },
+    config: { policy: 'scripted', attempts: Number(args.attempts), minReward: 0.6, seed, temperature: 1, reward: 'strong', quirks, walk: false },
   });
   times.teacher = secondsSince(t0);
   log(`teacher: ${summary.accepted} accepted of ${summary.total}, mean reward ${summary.reward.mean.toFixed(3)} (${times.teacher.toFixed(0)} s)`);

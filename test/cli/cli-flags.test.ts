@@ -5,6 +5,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inProcessCli, ONE_LINE } from '../helpers/cli.ts';
+import { randomCheckpoint } from '../helpers/checkpoint.ts';
 import { RUBRIC_NAMES } from '../../src/diagram/reward/presets.ts';
 
 const task = (i: number) => ({ id: `t${i}`, prompt: `Draw Client ${i} then API.`, spec: { entities: [`Client ${i}`, 'API'], edges: [[`Client ${i}`, 'API']] } });
@@ -24,10 +25,8 @@ const tasks = join(dir, 'tasks.jsonl');
 writeFileSync(tasks, [task(0), task(1)].map((t) => JSON.stringify(t)).join('\n') + '\n');
 const sftData = join(dir, 'train.jsonl');
 writeFileSync(sftData, [0, 1, 2].map(sftRow).join('\n') + '\n');
-/** Passes grpo's --init check (it holds a config.json) and is never loaded: the refusals come first. */
-const init = join(dir, 'init');
-mkdirSync(init);
-writeFileSync(join(init, 'config.json'), '{}');
+/** Passes grpo's --init check; the refusals come before any training. */
+const init = await randomCheckpoint([task(0).prompt]);
 const scoreRows = join(dir, 'rows.jsonl');
 writeFileSync(scoreRows, JSON.stringify({ prompt: 'Draw A', completion: '{"actions": []}' }) + '\n');
 

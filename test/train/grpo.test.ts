@@ -8,7 +8,7 @@ import { generate, type Sample } from '../../src/model/sampler.ts';
 import { trainTokenizer } from '../../src/model/tokenizer.ts';
 import { renderGenerationPrompt } from '../../src/model/chat.ts';
 import { loadCheckpoint, saveCheckpoint } from '../../src/model/checkpoint.ts';
-import { conversationFor, SYSTEM_PROMPT } from '../../src/diagram/language/prompt.ts';
+import { conversationFor } from '../../src/diagram/language/prompt.ts';
 import { defineRubric, type Rubric } from '../../src/diagram/reward/rubric.ts';
 import type { Task } from '../../src/diagram/tasks/spec.ts';
 import { groupAdvantages, policyLoss, type LossType } from '../../src/train/grpo-loss.ts';
@@ -16,6 +16,7 @@ import { packCompletions } from '../../src/train/grpo-batch.ts';
 import { levelCap, promptsForStep } from '../../src/train/grpo-prompts.ts';
 import { configFromFlags, grpoTasks } from '../../src/cli/grpo.ts';
 import { interruptAfter } from '../helpers/interrupt.ts';
+import { randomCheckpoint } from '../helpers/checkpoint.ts';
 import { activeCompletions, grpoConfig, microBatchScale, trainGrpo, updatePolicy, TIMING_FIELDS, type GRPOConfig } from '../../src/train/grpo.ts';
 import { diagramEnv, rubricReward } from '../../src/diagram/diagram-env.ts';
 import { arithmeticEnv } from '../../src/arithmetic/arithmetic-env.ts';
@@ -35,15 +36,7 @@ function toyTasks(n: number): Task[] {
 }
 
 /** A random tiny student saved as a checkpoint (what --init takes). */
-async function tinyCheckpoint(): Promise<string> {
-  const dir = join(mkdtempSync(join(tmpdir(), 'grpo-init-')), 'init');
-  const corpus = [...Array(40).fill(SYSTEM_PROMPT), ...toyTasks(10).map((t) => t.prompt), '{"actions": [{"type": "create_shape", "id": "a", "text": "A"}]}'];
-  const tokenizer = trainTokenizer(corpus, { vocabSize: 700 });
-  const model = await GPT.create({ vocabSize: tokenizer.vocabSize, nCtx: 512, nEmbd: 32, nLayer: 1, nHead: 2 }, { seed: 3, threads: 1 });
-  saveCheckpoint(dir, { model, tokenizer });
-  await model.dispose();
-  return dir;
-}
+const tinyCheckpoint = () => randomCheckpoint(toyTasks(10).map((t) => t.prompt));
 
 const toyRubric = (name: string, fn: (prompt: string, completion: string) => number): Rubric =>
   defineRubric<{ prompt: string; completion: string }>({
@@ -294,7 +287,7 @@ describe('canvasgym grpo', () => {
     writeFileSync(tasksFile, toyTasks(3).map((t) => JSON.stringify(t)).join('\n') + '\n');
     const flags = { init, out: 'x', numTasks: '10', progress: true };
     expect(() => configFromFlags({ ...flags, init: undefined })).toThrow(/--init is required/);
-    expect(() => configFromFlags({ ...flags, init: '/nonexistent' })).toThrow(/--init: \/nonexistent is not a checkpoint directory/);
+    expect(() => configFromFlags({ ...flags, init: '/nonexistent' })).toThrow(/\/nonexistent is not a checkpoint: it has no config.json/);
     expect(() => configFromFlags({ ...flags, numGenerations: '1' })).toThrow(/--num-generations must be an integer >= 2, got "1"/);
     expect(() => configFromFlags({ ...flags, beta: '-0.1' })).toThrow(/--beta must be a number >= 0, got "-0.1"/);
     expect(() => configFromFlags({ ...flags, reward: 'nice' })).toThrow(/--reward must be one of seed, strong, task, got "nice"/);

@@ -19,7 +19,7 @@ export interface TeacherConfig {
   reward: string;
   quirks: Record<string, number>;
   /** The scripted teacher's request walk (walk.ts). */
-  walk?: boolean;
+  walk: boolean;
 }
 
 /** What the teacher needs of a task. The spec is optional: a remote teacher needs none, and the scripted teacher and
@@ -169,7 +169,8 @@ export function summarize(
 function checkConfig(outDir: string, config: TeacherConfig): void {
   const path = join(outDir, 'run.json');
   if (existsSync(path)) {
-    const before = JSON.parse(readFileSync(path, 'utf8')) as TeacherConfig;
+    // A run.json written before the walk existed has no walk: that run did not walk.
+    const before = { walk: false, ...(JSON.parse(readFileSync(path, 'utf8')) as Partial<TeacherConfig>) };
     const diff = (Object.keys(config) as (keyof TeacherConfig)[]).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(config[k]));
     if (diff.length > 0) {
       const what = diff.map((k) => `${k} ${JSON.stringify(before[k])} -> ${JSON.stringify(config[k])}`).join(', ');

@@ -1,7 +1,7 @@
 // Teacher data: accepted rows that re-score above the threshold, rejected rows with their errors, a summary, and a
 // run that survives SIGKILL and resumes without duplicate or lost rows.
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,7 @@ const config = (over: Partial<TeacherConfig> = {}): TeacherConfig => ({
   seed: 0,
   temperature: 1,
   reward: 'strong',
+  walk: false,
   quirks: {},
   ...over,
 });
@@ -177,6 +178,14 @@ describe('canvasgym teacher', () => {
 
   it('refuses to resume a directory with other settings, and bad input, as usage errors naming the flag', async () => {
     await expect(run([...args(join(work, 'ref')), '--min-reward', '0.9'])).rejects.toThrow(/holds a run with other settings \(minReward 0.6 -> 0.9\)/);
+    // A run written before the walk existed names no walk: it did not walk, and it resumes with the default.
+    const old = join(work, 'before-walk');
+    mkdirSync(old);
+    const config: Partial<TeacherConfig> = JSON.parse(readFileSync(join(work, 'ref', 'run.json'), 'utf8'));
+    delete config.walk;
+    writeFileSync(join(old, 'run.json'), JSON.stringify(config));
+    await run(args(old));
+    await expect(run([...args(old), '--walk'])).rejects.toThrow(/other settings \(walk false -> true\)/);
     const bad = join(work, 'bad.jsonl');
     writeFileSync(bad, `${JSON.stringify(tasks[0])}\n{"id":"x"}\n`);
     await expect(run(['--tasks', bad, '--out', join(work, 'bad')])).rejects.toThrow(/bad.jsonl line 2: not a task: prompt/);
