@@ -59,6 +59,28 @@ const CHOICES = ['id: first token', 'from: first token', 'to: first token', 'ano
 
 type Counts = Record<string, { right: number; all: number }>;
 
+/** Where each arrow's source stands among what the answer has written before it, in the answer's order of arrows: the
+ *  kinds of source a student must tell apart (the first that holds). */
+function sourceKinds(answer: string): string[] {
+  let actions: { type?: string; id?: string; from?: string }[];
+  try {
+    actions = (JSON.parse(answer) as { actions: typeof actions }).actions;
+  } catch {
+    return [];
+  }
+  const shapes: string[] = [];
+  let lastFrom: string | undefined;
+  const kinds: string[] = [];
+  for (const a of actions) {
+    if (a.type === 'create_shape' && a.id) shapes.push(a.id);
+    if (a.type !== 'connect') continue;
+    const at = shapes.lastIndexOf(a.from ?? '');
+    kinds.push(a.from === lastFrom ? "the last arrow's source" : at === shapes.length - 1 ? 'the last shape' : at === shapes.length - 2 ? 'the shape before the last' : 'an older shape');
+    lastFrom = a.from;
+  }
+  return kinds;
+}
+
 /** Teacher-forced accuracy per decision (and per decision and difficulty, as `decision @level`). */
 async function decisions(dir: string, answers: string[]): Promise<{ groups: Counts; skipped: number }> {
   const { model, tokenizer: tok } = await loadCheckpoint(dir);
@@ -83,6 +105,8 @@ async function decisions(dir: string, answers: string[]): Promise<{ groups: Coun
       const logits = model.logits(input, 1, T);
       let field = '';
       let inName = 0;
+      const kinds = sourceKinds(answers[k]);
+      let arrows = 0;
       for (let i = 1; i < ids.length; i++) {
         if (!mask[i]) continue;
         const before = tok.decode([ids[i - 1]]);
@@ -104,6 +128,7 @@ async function decisions(dir: string, answers: string[]): Promise<{ groups: Coun
         const right = best === ids[i];
         count(group, right);
         if (CHOICES.includes(group)) count(`${group} @${tasks[k].spec.difficulty}`, right);
+        if (group === 'from: first token' && kinds[arrows]) count(`from: first token, source = ${kinds[arrows++]}`, right);
         count('every answer token', right);
       }
     }

@@ -12,7 +12,7 @@ import { getRubric } from '../src/diagram/reward/presets.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
-import { shapesFirst } from './answer-order.ts';
+import { arrowSays, shapesFirst, targetFirst } from './answer-order.ts';
 
 export interface Variant {
   /** What the variant changes, for the table. */
@@ -39,6 +39,8 @@ export const VARIANTS: Record<string, Variant> = {
   gpt2init: { about: 'GPT-2 init, no planted copying circuit', sft: { model_init: 'gpt2' } },
   bigbatch: { about: '4,096 tokens per step (half the steps)', sft: { tokens_per_batch: 4096 } },
   vocab1024: { about: 'BPE vocabulary of 1,024 (default 2,048): names in more, more frequent pieces', sft: { vocab_size: 1024 } },
+  tofirst: { about: "each arrow names its target before its source (the walk's answers)", walk: true, answer: targetFirst },
+  arrowsay: { about: 'the walk carried on through the arrows: an arrow says the words up to the next mention of its ends', walk: true, answer: arrowSays },
   shapesfirst: { about: 'every shape, then every arrow (teacher answers reordered)', answer: shapesFirst },
 };
 

@@ -31,6 +31,7 @@ const COMMANDS: CommandEntry[] = [
   { name: 'tasks', description: 'write diagram tasks ({"id", "prompt", "spec"}) as JSONL, or print the suite\'s statistics with --stats', load: async () => (await import('./tasks.ts')).registerTasks },
   { name: 'grpo', description: 'GRPO from a student checkpoint: sample groups, score them in the environment, clipped updates with a KL to the start', load: async () => (await import('./grpo.ts')).registerGrpo, backend: true },
   { name: 'eval', description: 'evaluate a policy on tasks: metrics with 95% intervals, rollouts, a PNG per diagram and report.html; or compare eval directories', load: async () => (await import('./eval.ts')).registerEval, backend: true },
+  { name: 'inspect', description: 'browse runs in a local web app: every stage\'s rollouts, filtered, one by one with canvas and reward components, compared, exported, opened in tldraw', load: async () => (await import('./inspect.ts')).registerInspect },
   { name: 'run', description: 'the main job: tasks -> scripted teacher with quirks -> SFT -> GRPO -> eval of baselines, teacher, SFT and GRPO on IID held-out and out-of-distribution tasks -> report.html', load: async () => (await import('./run.ts')).registerRun, backend: true },
 ];
 

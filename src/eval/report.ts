@@ -240,7 +240,7 @@ function byGroupSection(evals: PolicyEval[]): string {
   return `<h2>By ${esc(group)}</h2><div class="scroll">${table}</div>`;
 }
 
-const CSS = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;margin:0;background:#f6f7f9}
+export const REPORT_CSS = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;margin:0;background:#f6f7f9}
 main{max-width:1280px;margin:0 auto;padding:24px}h1{margin:0 0 4px}h2{margin-top:36px;border-bottom:1px solid #d9dee4;padding-bottom:4px}
 .muted,.ci{color:#6b7785}.ci{font-size:12px}table.metrics{border-collapse:collapse;background:#fff}table.metrics td,table.metrics th{padding:5px 10px;border:1px solid #e1e5ea;text-align:left}
 table.metrics td{font-variant-numeric:tabular-nums}
@@ -279,7 +279,7 @@ export function renderReport(input: ReportInput): string {
     .join('');
   const curves = (input.curves ?? []).map((c) => `<div><div class="muted">${esc(c.title)}</div>${lineChart(c)}</div>`).join('');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(input.title)}</title><style>${CSS}</style></head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(input.title)}</title><style>${REPORT_CSS}</style></head>
 <body><main>
 <h1>${esc(input.title)}</h1>${input.subtitle ? `<div class="muted">${esc(input.subtitle)}</div>` : ''}
 <h2>Metrics</h2><p class="muted">Means with 95% bootstrap intervals over held-out completions.</p><div class="scroll">${metricsTable(input)}</div>

@@ -397,7 +397,8 @@ function summaryOf(evals: LabeledEval[]) {
   };
 }
 
-function curvesOf(paths: { sft: string; grpo: string }): Curve[] {
+/** The run's training curves, read from the stages' logs (what the report draws and the inspector shows live). */
+export function curvesOf(paths: { sft: string; grpo: string }): Curve[] {
   type SftRow = { step: number; loss?: number; eval_loss?: number; eval_reward?: number; eval_valid_rate?: number };
   type GrpoRow = { step: number; reward_mean: number; kl: number; valid_action_rate?: number };
   const sft = readJsonl<SftRow>(join(paths.sft, 'log.jsonl'));

@@ -7,7 +7,7 @@
 // written (bench/decisions.ts measures it; docs/sft.md).
 
 /** Where `name` next stands in `text` as whole words at or after `from` (both lower-cased), or -1. */
-function wordIndex(text: string, name: string, from: number): number {
+export function wordIndex(text: string, name: string, from: number): number {
   const word = /[\p{L}\p{N}]/u;
   for (let i = text.indexOf(name, from); i !== -1; i = text.indexOf(name, i + 1)) {
     if (!word.test(text[i - 1] ?? ' ') && !word.test(text[i + name.length] ?? ' ')) return i;

@@ -85,8 +85,12 @@ export interface CanvasgymPageApi {
   applyBatch(diagrams: PageDiagram[], opts: BatchOptions): Promise<PageResult[]>;
 }
 
+/** A diagram the page shows on its own canvas (the inspector's "open in tldraw"), or why it could not. */
+export type ShownDiagram = { outcomes: PageOutcome[]; read(): { shapes: ReadShape[]; arrows: ReadArrow[] } } | { error: string };
+
 declare global {
   interface Window {
     canvasgym?: CanvasgymPageApi;
+    canvasgymShown?: ShownDiagram;
   }
 }

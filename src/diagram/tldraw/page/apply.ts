@@ -35,7 +35,8 @@ export class DiagramScope {
 
   constructor(
     readonly editor: Editor,
-    /** The editor page diagrams are built on: never the current one, so the live canvas never renders them. */
+    /** The editor page diagrams are built on: for the batch API never the current one, so the live canvas never
+     *  renders them; the current one for a diagram shown to a person (main.tsx). */
     readonly pageId: TLPageId,
     readonly key: string,
     readonly offsetX: number,

@@ -89,14 +89,34 @@ async function warmUp(editor: Editor): Promise<void> {
   editor.clearHistory();
 }
 
+/**
+ * The inspector's "open in tldraw": `?actions=URL` names a diagram's page actions on the same origin, which are built
+ * on the current page for a person to look at, move and export. The editor's own reading of them stays on
+ * `window.canvasgymShown` (the inspector's test reads it back).
+ */
+async function showRequested(editor: Editor): Promise<void> {
+  const url = new URLSearchParams(location.search).get('actions');
+  if (!url) return;
+  const diagram = (await (await fetch(url)).json()) as PageDiagram;
+  const scope = new DiagramScope(editor, editor.getCurrentPageId(), 'shown', 0);
+  const outcomes = applyDiagram(scope, diagram.actions);
+  editor.zoomToFit();
+  window.canvasgymShown = { outcomes, read: () => readDiagram(scope) };
+}
+
 function App() {
   return (
     <Tldraw
       assetUrls={getAssetUrlsByImport()}
       onMount={(editor) => {
-        void warmUp(editor).then(() => {
-          window.canvasgym = makeApi(editor);
-        });
+        void warmUp(editor)
+          .then(() => {
+            window.canvasgym = makeApi(editor);
+            return showRequested(editor);
+          })
+          .catch((err: unknown) => {
+            window.canvasgymShown = { error: String((err as Error).message ?? err) };
+          });
       }}
     />
   );
