@@ -66,3 +66,15 @@ export function arrowSays(text: string, prompt: string): string {
     }),
   });
 }
+
+/** Shapes take their ordinal as id ("1", "2", ... in the order they are drawn) and arrows name those: an arrow's ends
+ *  become small numbers related to the shape just drawn (its predecessor, the last arrow's source, ...), not names to
+ *  find again among the answer's. The name stays in the shape's text (and say). */
+export function numberedIds(text: string): string {
+  const actions = parsed(text);
+  if (!actions) return text;
+  const ids = new Map<string, string>();
+  for (const a of actions) if (a.type === 'create_shape' && a.id && !ids.has(a.id)) ids.set(a.id, String(ids.size + 1));
+  const id = (v: string | undefined) => (v === undefined ? v : (ids.get(v) ?? v));
+  return JSON.stringify({ actions: actions.map((a) => (a.type === 'create_shape' ? { ...a, id: id(a.id) } : a.type === 'connect' ? { ...a, from: id(a.from), to: id(a.to) } : a)) });
+}

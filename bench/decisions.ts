@@ -59,26 +59,32 @@ const CHOICES = ['id: first token', 'from: first token', 'to: first token', 'ano
 
 type Counts = Record<string, { right: number; all: number }>;
 
-/** Where each arrow's source stands among what the answer has written before it, in the answer's order of arrows: the
- *  kinds of source a student must tell apart (the first that holds). */
-function sourceKinds(answer: string): string[] {
-  let actions: { type?: string; id?: string; from?: string }[];
+/** For each arrow, in the answer's order: where its source stands among what the answer has written before it (the
+ *  first that holds), and the ids a student could pick instead, labelled the same way, to tell what a wrong pick was. */
+function arrowSources(answer: string): { kind: string; candidates: [string, string][] }[] {
+  let actions: { type?: string; id?: string; from?: string; to?: string }[];
   try {
     actions = (JSON.parse(answer) as { actions: typeof actions }).actions;
   } catch {
     return [];
   }
   const shapes: string[] = [];
-  let lastFrom: string | undefined;
-  const kinds: string[] = [];
+  let last: { from?: string; to?: string } = {};
+  const out: { kind: string; candidates: [string, string][] }[] = [];
   for (const a of actions) {
     if (a.type === 'create_shape' && a.id) shapes.push(a.id);
     if (a.type !== 'connect') continue;
-    const at = shapes.lastIndexOf(a.from ?? '');
-    kinds.push(a.from === lastFrom ? "the last arrow's source" : at === shapes.length - 1 ? 'the last shape' : at === shapes.length - 2 ? 'the shape before the last' : 'an older shape');
-    lastFrom = a.from;
+    const candidates: [string, string][] = [
+      ["the last arrow's source", last.from ?? ''],
+      ['the last shape', shapes.at(-1) ?? ''],
+      ["the last arrow's target", last.to ?? ''],
+      ['the shape before the last', shapes.at(-2) ?? ''],
+      ...shapes.map((id): [string, string] => ['an older shape', id]),
+    ];
+    out.push({ kind: candidates.find(([, id]) => id === a.from)?.[0] ?? 'not a shape', candidates: candidates.filter(([, id]) => id) });
+    last = a;
   }
-  return kinds;
+  return out;
 }
 
 /** Teacher-forced accuracy per decision (and per decision and difficulty, as `decision @level`). */
@@ -105,7 +111,7 @@ async function decisions(dir: string, answers: string[]): Promise<{ groups: Coun
       const logits = model.logits(input, 1, T);
       let field = '';
       let inName = 0;
-      const kinds = sourceKinds(answers[k]);
+      const sources = arrowSources(answers[k]);
       let arrows = 0;
       for (let i = 1; i < ids.length; i++) {
         if (!mask[i]) continue;
@@ -128,7 +134,13 @@ async function decisions(dir: string, answers: string[]): Promise<{ groups: Coun
         const right = best === ids[i];
         count(group, right);
         if (CHOICES.includes(group)) count(`${group} @${tasks[k].spec.difficulty}`, right);
-        if (group === 'from: first token' && kinds[arrows]) count(`from: first token, source = ${kinds[arrows++]}`, right);
+        if (group === 'from: first token' && sources[arrows]) {
+          const { kind, candidates } = sources[arrows++];
+          count(`from: first token, source = ${kind}`, right);
+          count(`from: first token, ${tasks[k].spec.kind}`, right);
+          // What a wrong pick starts: the first candidate whose first token it is.
+          if (!right) count(`from: wrong picks that start ${candidates.find(([, id]) => tok.encode(id)[0] === best)?.[0] ?? 'no shape id'}`, true);
+        }
         count('every answer token', right);
       }
     }

@@ -12,7 +12,7 @@ import { getRubric } from '../src/diagram/reward/presets.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
-import { arrowSays, shapesFirst, targetFirst } from './answer-order.ts';
+import { arrowSays, numberedIds, shapesFirst, targetFirst } from './answer-order.ts';
 
 export interface Variant {
   /** What the variant changes, for the table. */
@@ -41,6 +41,8 @@ export const VARIANTS: Record<string, Variant> = {
   vocab1024: { about: 'BPE vocabulary of 1,024 (default 2,048): names in more, more frequent pieces', sft: { vocab_size: 1024 } },
   tofirst: { about: "each arrow names its target before its source (the walk's answers)", walk: true, answer: targetFirst },
   arrowsay: { about: 'the walk carried on through the arrows: an arrow says the words up to the next mention of its ends', walk: true, answer: arrowSays },
+  numids: { about: "the walk, and shapes numbered in the order drawn: arrows join numbers, the names stay in the text", walk: true, answer: numberedIds },
+  numidsto: { about: 'numids, each arrow naming its target first', walk: true, answer: (t) => targetFirst(numberedIds(t)) },
   shapesfirst: { about: 'every shape, then every arrow (teacher answers reordered)', answer: shapesFirst },
 };
 

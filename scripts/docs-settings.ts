@@ -10,6 +10,7 @@ import { BackendSettings } from '../src/cli/backend-settings.ts';
 import { EvalSettings } from '../src/cli/eval-settings.ts';
 import { grpoCommandSettings } from '../src/cli/grpo-settings.ts';
 import { JUDGE_CACHES, judgeSettings } from '../src/cli/judge-settings.ts';
+import { InspectSettings } from '../src/cli/inspect-settings.ts';
 import { RenderSettings } from '../src/cli/render-settings.ts';
 import { RunSettings } from '../src/cli/run-settings.ts';
 import { SchemaSettings } from '../src/cli/schema-settings.ts';
@@ -47,6 +48,7 @@ export const TABLES: Table[] = [
   { page: 'docs/cli.md', name: 'run', schema: RunSettings },
   { page: 'docs/cli.md', name: 'schema', schema: SchemaSettings },
   { page: 'docs/cli.md', name: 'backend', schema: BackendSettings },
+  { page: 'docs/inspect.md', name: 'inspect', schema: InspectSettings },
 ];
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
