@@ -1,55 +1,67 @@
-// Teacher answers rewritten into another order of the same actions, for the benches that train or read students on
-// them (bench/variants.ts).
-import { wordIndex } from '../src/diagram/teacher/walk.ts';
+// Teacher answers rewritten into other forms of the same actions, for the benches that train or read students on them
+// (bench/variants.ts). An answer the teacher wrapped in prose is rewritten inside its wrapping.
+import { numberShapes, wordIndex } from '../src/diagram/teacher/walk.ts';
 
-/** Every shape first, in the teacher's order, then every arrow in the teacher's order: the arrows become a copy of the
- *  request's edge list, with no shape between them. Prose-wrapped answers keep the teacher's order. */
-export function shapesFirst(text: string): string {
-  let value: { actions?: { type?: string }[] };
+type Action = { type?: string; say?: string; id?: string; from?: string; to?: string; text?: string };
+
+/** The answer with its action list replaced by `change`'s: the JSON found where the teacher put it (the whole text, or
+ *  from the first `{` to the last `}` when prose wraps it). */
+function rewrite(text: string, change: (actions: Action[]) => Action[]): string {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start < 0 || end < start) return text;
+  let actions: Action[];
   try {
-    value = JSON.parse(text);
+    actions = (JSON.parse(text.slice(start, end + 1)) as { actions: Action[] }).actions;
   } catch {
     return text;
   }
-  const actions = value.actions ?? [];
-  return JSON.stringify({ actions: [...actions.filter((a) => a.type === 'create_shape'), ...actions.filter((a) => a.type !== 'create_shape')] });
+  return text.slice(0, start) + JSON.stringify({ actions: change(actions) }) + text.slice(end + 1);
 }
 
-type Action = { type?: string; say?: string; id?: string; from?: string; to?: string; text?: string };
-const parsed = (text: string): Action[] | undefined => {
-  try {
-    return (JSON.parse(text) as { actions?: Action[] }).actions;
-  } catch {
-    return undefined;
-  }
+/** Every shape first, in the teacher's order, then every arrow in the teacher's order: the arrows become a copy of the
+ *  request's edge list, with no shape between them. */
+export const shapesFirst = (text: string) => rewrite(text, (as) => [...as.filter((a) => a.type === 'create_shape'), ...as.filter((a) => a.type !== 'create_shape')]);
+
+const arrowFirst = (a: Action, first: 'from' | 'to'): Action => {
+  const ends = first === 'from' ? { from: a.from, to: a.to } : { to: a.to, from: a.from };
+  return { type: a.type, ...ends, ...(a.text === undefined ? {} : { text: a.text }) };
 };
 
-/** Arrows name their target before their source: the target is the local choice (mostly the shape just drawn), and the
- *  source is then chosen knowing it. */
-export function targetFirst(text: string): string {
-  const actions = parsed(text);
-  if (!actions) return text;
-  return JSON.stringify({ actions: actions.map((a) => (a.type === 'connect' ? { type: a.type, to: a.to, from: a.from, ...(a.text === undefined ? {} : { text: a.text }) } : a)) });
-}
+/** Each arrow names its target before its source. */
+export const targetFirst = (text: string) => rewrite(text, (as) => as.map((a) => (a.type === 'connect' ? arrowFirst(a, 'to') : a)));
+
+/** Each arrow names its source before its target (the numbers of a walked answer stay). */
+export const sourceFirst = (text: string) => rewrite(text, (as) => as.map((a) => (a.type === 'connect' ? arrowFirst(a, 'from') : a)));
+
+/** A walked answer's shapes named again: each id is the shape's text, as the plain teacher writes them, and each arrow
+ *  names its source first (the says stay). */
+export const namedIds = (text: string) =>
+  rewrite(text, (as) => {
+    const name = new Map(as.filter((a) => a.type === 'create_shape' && a.id).map((a) => [a.id!, a.text ?? a.id!]));
+    const named = (v: string | undefined) => (v === undefined ? v : (name.get(v) ?? v));
+    return as.map((a) => (a.type === 'create_shape' ? { ...a, id: named(a.id) } : a.type === 'connect' ? arrowFirst({ ...a, from: named(a.from), to: named(a.to) }, 'from') : a));
+  });
+
+/** A plain answer numbered as a walked one is (shapes in the order drawn, arrows target first), without says. */
+export const numbered = (text: string) => rewrite(text, (as) => numberShapes(as as { type: string }[]));
 
 /**
- * The request walk carried on through the arrows (on a walked answer): each arrow also says the request's words from
- * where the walk stands through the next mention of one of its ends, when no other shape's name comes first, so an
- * arrow between shapes drawn earlier ("- Kixcan to Haiwaipen") names its far end in its own say. Shapes' says are
- * walked again from the new positions.
+ * The request walk carried on through the arrows (on an answer with names as ids): each arrow also says the request's
+ * words from where the walk stands through the next mention of one of its ends, when no other shape's name comes
+ * first, so an arrow between shapes drawn earlier ("- Kixcan to Haiwaipen") names its far end in its own say. Shapes'
+ * says are walked again from the new positions.
  */
-export function arrowSays(text: string, prompt: string): string {
-  const actions = parsed(text);
-  if (!actions) return text;
-  const lower = prompt.toLowerCase();
-  const names = actions.filter((a) => a.type === 'create_shape' && a.id).map((a) => a.id!.toLowerCase());
-  let cursor = 0;
-  const next = (name: string) => {
-    const at = wordIndex(lower, name, cursor);
-    return at < 0 ? Infinity : at;
-  };
-  return JSON.stringify({
-    actions: actions.map((a) => {
+export const arrowSays = (text: string, prompt: string) =>
+  rewrite(text, (actions) => {
+    const lower = prompt.toLowerCase();
+    const names = actions.filter((a) => a.type === 'create_shape' && a.id).map((a) => a.id!.toLowerCase());
+    let cursor = 0;
+    const next = (name: string) => {
+      const at = wordIndex(lower, name, cursor);
+      return at < 0 ? Infinity : at;
+    };
+    return actions.map((a) => {
       const { type, say: _say, ...rest } = a;
       let end = -1;
       if (type === 'create_shape' && a.id && next(a.id.toLowerCase()) < Infinity) end = next(a.id.toLowerCase()) + a.id.length;
@@ -63,18 +75,5 @@ export function arrowSays(text: string, prompt: string): string {
       const say = end >= 0 ? prompt.slice(cursor, end) : '';
       if (end >= 0) cursor = end;
       return { type, say, ...rest };
-    }),
+    });
   });
-}
-
-/** Shapes take their ordinal as id ("1", "2", ... in the order they are drawn) and arrows name those: an arrow's ends
- *  become small numbers related to the shape just drawn (its predecessor, the last arrow's source, ...), not names to
- *  find again among the answer's. The name stays in the shape's text (and say). */
-export function numberedIds(text: string): string {
-  const actions = parsed(text);
-  if (!actions) return text;
-  const ids = new Map<string, string>();
-  for (const a of actions) if (a.type === 'create_shape' && a.id && !ids.has(a.id)) ids.set(a.id, String(ids.size + 1));
-  const id = (v: string | undefined) => (v === undefined ? v : (ids.get(v) ?? v));
-  return JSON.stringify({ actions: actions.map((a) => (a.type === 'create_shape' ? { ...a, id: id(a.id) } : a.type === 'connect' ? { ...a, from: id(a.from), to: id(a.to) } : a)) });
-}

@@ -133,6 +133,7 @@ async function decisions(dir: string, answers: string[]): Promise<{ groups: Coun
         inName++;
         const right = best === ids[i];
         count(group, right);
+        if (group === 'another action or the end') count(`another action or the end: the teacher ${/\]/.test(piece) ? 'ends' : 'goes on'}`, right);
         if (CHOICES.includes(group)) count(`${group} @${tasks[k].spec.difficulty}`, right);
         if (group === 'from: first token' && sources[arrows]) {
           const { kind, candidates } = sources[arrows++];

@@ -12,7 +12,7 @@ import { getRubric } from '../src/diagram/reward/presets.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
-import { arrowSays, numberedIds, shapesFirst, targetFirst } from './answer-order.ts';
+import { arrowSays, namedIds, numbered, shapesFirst, sourceFirst, targetFirst } from './answer-order.ts';
 
 export interface Variant {
   /** What the variant changes, for the table. */
@@ -29,8 +29,13 @@ export interface Variant {
 const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, missing_edge: 0.02, prose: 0.05 };
 
 export const VARIANTS: Record<string, Variant> = {
-  base: { about: 'the default recipe: 4,000 tasks, quirky teacher, no request walk' },
-  walk: { about: "the request walk: each shape's say runs through its name before its id", walk: true },
+  base: { about: 'the default recipe: 4,000 tasks, quirky teacher, plain answers' },
+  walk: { about: 'the walked answer (src/diagram/teacher/walk.ts): says through each name, shapes numbered, arrows target first', walk: true },
+  say: { about: "the request walk alone: each shape's say runs through its name, ids are names", walk: true, answer: namedIds },
+  tofirst: { about: 'say, and each arrow names its target before its source', walk: true, answer: (t) => targetFirst(namedIds(t)) },
+  arrowsay: { about: 'say carried on through the arrows: an arrow says the words up to the next mention of its ends', walk: true, answer: (t, p) => arrowSays(namedIds(t), p) },
+  numids: { about: 'say, and shapes numbered in the order drawn (arrows source first)', walk: true, answer: sourceFirst },
+  numbered: { about: 'plain answers with shapes numbered and arrows target first, no says', answer: numbered },
   clean: { about: 'teacher without quirks', quirks: {} },
   fewquirks: { about: 'quirks at a quarter of the default rates', quirks: FEW_QUIRKS },
   fresh: { about: '12,000 tasks (each row seen about once)', trainTasks: 12000 },
@@ -39,10 +44,6 @@ export const VARIANTS: Record<string, Variant> = {
   gpt2init: { about: 'GPT-2 init, no planted copying circuit', sft: { model_init: 'gpt2' } },
   bigbatch: { about: '4,096 tokens per step (half the steps)', sft: { tokens_per_batch: 4096 } },
   vocab1024: { about: 'BPE vocabulary of 1,024 (default 2,048): names in more, more frequent pieces', sft: { vocab_size: 1024 } },
-  tofirst: { about: "each arrow names its target before its source (the walk's answers)", walk: true, answer: targetFirst },
-  arrowsay: { about: 'the walk carried on through the arrows: an arrow says the words up to the next mention of its ends', walk: true, answer: arrowSays },
-  numids: { about: "the walk, and shapes numbered in the order drawn: arrows join numbers, the names stay in the text", walk: true, answer: numberedIds },
-  numidsto: { about: 'numids, each arrow naming its target first', walk: true, answer: (t) => targetFirst(numberedIds(t)) },
   shapesfirst: { about: 'every shape, then every arrow (teacher answers reordered)', answer: shapesFirst },
 };
 

@@ -64,7 +64,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
     sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
     grpo: {},
-    eval: { temperature: 0.7, maxTokens: 512 },
+    eval: { temperature: 0.7, maxTokens: 640 },
   },
   full: {
     preset: 'full',
@@ -77,7 +77,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
     sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
     grpo: { max_steps: 150 },
-    eval: { temperature: 0.7, maxTokens: 512 },
+    eval: { temperature: 0.7, maxTokens: 640 },
   },
 };
 

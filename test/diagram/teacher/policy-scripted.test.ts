@@ -91,17 +91,25 @@ describe('scripted teacher', () => {
     ]);
   });
 
-  it('walks the request: each shape says the words up to and through its name, and the says laid end to end are the request', async () => {
+  it('walks the request: each shape says the words up to and through its name, shapes are numbered, arrows name their target first', async () => {
     const prompt = 'Draw a loop: Stopped goes back to Idle, and Idle starts Running; Running can be Paused and resumed, or Stopped.';
     const { text } = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt, walk: true });
-    // The say comes right after the type, before the id it leads to.
-    expect(text).toContain('{"type":"create_shape","say":"Draw a loop: Stopped","id":"Stopped"');
-    const shapes = (JSON.parse(text) as { actions: { type: string; say?: string; text?: string }[] }).actions.filter((a) => a.type === 'create_shape');
+    // The say comes right after the type, before the id it leads to; the name stays in the text.
+    expect(text).toContain('{"type":"create_shape","say":"Draw a loop: Stopped","id":"1","shape":"');
+    const actions = (JSON.parse(text) as { actions: { type: string; say?: string; id?: string; text?: string; from?: string; to?: string }[] }).actions;
+    const shapes = actions.filter((a) => a.type === 'create_shape');
     expect(shapes.map((a) => a.say)).toEqual(['Draw a loop: Stopped', ' goes back to Idle', ', and Idle starts Running', '; Running can be Paused']);
     expect(shapes.map((a) => a.say).join('')).toBe(prompt.slice(0, prompt.indexOf('Paused') + 'Paused'.length));
-    // Without the walk, the same actions without says.
+    expect(shapes.map((a) => `${a.id}:${a.text}`)).toEqual(['1:Stopped', '2:Idle', '3:Running', '4:Paused']);
+    expect(actions.filter((a) => a.type === 'connect').map((a) => Object.keys(a).slice(0, 3).join(',') + ` ${a.from}->${a.to}`)).toEqual([
+      'type,to,from 1->2', 'type,to,from 3->1', 'type,to,from 2->3', 'type,to,from 3->4', 'type,to,from 4->3',
+    ]);
+    // Without the walk, the same actions with the names as ids and no says.
     const plain = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt });
-    expect(plain.text).toBe(JSON.stringify({ actions: JSON.parse(text).actions.map(({ say: _, ...a }: { say?: string }) => a) }));
+    const name = new Map(shapes.map((a) => [a.id!, a.text!]));
+    expect(JSON.parse(plain.text).actions).toEqual(
+      actions.map(({ say: _, ...a }) => (a.type === 'create_shape' ? { ...a, id: a.text } : { ...a, from: name.get(a.from!), to: name.get(a.to!) })),
+    );
   });
 
   it('scores the same under every reward with the walk as without it, on held-out tasks of every kind', async () => {
