@@ -142,6 +142,13 @@ function componentsTable(scores: RolloutDetail['scores'], r: Rollout): string {
   return `<div class="scroll"><table class="metrics components">${now}${kept}</table></div>`;
 }
 
+function judgmentBlock(r: Rollout): string {
+  const j = r.judgment;
+  if (!j) return '';
+  const verdict = j.score === null ? `no judgment${j.error ? `: ${esc(j.error)}` : ''}` : `score <b>${fmt(j.score)}</b>`;
+  return `<h2>Judge</h2><div class="judgment"><p>${esc(j.judge)}: ${verdict}</p>${j.reasoning ? `<blockquote class="reasoning">${esc(j.reasoning)}</blockquote>` : ''}</div>`;
+}
+
 export function rolloutPage(info: RunInfo, source: Source, r: Rollout, d: RolloutDetail): string {
   const picture = 'svg' in d.drawing ? `<figure class="card canvas">${d.drawing.svg}</figure>` : `<div class="nodiagram">${esc(d.drawing.error)}</div>`;
   const actions = d.actions
@@ -168,7 +175,7 @@ export function rolloutPage(info: RunInfo, source: Source, r: Rollout, d: Rollou
   return page(`${source.label} #${r.n}`, [HOME, [info.name, runHref(info.name)], [source.id, stageHref(info.name, source.id)], [`#${r.n}`]], `<p class="muted">${esc(facts.join(' · '))}</p>
 <div class="cols"><div><h2>Prompt</h2><pre class="prompt-text">${esc(r.prompt)}</pre>
 <h2>Errors</h2>${r.errors.length ? `<ul class="errors">${r.errors.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>` : '<p class="tag ok">none</p>'}
-<h2>Reward</h2><p>stored: <b class="stored-reward">${fmt(r.reward)}</b></p>${componentsTable(d.scores, r)}</div>
+<h2>Reward</h2><p>stored: <b class="stored-reward">${fmt(r.reward)}</b></p>${componentsTable(d.scores, r)}${judgmentBlock(r)}</div>
 <div><h2>Canvas</h2>${picture}${tldraw}</div></div>
 <h2>Actions</h2>${actions}
 <h2>Completion</h2><div class="cols"><div><h3>raw</h3><pre class="raw">${esc(r.completion)}</pre></div><div><h3>pretty</h3><pre class="raw">${esc(d.pretty)}</pre></div></div>

@@ -30,6 +30,8 @@ export interface Rollout {
   quirks: string[];
   /** GRPO's group-relative advantage, where the row has one. */
   advantage?: number;
+  /** What an LLM judge said of it, when the run asked one (src/environment/judge.ts). */
+  judgment?: { judge: string; score: number | null; reasoning: string; error?: string };
 }
 
 type Row = Record<string, unknown>;
@@ -47,6 +49,12 @@ const numbers = (v: unknown): Record<string, number> | undefined => {
 function quirksOf(v: unknown): string[] {
   if (Array.isArray(v)) return strings(v);
   return Object.entries(numbers(v) ?? {}).filter(([, x]) => x > 0).map(([k]) => k);
+}
+
+function judgmentOf(v: unknown): Rollout['judgment'] {
+  if (!v || typeof v !== 'object') return undefined;
+  const j = v as Record<string, unknown>;
+  return { judge: str(j.judge) ?? 'judge', score: num(j.score) ?? null, reasoning: str(j.reasoning) ?? '', ...(str(j.error) ? { error: str(j.error) } : {}) };
 }
 
 /** The rollout a row holds, or undefined for a row that is none (no prompt or completion to show). */
@@ -93,5 +101,6 @@ export function rolloutOf(kind: SourceKind, row: Row, n: number, tasks: { byId: 
     finishReason,
     quirks: quirksOf(row.quirks),
     advantage: num(row.advantage),
+    judgment: judgmentOf(row.judgment),
   };
 }

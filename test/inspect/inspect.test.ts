@@ -115,6 +115,16 @@ describe('canvasgym inspect', () => {
     await editor.close();
   });
 
+  it("shows the judge's score and reasoning where the run asked one", async () => {
+    const file = join(runsDir, 'q', 'eval', 'SFT', 'rollouts.jsonl');
+    const first = rowsOf(file)[0];
+    const n = rowsOf(file).length + 1;
+    appendFileSync(file, JSON.stringify({ ...first, judgment: { judge: 'openai:grader', score: 0.25, reasoning: 'Two of the four boxes are missing.', cached: false } }) + '\n');
+    expect(await open(`/run/q/stage/eval-SFT/rollout/${n}`)).toBe(200);
+    expect(await page.textContent('.judgment')).toContain('openai:grader: score 0.250');
+    expect(await page.textContent('.judgment .reasoning')).toBe('Two of the four boxes are missing.');
+  });
+
   it('marks the failing actions of a rollout that has errors', async () => {
     const rows = rowsOf(join(runsDir, 'q', 'eval', 'baseline: names, no arrows', 'rollouts.jsonl'));
     expect(rows.length).toBeGreaterThan(0);
