@@ -77,3 +77,12 @@ export const arrowSays = (text: string, prompt: string) =>
       return { type, say, ...rest };
     });
   });
+
+/** A walked answer with its shapes lettered A, B, ... (AA, AB, ... past Z) instead of numbered: one token each, where
+ *  the tokenizer splits some numbers (12 is "1", "2"). */
+export const lettered = (text: string) =>
+  rewrite(text, (as) => {
+    const letters = (k: number): string => (k < 26 ? String.fromCharCode(65 + k) : letters(Math.floor(k / 26) - 1) + letters(k % 26));
+    const id = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? letters(Number(v) - 1) : v);
+    return as.map((a) => (a.type === 'create_shape' ? { ...a, id: id(a.id) } : a.type === 'connect' ? { ...a, to: id(a.to), from: id(a.from) } : a));
+  });

@@ -12,7 +12,7 @@ import { getRubric } from '../src/diagram/reward/presets.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
-import { arrowSays, namedIds, numbered, shapesFirst, sourceFirst, targetFirst } from './answer-order.ts';
+import { arrowSays, lettered, namedIds, numbered, shapesFirst, sourceFirst, targetFirst } from './answer-order.ts';
 
 export interface Variant {
   /** What the variant changes, for the table. */
@@ -35,6 +35,7 @@ export const VARIANTS: Record<string, Variant> = {
   tofirst: { about: 'say, and each arrow names its target before its source', walk: true, answer: (t) => targetFirst(namedIds(t)) },
   arrowsay: { about: 'say carried on through the arrows: an arrow says the words up to the next mention of its ends', walk: true, answer: (t, p) => arrowSays(namedIds(t), p) },
   numids: { about: 'say, and shapes numbered in the order drawn (arrows source first)', walk: true, answer: sourceFirst },
+  letters: { about: 'the walked answer with shapes lettered A, B, ... (one token each)', walk: true, answer: lettered },
   numbered: { about: 'plain answers with shapes numbered and arrows target first, no says', answer: numbered },
   clean: { about: 'teacher without quirks', quirks: {} },
   fewquirks: { about: 'quirks at a quarter of the default rates', quirks: FEW_QUIRKS },

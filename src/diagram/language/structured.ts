@@ -19,7 +19,9 @@ const SAY_ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 const MAX_COORD_DIGITS = 5;
 
 const enum Kind { Alt, Str, Int, Done }
-const enum StrMode { NewId, Label, From, To, Say }
+/** An arrow's ends: the first it names (`from`, or `to` in a target-first arrow) is any shape made so far, the second
+ *  any other. */
+const enum StrMode { NewId, Label, FirstEnd, SecondEnd, Say }
 const enum IntMode { Coord, Side }
 const enum Guard { None, Connect, More }
 
@@ -56,10 +58,17 @@ function buildGrammar(): { nodes: GrammarNode[]; start: number; done: number } {
   const id = add({ kind: Kind.Str, mode: StrMode.NewId, next: shape });
   const idKey = add(alt([[',"id":', id]]));
   const say = add({ kind: Kind.Str, mode: StrMode.Say, next: idKey });
-  const to = add({ kind: Kind.Str, mode: StrMode.To, next: optionalText });
-  const toKey = add(alt([[',"to":', to]]));
-  const from = add({ kind: Kind.Str, mode: StrMode.From, next: toKey });
-  const act = add(alt([['{"type":"create_shape","id":', id], ['{"type":"create_shape","say":', say], ['{"type":"connect","from":', from, Guard.Connect]]));
+  const secondEnd = add({ kind: Kind.Str, mode: StrMode.SecondEnd, next: optionalText });
+  const from = add({ kind: Kind.Str, mode: StrMode.FirstEnd, next: add(alt([[',"to":', secondEnd]])) });
+  const to = add({ kind: Kind.Str, mode: StrMode.FirstEnd, next: add(alt([[',"from":', secondEnd]])) });
+  const act = add(
+    alt([
+      ['{"type":"create_shape","id":', id],
+      ['{"type":"create_shape","say":', say],
+      ['{"type":"connect","from":', from, Guard.Connect],
+      ['{"type":"connect","to":', to, Guard.Connect],
+    ]),
+  );
   nodes[after] = alt([[',', act, Guard.More], [']}', done]], true);
   const start = add(alt([['{"actions":[', act]]));
   return { nodes, start, done };
@@ -84,16 +93,17 @@ class GuideState {
   digits = 0;
   value = 0;
   negative = false;
-  /** Canvas: ids created so far (replaced, never mutated, so that copies can share it), the arrow's source, actions done. */
+  /** Canvas: ids created so far (replaced, never mutated, so that copies can share it), the end the arrow named
+   *  first, actions done. */
   ids: readonly string[] = [];
-  from = '';
+  end = '';
   actions = 0;
 
   constructor(readonly maxActions: number) {}
 
   copyFrom(o: GuideState): void {
     this.node = o.node; this.alive = o.alive; this.matched = o.matched; this.open = o.open; this.text = o.text; this.pending = o.pending;
-    this.escaped = o.escaped; this.digits = o.digits; this.value = o.value; this.negative = o.negative; this.ids = o.ids; this.from = o.from;
+    this.escaped = o.escaped; this.digits = o.digits; this.value = o.value; this.negative = o.negative; this.ids = o.ids; this.end = o.end;
     this.actions = o.actions;
   }
 
@@ -182,9 +192,9 @@ class GuideState {
     const t = s + String.fromCharCode(b);
     // A new id at the byte limit must close, so it may not reach the limit as a duplicate: that would be a dead end.
     if (mode === StrMode.NewId && t.length === MAX_STRING_BYTES && this.ids.includes(t)) return false;
-    if (mode === StrMode.From || mode === StrMode.To) {
+    if (mode === StrMode.FirstEnd || mode === StrMode.SecondEnd) {
       let ok = false;
-      for (const id of this.ids) if (id.startsWith(t) && !(mode === StrMode.To && id === this.from)) { ok = true; break; }
+      for (const id of this.ids) if (id.startsWith(t) && !(mode === StrMode.SecondEnd && id === this.end)) { ok = true; break; }
       if (!ok) return false;
     }
     this.text = t;
@@ -222,12 +232,12 @@ class GuideState {
       case StrMode.Label:
         if (s.length === 0) return false;
         break;
-      case StrMode.From:
+      case StrMode.FirstEnd:
         if (!this.ids.includes(s)) return false;
-        this.from = s;
+        this.end = s;
         break;
-      case StrMode.To:
-        if (s === this.from || !this.ids.includes(s)) return false;
+      case StrMode.SecondEnd:
+        if (s === this.end || !this.ids.includes(s)) return false;
         break;
     }
     this.enter(next);

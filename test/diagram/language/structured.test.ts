@@ -54,6 +54,15 @@ describe('action guide (structured output)', () => {
     expect(run(answer(box('a'), said('then ', 'a'))).refusedAt).toBeGreaterThan(0);
   });
 
+  it("takes an arrow target first, as the walked answer writes it, with the same checks on its ends", () => {
+    const back = (to: string, from: string, extra = '') => `{"type":"connect","to":"${to}","from":"${from}"${extra}}`;
+    expect(run(answer(box('1'), box('2'), back('2', '1', ',"text":"calls"'), arrow('2', '1')))).toEqual({ refusedAt: -1, done: true });
+    const self = answer(box('1'), box('2'), back('2', '2'));
+    expect(run(self).refusedAt).toBe(before(box('1'), box('2')) + '{"type":"connect","to":"2","from":"'.length);
+    const missing = answer(box('1'), box('2'), back('3', '1'));
+    expect(run(missing).refusedAt).toBe(before(box('1'), box('2')) + '{"type":"connect","to":"'.length);
+  });
+
   it('refuses the end token before the answer is complete', () => {
     const guide = new ActionGuide(BYTE_VOCAB);
     for (const b of new TextEncoder().encode(answer(box('a')).slice(0, -2))) guide.accept(b);
