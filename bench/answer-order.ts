@@ -1,6 +1,6 @@
 // Teacher answers rewritten into other forms of the same actions, for the benches that train or read students on them
 // (bench/variants.ts). An answer the teacher wrapped in prose is rewritten inside its wrapping.
-import { numberShapes, wordIndex } from '../src/diagram/teacher/walk.ts';
+import { letterShapes, wordIndex } from '../src/diagram/teacher/walk.ts';
 
 type Action = { type?: string; say?: string; id?: string; from?: string; to?: string; text?: string };
 
@@ -43,8 +43,16 @@ export const namedIds = (text: string) =>
     return as.map((a) => (a.type === 'create_shape' ? { ...a, id: named(a.id) } : a.type === 'connect' ? arrowFirst({ ...a, from: named(a.from), to: named(a.to) }, 'from') : a));
   });
 
-/** A plain answer numbered as a walked one is (shapes in the order drawn, arrows target first), without says. */
-export const numbered = (text: string) => rewrite(text, (as) => numberShapes(as as { type: string }[]));
+/** A plain answer lettered as a walked one is (shapes in the order drawn, arrows target first), without says. */
+export const lettered = (text: string) => rewrite(text, (as) => letterShapes(as as { type: string }[]));
+
+/** A walked answer with its shapes numbered 1, 2, ... instead of lettered (the tokenizer splits some numbers). */
+export const numberedIds = (text: string) =>
+  rewrite(text, (as) => {
+    const number = new Map(as.filter((a) => a.type === 'create_shape' && a.id).map((a, k) => [a.id!, String(k + 1)]));
+    const id = (v: string | undefined) => (v === undefined ? v : (number.get(v) ?? v));
+    return as.map((a) => (a.type === 'create_shape' ? { ...a, id: id(a.id) } : a.type === 'connect' ? { ...a, to: id(a.to), from: id(a.from) } : a));
+  });
 
 /**
  * The request walk carried on through the arrows (on an answer with names as ids): each arrow also says the request's
@@ -78,11 +86,3 @@ export const arrowSays = (text: string, prompt: string) =>
     });
   });
 
-/** A walked answer with its shapes lettered A, B, ... (AA, AB, ... past Z) instead of numbered: one token each, where
- *  the tokenizer splits some numbers (12 is "1", "2"). */
-export const lettered = (text: string) =>
-  rewrite(text, (as) => {
-    const letters = (k: number): string => (k < 26 ? String.fromCharCode(65 + k) : letters(Math.floor(k / 26) - 1) + letters(k % 26));
-    const id = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? letters(Number(v) - 1) : v);
-    return as.map((a) => (a.type === 'create_shape' ? { ...a, id: id(a.id) } : a.type === 'connect' ? { ...a, to: id(a.to), from: id(a.from) } : a));
-  });

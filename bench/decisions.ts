@@ -6,12 +6,12 @@
 // A valid answer needs every id and arrow end right, so the first groups say which decision holds the student back.
 //
 // Two modes:
-//   npx tsx bench/decisions.ts --variants base,walk [--seeds 2] [--budget-s 150] [--tasks 200] [--out runs/decisions]
+//   npx tsx bench/decisions.ts --variants base,say,walk [--seeds 2] [--budget-s 300] [--tasks 200] [--out runs/decisions]
 //     trains each recipe variant (bench/variants.ts) for a short SFT (the budget in seconds at --tokens-per-s, the
 //     default shape's quiet rate: equal tokens, whatever shares the cores), then reads its teacher answers; cells are
 //     cached in OUT/results.jsonl, so a rerun adds only what is missing. This is the loop to iterate a mechanism on: it
 //     answers in minutes where the default run takes fifteen.
-//   npx tsx bench/decisions.ts DIR [DIR...] [--answer base|walk|shapesfirst] [--tasks 200]
+//   npx tsx bench/decisions.ts DIR [DIR...] [--answer VARIANT] [--tasks 200]
 //     reads checkpoints (`runs/NAME/sft/final`), the teacher's answers written as the variant writes them.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -29,7 +29,7 @@ const { values: args, positionals: dirs } = parseArgs({
     variants: { type: 'string' },
     answer: { type: 'string', default: 'base' },
     seeds: { type: 'string', default: '2' },
-    'budget-s': { type: 'string', default: '150' },
+    'budget-s': { type: 'string', default: '300' },
     'tokens-per-s': { type: 'string', default: '9300' },
     tasks: { type: 'string', default: '200' },
     seed: { type: 'string', default: '4242' },

@@ -12,7 +12,7 @@ import { getRubric } from '../src/diagram/reward/presets.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
-import { arrowSays, lettered, namedIds, numbered, shapesFirst, sourceFirst, targetFirst } from './answer-order.ts';
+import { arrowSays, lettered, namedIds, numberedIds, shapesFirst, sourceFirst, targetFirst } from './answer-order.ts';
 
 export interface Variant {
   /** What the variant changes, for the table. */
@@ -30,13 +30,13 @@ const FEW_QUIRKS: QuirkRates = { abbrev: 0.08, cramped: 0.05, overlap: 0.05, mis
 
 export const VARIANTS: Record<string, Variant> = {
   base: { about: 'the default recipe: 4,000 tasks, quirky teacher, plain answers' },
-  walk: { about: 'the walked answer (src/diagram/teacher/walk.ts): says through each name, shapes numbered, arrows target first', walk: true },
+  walk: { about: 'the walked answer (src/diagram/teacher/walk.ts): says through each name, shapes lettered, arrows target first', walk: true },
   say: { about: "the request walk alone: each shape's say runs through its name, ids are names", walk: true, answer: namedIds },
   tofirst: { about: 'say, and each arrow names its target before its source', walk: true, answer: (t) => targetFirst(namedIds(t)) },
   arrowsay: { about: 'say carried on through the arrows: an arrow says the words up to the next mention of its ends', walk: true, answer: (t, p) => arrowSays(namedIds(t), p) },
-  numids: { about: 'say, and shapes numbered in the order drawn (arrows source first)', walk: true, answer: sourceFirst },
-  letters: { about: 'the walked answer with shapes lettered A, B, ... (one token each)', walk: true, answer: lettered },
-  numbered: { about: 'plain answers with shapes numbered and arrows target first, no says', answer: numbered },
+  numids: { about: 'say, and shapes numbered in the order drawn (arrows source first)', walk: true, answer: (t) => sourceFirst(numberedIds(t)) },
+  numbers: { about: 'the walked answer with shapes numbered 1, 2, ... instead of lettered', walk: true, answer: numberedIds },
+  numbered: { about: 'plain answers with shapes numbered and arrows target first, no says', answer: (t) => numberedIds(lettered(t)) },
   clean: { about: 'teacher without quirks', quirks: {} },
   fewquirks: { about: 'quirks at a quarter of the default rates', quirks: FEW_QUIRKS },
   fresh: { about: '12,000 tasks (each row seen about once)', trainTasks: 12000 },

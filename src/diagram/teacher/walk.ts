@@ -2,14 +2,14 @@
 // - the request walk: each shape states the words of the request from where the previous shape's name ended through
 //   its own name (`say`, which nothing reads: actions.ts). The shapes come in the order the request first names them,
 //   so the says laid end to end are the request up to its last name, in order;
-// - shapes are numbered in the order they are drawn ("1", "2", ...), the names staying in their text, and each arrow
+// - shapes are lettered in the order they are drawn ("A", "B", ...), the names staying in their text, and each arrow
 //   names its target before its source.
 // Why: teacher-forced after a short SFT (bench/decisions.ts, docs/sft.md), a student picks a new shape's name 62%
 // right when it must choose among the request's names, because after `"id":"` its copying heads see every earlier id
 // as a match; with the say, the name is the continuation of the request it has just copied (93%). An arrow's source
 // is worse, 51%: after `"from":"` the same heads repeat the last arrow's source, and the right one is a multi-token
-// name to find again among the answer's. Numbered, an arrow's target is mostly the number just written and its
-// source a small number related to it (one less, the last arrow's source, ...), which the student picks 78% right.
+// name to find again among the answer's. Lettered, an arrow's target is mostly the letter just written and its
+// source a letter related to it (the one before, the last arrow's source, ...), which the student picks 82% right.
 
 /** Where `name` next stands in `text` as whole words at or after `from` (both lower-cased), or -1. */
 export function wordIndex(text: string, name: string, from: number): number {
@@ -43,19 +43,25 @@ export function walkRequest<A extends { type: string }>(actions: A[], prompt: st
   });
 }
 
-/** The actions with each shape's id replaced by its ordinal in drawing order ("1", "2", ...) and each arrow written
- *  as type, to, from, then its label. */
-export function numberShapes<A extends { type: string }>(actions: A[]): A[] {
+/** A shape's letter by its place in drawing order: A to Z, then AA, AB, ... One token each, where the tokenizer splits
+ *  some numbers (12 is "1", "2"; teacher-forced, an arrow's source 78% right numbered, 82% lettered). */
+export function shapeLetter(k: number): string {
+  return k < 26 ? String.fromCharCode(65 + k) : shapeLetter(Math.floor(k / 26) - 1) + shapeLetter(k % 26);
+}
+
+/** The actions with each shape's id replaced by its letter in drawing order and each arrow written as type, to, from,
+ *  then its label. */
+export function letterShapes<A extends { type: string }>(actions: A[]): A[] {
   const ids = new Map<string, string>();
   for (const a of actions) {
     const id = (a as { id?: unknown }).id;
-    if (a.type === 'create_shape' && typeof id === 'string' && !ids.has(id)) ids.set(id, String(ids.size + 1));
+    if (a.type === 'create_shape' && typeof id === 'string' && !ids.has(id)) ids.set(id, shapeLetter(ids.size));
   }
-  const number = (id: unknown) => (typeof id === 'string' ? (ids.get(id) ?? id) : id);
+  const letter = (id: unknown) => (typeof id === 'string' ? (ids.get(id) ?? id) : id);
   return actions.map((a) => {
-    if (a.type === 'create_shape') return { ...a, id: number((a as { id?: unknown }).id) };
+    if (a.type === 'create_shape') return { ...a, id: letter((a as { id?: unknown }).id) };
     if (a.type !== 'connect') return a;
     const { type, from, to, ...rest } = a as unknown as { type: string; from: unknown; to: unknown };
-    return { type, to: number(to), from: number(from), ...rest } as unknown as A;
+    return { type, to: letter(to), from: letter(from), ...rest } as unknown as A;
   });
 }

@@ -56,7 +56,7 @@ describe('action guide (structured output)', () => {
 
   it("takes an arrow target first, as the walked answer writes it, with the same checks on its ends", () => {
     const back = (to: string, from: string, extra = '') => `{"type":"connect","to":"${to}","from":"${from}"${extra}}`;
-    expect(run(answer(box('1'), box('2'), back('2', '1', ',"text":"calls"'), arrow('2', '1')))).toEqual({ refusedAt: -1, done: true });
+    expect(run(answer(box('A'), box('B'), back('B', 'A', ',"text":"calls"'), arrow('B', 'A')))).toEqual({ refusedAt: -1, done: true });
     const self = answer(box('1'), box('2'), back('2', '2'));
     expect(run(self).refusedAt).toBe(before(box('1'), box('2')) + '{"type":"connect","to":"2","from":"'.length);
     const missing = answer(box('1'), box('2'), back('3', '1'));

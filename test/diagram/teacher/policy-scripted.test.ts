@@ -91,18 +91,18 @@ describe('scripted teacher', () => {
     ]);
   });
 
-  it('walks the request: each shape says the words up to and through its name, shapes are numbered, arrows name their target first', async () => {
+  it('walks the request: each shape says the words up to and through its name, shapes are lettered, arrows name their target first', async () => {
     const prompt = 'Draw a loop: Stopped goes back to Idle, and Idle starts Running; Running can be Paused and resumed, or Stopped.';
     const { text } = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt, walk: true });
     // The say comes right after the type, before the id it leads to; the name stays in the text.
-    expect(text).toContain('{"type":"create_shape","say":"Draw a loop: Stopped","id":"1","shape":"');
+    expect(text).toContain('{"type":"create_shape","say":"Draw a loop: Stopped","id":"A","shape":"');
     const actions = (JSON.parse(text) as { actions: { type: string; say?: string; id?: string; text?: string; from?: string; to?: string }[] }).actions;
     const shapes = actions.filter((a) => a.type === 'create_shape');
     expect(shapes.map((a) => a.say)).toEqual(['Draw a loop: Stopped', ' goes back to Idle', ', and Idle starts Running', '; Running can be Paused']);
     expect(shapes.map((a) => a.say).join('')).toBe(prompt.slice(0, prompt.indexOf('Paused') + 'Paused'.length));
-    expect(shapes.map((a) => `${a.id}:${a.text}`)).toEqual(['1:Stopped', '2:Idle', '3:Running', '4:Paused']);
+    expect(shapes.map((a) => `${a.id}:${a.text}`)).toEqual(['A:Stopped', 'B:Idle', 'C:Running', 'D:Paused']);
     expect(actions.filter((a) => a.type === 'connect').map((a) => Object.keys(a).slice(0, 3).join(',') + ` ${a.from}->${a.to}`)).toEqual([
-      'type,to,from 1->2', 'type,to,from 3->1', 'type,to,from 2->3', 'type,to,from 3->4', 'type,to,from 4->3',
+      'type,to,from A->B', 'type,to,from C->A', 'type,to,from B->C', 'type,to,from C->D', 'type,to,from D->C',
     ]);
     // Without the walk, the same actions with the names as ids and no says.
     const plain = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt });
