@@ -1,17 +1,15 @@
 // The walked answer, written for a student to copy rather than to choose:
-// - the request walk: each shape states the words of the request through its own name (`say`, which nothing reads:
-//   actions.ts), from the word before the previous shape's name: the shapes come in the order the request first names
-//   them, so each say goes on where the last one stopped, and starts by repeating its last words (the anchor);
+// - the request walk: each shape states the words of the request from where the previous shape's name ended through
+//   its own name (`say`, which nothing reads: actions.ts). The shapes come in the order the request first names them,
+//   so the says laid end to end are the request up to its last name, in order;
 // - shapes are lettered in the order they are drawn ("A", "B", ...), the names staying in their text, and each arrow
 //   names its target before its source.
 // Why: teacher-forced after a short SFT (bench/decisions.ts, docs/sft.md), a student picks a new shape's name 62%
 // right when it must choose among the request's names, because after `"id":"` its copying heads see every earlier id
-// as a match; with the say, the name is the continuation of the request it has just copied (93%). Sampled, a say
-// that starts where the last one stopped loses its place where the request repeats itself ("to B. B connects to C"
-// has two places after a "B"): the anchor, repeated from just above, gives the copy a context the request holds once.
-// An arrow's source is worse, 51%: after `"from":"` the same heads repeat the last arrow's source, and the right one
-// is a multi-token name to find again among the answer's. Lettered, an arrow's target is mostly the letter just
-// written and its source a letter related to it (the one before, the last arrow's source, ...): 82% right.
+// as a match; with the say, the name is the continuation of the request it has just copied (93%). An arrow's source
+// is worse, 51%: after `"from":"` the same heads repeat the last arrow's source, and the right one is a multi-token
+// name to find again among the answer's. Lettered, an arrow's target is mostly the letter just written and its
+// source a letter related to it (the one before, the last arrow's source, ...), which the student picks 82% right.
 
 /** Where `name` next stands in `text` as whole words at or after `from` (both lower-cased), or -1. */
 export function wordIndex(text: string, name: string, from: number): number {
@@ -22,34 +20,23 @@ export function wordIndex(text: string, name: string, from: number): number {
   return -1;
 }
 
-/** Where the word (or run of punctuation) before `at` starts, past the spaces between: the say's anchor. */
-function wordBefore(text: string, at: number): number {
-  let i = at;
-  while (i > 0 && /\s/.test(text[i - 1])) i--;
-  while (i > 0 && !/\s/.test(text[i - 1])) i--;
-  return i;
-}
-
 /**
  * The actions with a `say` on each create_shape, placed right after `type` (so that it is written before the id),
- * `nameOf` giving the name the request spells for a shape. A say runs from the word before the previous shape's name
- * (its anchor) through this shape's name; the first from the request's start. A shape whose name the request does not
- * spell out from the point the walk has reached (an abbreviated label, a name used before its turn) says "" and leaves
- * the walk where it was. Other actions are returned as they are.
+ * `nameOf` giving the name the request spells for a shape. A shape whose name the request does not spell out from the
+ * point the walk has reached (an abbreviated label, a name used before its turn) says "" and leaves the walk where it
+ * was. Other actions are returned as they are.
  */
 export function walkRequest<A extends { type: string }>(actions: A[], prompt: string, nameOf: (a: A) => string | undefined): A[] {
   const lower = prompt.toLowerCase();
   let cursor = 0;
-  let anchor = 0;
   return actions.map((a) => {
     if (a.type !== 'create_shape') return a;
     const name = nameOf(a)?.toLowerCase() ?? '';
     const at = name ? wordIndex(lower, name, cursor) : -1;
     let say = '';
     if (at >= 0) {
-      say = prompt.slice(anchor, at + name.length);
+      say = prompt.slice(cursor, at + name.length);
       cursor = at + name.length;
-      anchor = wordBefore(prompt, at);
     }
     const { type, ...rest } = a;
     return { type, say, ...rest } as unknown as A;
