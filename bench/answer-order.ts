@@ -86,3 +86,10 @@ export const arrowSays = (text: string, prompt: string) =>
     });
   });
 
+
+/** Every shape of the answer on one row in drawing order, 200 apart: coordinates that say nothing of the graph. */
+export const rowLayout = (text: string) =>
+  rewrite(text, (as) => {
+    let k = 0;
+    return as.map((a) => (a.type === 'create_shape' ? { ...a, x: 40 + 200 * k++, y: 40 } : a));
+  });

@@ -55,7 +55,7 @@ const answersFor = async (variant: string): Promise<string[]> => {
 /** The string fields whose values are copied from the request; the key's token ends with `"field":"`. */
 const NAME_FIELD = /"(id|from|to|text|say)":"$/;
 /** The choices a valid answer cannot get wrong, also reported per difficulty. */
-const CHOICES = ['id: first token', 'from: first token', 'to: first token', 'another action or the end'];
+const CHOICES = ['id: first token', 'from: first token', 'to: first token', 'another action or the end', "the action's type: an arrow", "the action's type: a shape"];
 
 type Counts = Record<string, { right: number; all: number }>;
 
@@ -132,6 +132,7 @@ async function decisions(dir: string, answers: string[]): Promise<{ groups: Coun
         else group = /^\d+$/.test(piece) ? 'numbers' : 'JSON structure';
         inName++;
         const right = best === ids[i];
+        if (/"type":"$/.test(before)) group = `the action's type: ${piece.startsWith('connect') ? 'an arrow' : 'a shape'}`;
         count(group, right);
         if (group === 'another action or the end') count(`another action or the end: the teacher ${/\]/.test(piece) ? 'ends' : 'goes on'}`, right);
         if (CHOICES.includes(group)) count(`${group} @${tasks[k].spec.difficulty}`, right);

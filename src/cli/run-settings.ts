@@ -16,7 +16,7 @@ function presetSizes(p: RunPreset): string {
 export const RunSettings = z.object({
   name: z.string().optional().describe('run directory name under --runs-dir').meta({ shownDefault: 'the preset name' }),
   preset: z.enum(RUN_PRESETS).default('default').describe(`the run's sizes: ${RUN_PRESETS.map(presetSizes).join('; ')}`).meta({ arg: 'preset', choices: 'list' }),
-  walk: z.boolean().default(false).describe("the teacher walks the request: each shape says the request's words up to and through its name (docs/sft.md)"),
+  walk: z.boolean().default(true).describe("the teacher's walked answers: each shape says the request's words through its name, shapes lettered on a grid, arrows target first (docs/sft.md); --no-walk: the plain answers"),
   fresh: z.boolean().default(false).describe('start over instead of continuing the run directory'),
   runs_dir: z.string().default('runs').describe('where runs live').meta({ arg: 'dir' }),
   progress: z.boolean().default(true).describe('progress bars (else plain log lines)'),

@@ -12,7 +12,7 @@ export const TeacherSettings = z.object({
   attempts: z.int().positive().default(4).describe('completions per task'),
   min_reward: z.number().min(0).max(1).default(0.6).describe('accept an attempt with no errors and at least this reward').meta({ arg: 'r' }),
   quirks: z.string().optional().describe(`scripted teacher habits with rates, e.g. abbrev=0.3,cramped=0.2 (${QUIRK_NAMES.map((q) => `${q}: ${QUIRK_HELP[q]}`).join('; ')})`).meta({ arg: 'list' }),
-  walk: z.boolean().default(false).describe('the scripted teacher walks the request: each shape says the request words up to and through its name (docs/sft.md)'),
+  walk: z.boolean().default(false).describe("the scripted teacher's walked answers, written for a student to copy: each shape says the request's words through its name, shapes lettered on a grid, arrows target first (docs/sft.md)"),
   seed: z.int().default(0).describe('sampling seed'),
   temperature: z.number().min(0).max(2).default(1).describe('sampling temperature (the scripted teacher varies spacing with it)').meta({ arg: 't' }),
   reward: z.enum(RUBRIC_NAMES as [string, ...string[]]).default('strong').describe('reward preset (docs/reward.md)'),

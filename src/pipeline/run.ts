@@ -49,7 +49,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     trainTasks: 120,
     syntheticNames: 1,
     heldoutTasks: 16,
-    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: false },
+    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: true },
     sft: { preset: 'tiny', max_steps: 30, eval_steps: 15, save_steps: 15 },
     grpo: { max_steps: 2, num_generations: 4, generation_batch_size: 8, per_device_train_batch_size: 8, max_completion_length: 96, save_steps: 1, log_completions_steps: 1 },
     eval: { temperature: 0.7, maxTokens: 96 },
@@ -60,7 +60,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     trainTasks: 4000,
     syntheticNames: 1,
     heldoutTasks: 200,
-    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: false },
+    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: true },
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
     sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
     // A tenth of the teacher's answers to held-out tasks are longer than GRPO's default 384 new tokens.
@@ -73,7 +73,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     trainTasks: 4000,
     syntheticNames: 1,
     heldoutTasks: 400,
-    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: false },
+    teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: true },
     // Longer SFT fits the training phrasings and does worse on unseen ones (docs/sft.md): the extra time goes to GRPO.
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
     sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },

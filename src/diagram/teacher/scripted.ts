@@ -12,7 +12,7 @@ import { scoreLayoutGeometry } from '../reward/layout.ts';
 import { circularLayout, layeredLayout, NODE_PLACEMENTS, nudge, type Direction, type EdgeRef, type NodeBox, type PlacedNode } from './layout.ts';
 import { abbreviateLabel, drawQuirks, wrapInProse, type QuirkName, type QuirkRates } from './quirks.ts';
 import { hashSeed, seededRandom } from '../../random.ts';
-import { letterShapes, walkRequest } from './walk.ts';
+import { gridPlaces, letterShapes, walkRequest } from './walk.ts';
 
 /** Font size the teacher sizes labels for; generous, so that labels fit at the renderer's size too. */
 export const LABEL_FONT_SIZE = 18;
@@ -395,7 +395,9 @@ export async function scriptCompletion(
   ]);
   // The walk finds each shape by the request's spelling of its entity, which an abbreviated label no longer is.
   const spelledOf = new Map(ids.map((id, i) => [id, spelled[i]]));
-  const walked = opts.walk && opts.prompt ? letterShapes(walkRequest(actions, opts.prompt, (a) => (a.type === 'create_shape' ? spelledOf.get(a.id) : undefined))) : actions;
+  const walked = opts.walk && opts.prompt ? letterShapes(gridPlaces(walkRequest(actions, opts.prompt, (a) => (a.type === 'create_shape' ? spelledOf.get(a.id) : undefined)))) : actions;
+  // The walk's grid replaces the layout, and with it what a cramped or overlapping teacher did to it.
+  if (walked !== actions) for (const q of ['cramped', 'overlap'] as const) fired.delete(q);
   const json = JSON.stringify({ actions: walked });
   const w = random();
   const text = fired.has('prose') ? wrapInProse(json, w) : json;

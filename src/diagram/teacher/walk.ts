@@ -65,3 +65,20 @@ export function letterShapes<A extends { type: string }>(actions: A[]): A[] {
     return { type, to: letter(to), from: letter(from), ...rest } as unknown as A;
   });
 }
+
+/** Columns and pitch of the walked answer's grid: room for the widest label the teacher draws (about 340). */
+const GRID_COLUMNS = 3;
+const COLUMN_PITCH = 400;
+const ROW_PITCH = 160;
+
+/** The shapes placed on a grid in drawing order, three to a row: coordinates that depend only on how many shapes came
+ *  before. A graph layout's coordinates state the diagram's structure before its arrows do, so a student that must
+ *  write them first commits to a structure (a chain laid out as a fan-out) that its arrows then follow. */
+export function gridPlaces<A extends { type: string }>(actions: A[]): A[] {
+  let k = 0;
+  return actions.map((a) => {
+    if (a.type !== 'create_shape') return a;
+    const at = k++;
+    return { ...a, x: 40 + COLUMN_PITCH * (at % GRID_COLUMNS), y: 40 + ROW_PITCH * Math.floor(at / GRID_COLUMNS) };
+  });
+}

@@ -91,7 +91,7 @@ describe('scripted teacher', () => {
     ]);
   });
 
-  it('walks the request: each shape says the words up to and through its name, shapes are lettered, arrows name their target first', async () => {
+  it('walks the request: each shape says the words up to and through its name, shapes are lettered and on a grid, arrows name their target first', async () => {
     const prompt = 'Draw a loop: Stopped goes back to Idle, and Idle starts Running; Running can be Paused and resumed, or Stopped.';
     const { text } = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt, walk: true });
     // The say comes right after the type, before the id it leads to; the name stays in the text.
@@ -104,15 +104,18 @@ describe('scripted teacher', () => {
     expect(actions.filter((a) => a.type === 'connect').map((a) => Object.keys(a).slice(0, 3).join(',') + ` ${a.from}->${a.to}`)).toEqual([
       'type,to,from A->B', 'type,to,from C->A', 'type,to,from B->C', 'type,to,from C->D', 'type,to,from D->C',
     ]);
-    // Without the walk, the same actions with the names as ids and no says.
+    // Three to a row, in drawing order.
+    expect(shapes.map((a) => [(a as { x?: number }).x, (a as { y?: number }).y])).toEqual([[40, 40], [440, 40], [840, 40], [40, 200]]);
+    // Without the walk, the same actions with the names as ids, no says and the graph layout's places.
     const plain = await scriptCompletion(cycle, { seed: 0, sample: 0, temperature: 0, prompt });
     const name = new Map(shapes.map((a) => [a.id!, a.text!]));
-    expect(JSON.parse(plain.text).actions).toEqual(
-      actions.map(({ say: _, ...a }) => (a.type === 'create_shape' ? { ...a, id: a.text } : { ...a, from: name.get(a.from!), to: name.get(a.to!) })),
+    const unplaced = (a: Record<string, unknown>) => ({ ...a, x: undefined, y: undefined });
+    expect(JSON.parse(plain.text).actions.map(unplaced)).toEqual(
+      actions.map(({ say: _, ...a }) => unplaced(a.type === 'create_shape' ? { ...a, id: a.text } : { ...a, from: name.get(a.from!), to: name.get(a.to!) })),
     );
   });
 
-  it('scores the same under every reward with the walk as without it, on held-out tasks of every kind', async () => {
+  it("scores the same under every reward with its says as without them, and draws the plain answer's entities and edges, on held-out tasks of every kind", async () => {
     const tasks = generateTasks({ split: 'heldout', n: 40, seed: 11 });
     const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
     const walking = new ScriptedPolicy({ specFor: (p) => specs.get(p), quirks: { abbrev: 0.3, missing_edge: 0.2, prose: 0.2 }, walk: true });
@@ -122,13 +125,17 @@ describe('scripted teacher', () => {
       const [[a]] = await walking.generate([conversationFor(t.prompt)], { temperature: 0.5, seed: 3 });
       const [[b]] = await plain.generate([conversationFor(t.prompt)], { temperature: 0.5, seed: 3 });
       if (a.text.includes('"say":"')) said++;
-      expect(a.text).not.toBe(b.text);
+      const unsaid = a.text.replace(/"say":"(?:[^"\\]|\\.)*",/g, '');
+      expect(unsaid).not.toContain('"say"');
       for (const name of ['seed', 'strong', 'task']) {
         const rubric = getRubric(name);
         for (const input of [{ prompt: t.prompt, completion: a.text, spec: t.spec }, { prompt: t.prompt, completion: a.text }]) {
-          expect(rubric.score(input), `${name}: ${t.id}`).toEqual(rubric.score({ ...input, completion: b.text }));
+          expect(rubric.score(input), `${name}: ${t.id}`).toEqual(rubric.score({ ...input, completion: unsaid }));
         }
       }
+      const task = getRubric('task');
+      const [walked, drawn] = [a, b].map((c) => task.score({ prompt: t.prompt, completion: c.text, spec: t.spec }).components);
+      expect([walked.entities, walked.edges], t.id).toEqual([drawn.entities, drawn.edges]);
     }
     expect(said).toBe(tasks.length);
   });
