@@ -51,8 +51,8 @@ await time(`step ${Math.ceil(n / 400)}, reward >= 0.5`, `/run/big/stage/grpo?ste
 await time('component below: edges:0.5', '/run/big/stage/grpo?below=edges:0.5');
 // Words of the rows' own shape labels, so that the searches find something.
 const words = answers.flatMap((a) => [...a.matchAll(/"text":"([A-Za-z]+)/g)].map((m) => m[1].toLowerCase()));
-await time(`text search "${words[0]}", cold (lower-casing every row once)`, `/run/big/stage/grpo?q=${words[0]}`);
-await time(`text search "${words[1]}", warm`, `/run/big/stage/grpo?q=${words[1]}`);
+await time(`text search "${words[0]}", first`, `/run/big/stage/grpo?q=${words[0]}`);
+await time(`text search "${words[1]}", second`, `/run/big/stage/grpo?q=${words[1]}`);
 await time(`sorted by reward, page ${Math.ceil(n / 100)}`, `/run/big/stage/grpo?sort=-reward&page=${Math.ceil(n / 100)}&per=50`);
 await time('one rollout', `/run/big/stage/grpo/rollout/${Math.ceil(n * 0.77)}`);
 await time('the run page (counts every stage)', '/run/big');

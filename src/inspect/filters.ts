@@ -40,15 +40,11 @@ export function readFilters(params: URLSearchParams): { ok: true; filters: Filte
   return { ok: false, error: `${issue.path.join('.')}: ${issue.message}, got ${JSON.stringify(raw[String(issue.path[0])])}` };
 }
 
-/** Searching: each rollout's prompt and completion in lower case, made on the first search that needs them. */
-const lowered = new WeakMap<Rollout, string>();
-const searchText = (r: Rollout) => {
-  let s = lowered.get(r);
-  if (s === undefined) lowered.set(r, (s = `${r.prompt}\n${r.completion}`.toLowerCase()));
-  return s;
-};
+/** The text filter as a case-insensitive pattern, made once per list: a regular expression scans the rows' own strings,
+ *  where lower-casing every row first costs a second on 100,000 rows (bench/inspect.ts). */
+const patternOf = (q: string) => new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
 
-export function matches(r: Rollout, f: Filters): boolean {
+export function matches(r: Rollout, f: Filters, text = f.q === undefined ? undefined : patternOf(f.q)): boolean {
   if (f.step !== undefined && r.step !== f.step) return false;
   if (f.task !== undefined && r.taskId !== f.task) return false;
   if (f.kind !== undefined && r.spec?.kind !== f.kind) return false;
@@ -62,13 +58,14 @@ export function matches(r: Rollout, f: Filters): boolean {
     const has = Object.values(r.components).filter((c) => name in c);
     if (!has.some((c) => c[name] < Number(value))) return false;
   }
-  if (f.q !== undefined && !searchText(r).includes(f.q.toLowerCase())) return false;
+  if (text && !text.test(r.prompt) && !text.test(r.completion)) return false;
   return true;
 }
 
 /** The rollouts a list shows: filtered, sorted, and the page asked for, with how many matched in all. */
 export function selectPage(rollouts: readonly Rollout[], f: Filters): { total: number; page: Rollout[] } {
-  const hits = rollouts.filter((r) => matches(r, f));
+  const text = f.q === undefined ? undefined : patternOf(f.q);
+  const hits = rollouts.filter((r) => matches(r, f, text));
   if (f.sort !== 'line') {
     const sign = f.sort === 'reward' ? 1 : -1;
     hits.sort((a, b) => sign * ((a.reward ?? -Infinity) - (b.reward ?? -Infinity)) || a.n - b.n);
