@@ -39,7 +39,7 @@ const time = async (label: string, path: string) => {
   return ms;
 };
 
-const inspector = await startInspector({ runsDir: runs, port: 0 });
+const inspector = await startInspector({ runsDir: runs, host: '127.0.0.1', port: 0 });
 const url = inspector.url.replace(/\/$/, '');
 console.log(`${n} rollouts, ${(bytes / 1e6).toFixed(0)} MB; load ${loadavg()[0].toFixed(1)} (1-minute average at the start)\n`);
 console.log('| page | status | matching | time |');

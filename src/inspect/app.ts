@@ -20,16 +20,16 @@ import { prepareDiagram } from '../diagram/tldraw/prepare.ts';
 import { pageFiles } from '../diagram/tldraw/server.ts';
 import { curvesOf } from '../pipeline/run.ts';
 import { readFilters, selectPage } from './filters.ts';
-import { comparePage, errorPage, listPage, rolloutPage, runPage, runsPage, type ActionLine, type CompareRow, type EvalFigures } from './pages.ts';
+import { comparePage, errorPage, listPage, rolloutHref, rolloutPage, runPage, runsPage, type ActionLine, type CompareRow, type EvalFigures } from './pages.ts';
 import { rolloutOf, type Rollout } from './rollout.ts';
 import { RowIndex } from './row-index.ts';
 import { listRuns, runInfo, sourcesOf, tasksOf, type RunInfo, type Source } from './runs.ts';
 
 export interface InspectorOptions {
   runsDir: string;
-  host?: string;
+  host: string;
   /** 0: a free port. */
-  port?: number;
+  port: number;
 }
 
 export interface Inspector {
@@ -81,6 +81,13 @@ class Store {
     const all = this.index(info, source).all();
     const rollouts = all.flatMap((e) => ('value' in e ? [e.value] : []));
     return { rollouts, unreadable: all.length - rollouts.length };
+  }
+
+  /** The rows of `rollouts` as the file holds them. */
+  raw(info: RunInfo, source: Source, rollouts: readonly Rollout[]): Buffer[] {
+    const index = this.index(info, source);
+    const byN = new Map(index.all().map((e) => [e.n, e]));
+    return index.bytesOf(rollouts.map((r) => byN.get(r.n)!));
   }
 
   rollout(info: RunInfo, source: Source, n: number): Rollout {
@@ -135,7 +142,7 @@ function detail(store: Store, info: RunInfo, source: Source, r: Rollout) {
           return [{ source: s, rollout: hit, svg: 'svg' in d ? d.svg : null }];
         })
     : [];
-  const tldrawHref = run.parse.ok ? `/tldraw/?actions=${encodeURIComponent(`/run/${encodeURIComponent(info.name)}/stage/${encodeURIComponent(source.id)}/rollout/${r.n}/actions.json`)}` : null;
+  const tldrawHref = run.parse.ok ? `/tldraw/?actions=${encodeURIComponent(`${rolloutHref(info.name, source.id, r.n)}/actions.json`)}` : null;
   return { drawing: drawSvg(r.completion), scores, actions, pretty, tldrawHref, others };
 }
 
@@ -148,7 +155,9 @@ function compare(store: Store, aRef: string | null, bRef: string | null) {
     const byTask = new Map<string, Rollout[]>();
     for (const r of store.rollouts(info, source).rollouts) {
       const key = r.taskId ?? r.prompt;
-      byTask.set(key, [...(byTask.get(key) ?? []), r]);
+      const rs = byTask.get(key);
+      if (rs) rs.push(r);
+      else byTask.set(key, [r]);
     }
     return { run: info.name, source, byTask };
   };
@@ -167,18 +176,20 @@ function compare(store: Store, aRef: string | null, bRef: string | null) {
 }
 
 const HTML = { 'content-type': 'text/html; charset=utf-8' };
+const NEWLINE = Buffer.from('\n');
 
 function route(store: Store, tldraw: ((req: IncomingMessage, res: ServerResponse) => void) | Error, req: IncomingMessage, res: ServerResponse): void {
-  const url = new URL(req.url ?? '/', 'http://inspector');
+  let url: URL;
   let parts: string[];
   try {
+    url = new URL(req.url ?? '/', 'http://inspector');
     parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
   } catch {
-    throw new BadRequest(`the path ${url.pathname} is not valid percent-encoding`);
+    throw new BadRequest(`the address ${JSON.stringify(req.url)} is not a valid path`);
   }
   const html = (body: string) => res.writeHead(200, HTML).end(body);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { ...HTML, allow: 'GET, HEAD' }).end(errorPage(400, 'the inspector is read-only: GET only'));
+    res.writeHead(405, { ...HTML, allow: 'GET, HEAD' }).end(errorPage(405, 'the inspector is read-only: GET only'));
     return;
   }
   if (parts[0] === 'tldraw') {
@@ -216,9 +227,9 @@ function route(store: Store, tldraw: ((req: IncomingMessage, res: ServerResponse
     if (parts.length === 5) {
       const { page: hits } = selectPage(rollouts, { ...read.filters, page: 1, per: Number.MAX_SAFE_INTEGER });
       // The rows as the file holds them, not as the inspector reads them: an export feeds other tools.
-      const lines = readFileSync(source.path, 'utf8').split('\n');
+      const rows = store.raw(info, source, hits);
       res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-disposition': `attachment; filename="${info.name}-${source.id}.jsonl"` });
-      res.end(hits.map((r) => `${lines[r.n - 1]}\n`).join(''));
+      res.end(Buffer.concat(rows.flatMap((b) => [b, NEWLINE])));
       return;
     }
     const { total, page: rows } = selectPage(rollouts, read.filters);
@@ -264,9 +275,9 @@ export async function startInspector(o: InspectorOptions): Promise<Inspector> {
       res.end(errorPage(status, message));
     }
   });
-  await new Promise<void>((ok, fail) => server.once('error', fail).listen(o.port ?? 8787, o.host ?? '127.0.0.1', ok));
+  await new Promise<void>((ok, fail) => server.once('error', fail).listen(o.port, o.host, ok));
   const { port } = server.address() as AddressInfo;
-  const host = o.host ?? '127.0.0.1';
+  const host = o.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
     close: () =>

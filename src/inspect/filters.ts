@@ -18,7 +18,7 @@ export const Filters = z.object({
   quirk: z.string().optional().describe('a teacher quirk the rollout shows'),
   below: z
     .string()
-    .regex(/^[\w.-]+:-?[\d.]+$/, 'COMPONENT:VALUE, e.g. edges:0.5')
+    .regex(/^[\w.-]+:-?\d+(\.\d+)?$/, 'COMPONENT:VALUE, e.g. edges:0.5')
     .optional()
     .describe('a reward component below a value, COMPONENT:VALUE (any rubric that has it)'),
   q: z.string().optional().describe('text in the prompt or the completion (case-insensitive)'),
@@ -32,7 +32,7 @@ export type Filters = z.infer<typeof Filters>;
 export function readFilters(params: URLSearchParams): { ok: true; filters: Filters } | { ok: false; error: string } {
   const raw: Record<string, string> = {};
   for (const [k, v] of params) if (v !== '') raw[k] = v;
-  const unknown = Object.keys(raw).filter((k) => !(k in Filters.shape));
+  const unknown = Object.keys(raw).filter((k) => !Object.hasOwn(Filters.shape, k));
   if (unknown.length) return { ok: false, error: `unknown filter ${unknown[0]}: the filters are ${Object.keys(Filters.shape).join(', ')}` };
   const r = Filters.safeParse(raw);
   if (r.success) return { ok: true, filters: r.data };
@@ -44,7 +44,7 @@ export function readFilters(params: URLSearchParams): { ok: true; filters: Filte
  *  where lower-casing every row first costs a second on 100,000 rows (bench/inspect.ts). */
 const patternOf = (q: string) => new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
 
-export function matches(r: Rollout, f: Filters, text = f.q === undefined ? undefined : patternOf(f.q)): boolean {
+function matches(r: Rollout, f: Filters, text: RegExp | undefined): boolean {
   if (f.step !== undefined && r.step !== f.step) return false;
   if (f.task !== undefined && r.taskId !== f.task) return false;
   if (f.kind !== undefined && r.spec?.kind !== f.kind) return false;
@@ -55,7 +55,7 @@ export function matches(r: Rollout, f: Filters, text = f.q === undefined ? undef
   if (f.quirk !== undefined && !r.quirks.includes(f.quirk)) return false;
   if (f.below !== undefined) {
     const [name, value] = f.below.split(':');
-    const has = Object.values(r.components).filter((c) => name in c);
+    const has = Object.values(r.components).filter((c) => Object.hasOwn(c, name));
     if (!has.some((c) => c[name] < Number(value))) return false;
   }
   if (text && !text.test(r.prompt) && !text.test(r.completion)) return false;

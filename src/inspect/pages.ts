@@ -20,7 +20,7 @@ ol.actions{font:12px ui-monospace,monospace;padding-left:28px}ol.actions li{marg
 ol.actions .why{color:#b42318;display:block}.pager{margin:8px 0}.pager a,.pager span{margin-right:12px}
 pre.raw{max-height:360px}pre.prompt-text{word-break:normal;font-size:12px}`;
 
-export function page(title: string, crumbs: [string, string?][], body: string): string {
+function page(title: string, crumbs: [string, string?][], body: string): string {
   const nav = crumbs.map(([text, href]) => (href ? `<a href="${esc(href)}">${esc(text)}</a>` : esc(text))).join(' / ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><link rel="icon" href="data:,"><style>${CSS}</style></head>
@@ -29,14 +29,16 @@ ${body}
 </main></body></html>`;
 }
 
-export const runHref = (run: string) => `/run/${encodeURIComponent(run)}`;
-export const stageHref = (run: string, stage: string) => `${runHref(run)}/stage/${encodeURIComponent(stage)}`;
+const runHref = (run: string) => `/run/${encodeURIComponent(run)}`;
+const stageHref = (run: string, stage: string) => `${runHref(run)}/stage/${encodeURIComponent(stage)}`;
 export const rolloutHref = (run: string, stage: string, n: number) => `${stageHref(run, stage)}/rollout/${n}`;
 const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '' : v.toFixed(digits));
 const HOME: [string, string] = ['runs', '/'];
 
+const TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 405: 'Read-only', 500: 'The inspector failed' };
+
 export function errorPage(status: number, message: string): string {
-  return page(status === 404 ? 'Not found' : 'Bad request', [HOME], `<p class="errors">${esc(message)}</p>`);
+  return page(TITLES[status] ?? `Error ${status}`, [HOME], `<p class="errors">${esc(message)}</p>`);
 }
 
 export function runsPage(runsDir: string, runs: { info: RunInfo; sources: number }[]): string {
@@ -92,13 +94,13 @@ function filterForm(f: Filters, facets: ListFacets): string {
   return `<form class="filters" method="get">${facets.steps.length ? select('step', 'step', facets.steps) : ''}${select('kind', 'task kind', facets.kinds)}${input('difficulty', 'difficulty')}${input('min', 'reward &ge;')}${input('max', 'reward &le;')}${select('error', 'error', ERROR_KINDS)}${facets.quirks.length ? select('quirk', 'quirk', facets.quirks) : ''}${input('below', 'component below (edges:0.5)')}${input('q', 'text')}${select('sort', 'order', ['line', 'reward', '-reward'])}<button>filter</button></form>`;
 }
 
-const tags = (r: Rollout) => (r.errorKinds.length ? r.errorKinds.map((k) => `<span class="tag">${esc(k)}</span>`).join('') : '<span class="tag ok">valid</span>');
+const tags = (r: Rollout) => (r.errors.length || r.errorKinds.length ? r.errorKinds.map((k) => `<span class="tag">${esc(k)}</span>`).join('') : '<span class="tag ok">valid</span>');
 
 export function listPage(info: RunInfo, source: Source, f: Filters, query: URLSearchParams, result: { total: number; page: Rollout[]; unreadable: number }, facets: ListFacets): string {
   const rows = result.page
     .map(
       (r) =>
-        `<tr data-n="${r.n}"><td><a href="${rolloutHref(info.name, source.id, r.n)}">#${r.n}</a></td><td>${r.step ?? ''}</td><td>${esc(r.spec?.kind ?? '')}${r.spec?.difficulty === undefined ? '' : ` @${r.spec.difficulty}`}</td><td class="num">${fmt(r.reward)}</td><td>${tags(r)}</td><td class="text">${esc(r.prompt)}</td><td class="text">${esc(r.completion)}</td></tr>`,
+        `<tr data-n="${r.n}"><td><a href="${rolloutHref(info.name, source.id, r.n)}">#${r.n}</a></td><td>${r.step ?? ''}</td><td>${esc(r.spec?.kind ?? '')}${r.spec?.difficulty === undefined ? '' : ` @${esc(String(r.spec.difficulty))}`}</td><td class="num">${fmt(r.reward)}</td><td>${tags(r)}</td><td class="text">${esc(r.prompt)}</td><td class="text">${esc(r.completion)}</td></tr>`,
     )
     .join('');
   const pages = Math.max(1, Math.ceil(result.total / f.per));

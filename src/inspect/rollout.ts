@@ -5,8 +5,7 @@
 import { diagramEnv } from '../diagram/diagram-env.ts';
 import { errorKindsOf, type ErrorKind } from '../diagram/language/error-kinds.ts';
 import type { DiagramSpec } from '../diagram/tasks/spec.ts';
-import type { RunTask } from './runs.ts';
-import type { SourceKind } from './runs.ts';
+import { specOf, type RunTask, type SourceKind } from './runs.ts';
 
 export interface Rollout {
   /** Its line in the file (1-based): the rollout's id in URLs. */
@@ -62,20 +61,23 @@ export function rolloutOf(kind: SourceKind, row: Row, n: number, tasks: { byId: 
   let prompt = str(row.prompt);
   let completion = str(row.completion);
   if (kind === 'teacher') {
-    const messages = Array.isArray(row.messages) ? (row.messages as { role?: unknown; content?: unknown }[]) : [];
+    const messages = Array.isArray(row.messages) ? (row.messages.filter((m) => m && typeof m === 'object') as { role?: unknown; content?: unknown }[]) : [];
     prompt = str(messages.find((m) => m.role === 'user')?.content);
     completion = str(messages.at(-1)?.role === 'assistant' ? messages.at(-1)?.content : undefined);
   }
   if (prompt === undefined || completion === undefined) return undefined;
   const taskId = str(row.task_id);
   const task = (taskId !== undefined ? tasks.byId.get(taskId) : undefined) ?? tasks.byPrompt.get(prompt);
-  const spec = (row.spec as DiagramSpec | undefined) ?? task?.spec;
+  const spec = specOf(row.spec) ?? task?.spec;
   const finishReason = str(row.finish_reason);
   let errors = strings(row.errors);
   let components: Record<string, Record<string, number>> = {};
   const byRubric = row.reward_components as Record<string, unknown> | undefined;
   if (byRubric && typeof byRubric === 'object') {
-    for (const [name, c] of Object.entries(byRubric)) if (numbers(c)) components[name] = numbers(c)!;
+    for (const [name, c] of Object.entries(byRubric)) {
+      const values = numbers(c);
+      if (values) components[name] = values;
+    }
   } else if (numbers(row.components)) {
     components = { [kind === 'grpo' ? 'trained' : 'strong']: numbers(row.components)! };
   }

@@ -34,12 +34,27 @@ const readJson = (path: string): unknown => {
   }
 };
 
+const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const record = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+/** What the pages show of a run.json, each field checked: the file is the run's, and may be anything. */
+function stateOf(v: unknown): RunInfo['state'] {
+  const o = record(v);
+  if (!o) return null;
+  const stages: Record<string, { seconds?: number; summary?: string }> = {};
+  for (const [name, s] of Object.entries(record(o.stages) ?? {})) {
+    const seconds = record(s)?.seconds;
+    stages[name] = { seconds: typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : undefined, summary: text(record(s)?.summary) };
+  }
+  return { config: { preset: text(record(o.config)?.preset) }, stages };
+}
+
 /** The runs under `runsDir`: every folder with a run.json, newest first. */
 export function listRuns(runsDir: string): RunInfo[] {
   if (!existsSync(runsDir)) return [];
   return readdirSync(runsDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(runsDir, d.name, 'run.json')))
-    .map((d) => runInfo(runsDir, d.name)!)
+    .flatMap((d) => runInfo(runsDir, d.name) ?? [])
     .sort((a, b) => b.modified.getTime() - a.modified.getTime());
 }
 
@@ -49,7 +64,7 @@ export function runInfo(runsDir: string, name: string): RunInfo | undefined {
   const dir = join(runsDir, name);
   const file = join(dir, 'run.json');
   if (!existsSync(file)) return undefined;
-  return { name, dir, state: readJson(file) as RunInfo['state'], modified: statSync(file).mtime };
+  return { name, dir, state: stateOf(readJson(file)), modified: statSync(file).mtime };
 }
 
 /** The files of a run that hold rollouts, in the order of the loop: teacher, SFT, GRPO, then each evaluation. */
@@ -69,6 +84,13 @@ export function sourcesOf(run: RunInfo): Source[] {
   return found;
 }
 
+/** A spec as far as the pages read it: its kind a string, its level a number, or neither. */
+export function specOf(v: unknown): DiagramSpec | undefined {
+  const o = record(v);
+  if (!o) return undefined;
+  return { ...(o as unknown as DiagramSpec), kind: text(o.kind) as DiagramSpec['kind'], difficulty: typeof o.difficulty === 'number' ? o.difficulty : undefined };
+}
+
 export interface RunTask {
   id: string;
   prompt: string;
@@ -83,15 +105,17 @@ export function tasksOf(run: RunInfo): { byId: Map<string, RunTask>; byPrompt: M
   for (const split of ['train', 'heldout', 'ood']) {
     const path = join(run.dir, 'tasks', `${split}.jsonl`);
     if (!existsSync(path)) continue;
-    try {
-      for (const line of readLinesSync(path)) {
-        const t = JSON.parse(line.text) as RunTask;
-        const task = { ...t, split };
-        byId.set(t.id, task);
-        byPrompt.set(t.prompt, task);
+    for (const line of readLinesSync(path, { badText: 'mark' })) {
+      let t: RunTask;
+      try {
+        t = JSON.parse(line.text) as RunTask;
+      } catch {
+        continue; // a line cut short by a run still writing the file, or not a task: the others serve
       }
-    } catch {
-      // A task file cut short by a run still writing it: the rows read so far serve.
+      if (typeof t?.id !== 'string' || typeof t.prompt !== 'string') continue;
+      const task = { ...t, spec: specOf(t.spec), split };
+      byId.set(t.id, task);
+      byPrompt.set(t.prompt, task);
     }
   }
   return { byId, byPrompt };

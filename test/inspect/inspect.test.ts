@@ -3,7 +3,7 @@
 // that property, one rollout shows its canvas and every rubric, "open in tldraw" builds the shapes in the editor, and
 // the server keeps answering while a run's file grows and tears.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,6 +181,34 @@ describe('canvasgym inspect', () => {
     await open('/run/q/stage/grpo');
     expect(Number(await page.textContent('.total'))).toBe(before + 2);
     expect(consoleErrors.filter((e) => !/status of 40[04] \(/.test(e))).toEqual([]);
+
+    // Rewritten in place to the same size (same inode, rows in another order): read again, not taken for the old rows.
+    const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() && l.startsWith('{"step": 3') === false);
+    const valid = lines.filter((l) => {
+      try {
+        return typeof JSON.parse(l).prompt === 'string';
+      } catch {
+        return false;
+      }
+    });
+    writeFileSync(file, [...valid].reverse().join('\n') + '\n');
+    await open('/run/q/stage/grpo?per=500');
+    expect(Number(await page.textContent('.total'))).toBe(valid.length);
+    expect(await page.getAttribute('table.list tr[data-n] >> nth=0', 'data-n')).toBe('1');
+    const first = JSON.parse(valid.at(-1)!) as { reward: number };
+    expect(await page.textContent('table.list tr[data-n] >> nth=0 >> td.num')).toBe(first.reward.toFixed(3));
+
+    // Rows that are JSON but no rollout, and a run folder whose name and run.json are not what a run writes.
+    appendFileSync(file, '{"messages": [null, 5]}\n{"prompt": 5, "completion": "x"}\n');
+    expect(await open('/run/q/stage/grpo')).toBe(200);
+    expect(await page.textContent('p.errors')).toContain('2 line(s)');
+    mkdirSync(join(runsDir, 'odd name'));
+    writeFileSync(join(runsDir, 'odd name', 'run.json'), '{"config": 5, "stages": {"x": null, "y": {"seconds": "soon", "summary": 3}}}');
+    mkdirSync(join(runsDir, 'odd'));
+    writeFileSync(join(runsDir, 'odd', 'run.json'), '{"config": {"preset": 7}, "stages": {"x": null, "y": {"seconds": "soon", "summary": 3}}}');
+    expect(await open('/')).toBe(200);
+    expect(await page.$$eval('table.metrics a', (as) => as.map((a) => a.textContent))).toEqual(expect.arrayContaining(['q', 'odd']));
+    expect(await open('/run/odd')).toBe(200);
   });
 
   it('refuses bad flags with one line and exit code 2', () => {

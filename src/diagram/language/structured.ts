@@ -1,7 +1,8 @@
 // Structured output for the student: while it samples, tokens that cannot continue a valid answer are masked out, as
 // vLLM's guided decoding does with a JSON Schema. The guide is a byte automaton of the seed's action language in its
 // compact form, `{"actions":[{"type":"create_shape","say":...,"id":...,"shape":...,"x":...,"y":...,"w":...,"h":...,"text":...},
-// {"type":"connect","from":...,"to":...,"text":...}]}`, keys in the schema's order (actions.ts), and it also knows
+// {"type":"connect","from":...,"to":...,"text":...}]}`, keys in the schema's order (actions.ts; an arrow may name `to`
+// first, as the teacher's walked answers do), and it also knows
 // the canvas: a new id is not a duplicate, an arrow's ends name shapes created earlier in the same answer and differ.
 // Written here rather than taken from a grammar library (xgrammar's web build) because a JSON Schema cannot say that
 // `from` must name an earlier `id`, and dangling or self-referencing arrows are where the student fails most.

@@ -45,7 +45,7 @@ export function walkRequest<A extends { type: string }>(actions: A[], prompt: st
 
 /** A shape's letter by its place in drawing order: A to Z, then AA, AB, ... One token each, where the tokenizer splits
  *  some numbers (12 is "1", "2"; teacher-forced, an arrow's source 78% right numbered, 82% lettered). */
-export function shapeLetter(k: number): string {
+function shapeLetter(k: number): string {
   return k < 26 ? String.fromCharCode(65 + k) : shapeLetter(Math.floor(k / 26) - 1) + shapeLetter(k % 26);
 }
 
@@ -66,19 +66,23 @@ export function letterShapes<A extends { type: string }>(actions: A[]): A[] {
   });
 }
 
-/** Columns and pitch of the walked answer's grid: room for the widest label the teacher draws (about 340). */
+/** Columns of the walked answer's grid, and its pitch: room for the widest label the teacher usually draws (about
+ *  340), wider where an answer holds a wider shape. */
 const GRID_COLUMNS = 3;
 const COLUMN_PITCH = 400;
+const COLUMN_GAP = 60;
 const ROW_PITCH = 160;
 
 /** The shapes placed on a grid in drawing order, three to a row: coordinates that depend only on how many shapes came
  *  before. A graph layout's coordinates state the diagram's structure before its arrows do, so a student that must
  *  write them first commits to a structure (a chain laid out as a fan-out) that its arrows then follow. */
 export function gridPlaces<A extends { type: string }>(actions: A[]): A[] {
+  const widest = Math.max(0, ...actions.map((a) => (a.type === 'create_shape' ? Number((a as { w?: unknown }).w) || 0 : 0)));
+  const pitch = Math.max(COLUMN_PITCH, widest + COLUMN_GAP);
   let k = 0;
   return actions.map((a) => {
     if (a.type !== 'create_shape') return a;
     const at = k++;
-    return { ...a, x: 40 + COLUMN_PITCH * (at % GRID_COLUMNS), y: 40 + ROW_PITCH * Math.floor(at / GRID_COLUMNS) };
+    return { ...a, x: 40 + pitch * (at % GRID_COLUMNS), y: 40 + ROW_PITCH * Math.floor(at / GRID_COLUMNS) };
   });
 }

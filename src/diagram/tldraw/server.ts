@@ -1,6 +1,7 @@
 // Serves the built validator page from 127.0.0.1 on a free port. Static files only, nothing outside the folder.
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +46,8 @@ export function pageFiles(dir = PAGE_DIR, prefix = '/'): (req: IncomingMessage, 
       return;
     }
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'max-age=3600' });
-    createReadStream(file).pipe(res);
+    // A file gone between the check and the read, or a request dropped, ends this answer, not the server.
+    pipeline(createReadStream(file), res, () => {});
   };
 }
 

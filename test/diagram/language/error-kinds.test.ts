@@ -16,6 +16,7 @@ describe('errorKindsOf', () => {
     expect(kindsOf({ actions: [box('a'), { type: 'connect', from: 'a', to: 'b' }, { type: 'connect', from: 'c', to: 'a' }] })).toEqual(['missing end']);
     expect(kindsOf({ actions: [{ type: 'create_shape', id: 'a', shape: 'blob', x: 0, y: 0, w: 1, h: 1, text: 'a' }, { ...box('b'), x: 'left' }] })).toEqual(['schema']);
     expect(kindsOf({ actions: [box('a'), box('b'), { type: 'connect', from: 'a', to: 'b' }] })).toEqual([]);
+    expect(errorKindsOf(['tldraw: the editor crashed: boom'])).toEqual(['other']);
   });
 
   it('marks a completion cut by the token limit, beside its other kinds', () => {

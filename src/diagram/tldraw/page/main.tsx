@@ -95,8 +95,10 @@ async function warmUp(editor: Editor): Promise<void> {
  * `window.canvasgymShown` (the inspector's test reads it back).
  */
 async function showRequested(editor: Editor): Promise<void> {
-  const url = new URLSearchParams(location.search).get('actions');
-  if (!url) return;
+  const asked = new URLSearchParams(location.search).get('actions');
+  if (!asked) return;
+  const url = new URL(asked, location.href);
+  if (url.origin !== location.origin) throw new Error(`actions must come from this page's own server, not ${url.origin}`);
   const diagram = (await (await fetch(url)).json()) as PageDiagram;
   const scope = new DiagramScope(editor, editor.getCurrentPageId(), 'shown', 0);
   const outcomes = applyDiagram(scope, diagram.actions);
