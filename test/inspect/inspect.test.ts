@@ -53,7 +53,7 @@ const open = async (path: string) => {
 describe('canvasgym inspect', () => {
   it('lists the runs, and a run with its stages, rollout files, evaluations and curves', async () => {
     expect(await open('/')).toBe(200);
-    await page.click('text=q');
+    await Promise.all([page.waitForURL(`${base}/run/q`), page.click('a[href="/run/q"]')]);
     expect(new URL(page.url()).pathname).toBe('/run/q');
     const stages = await page.$$eval('table.metrics a[href*="/stage/"]', (as) => as.map((a) => a.textContent));
     expect(stages).toContain('GRPO: training rollouts');
