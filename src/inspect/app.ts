@@ -9,7 +9,7 @@
 //   /run/NAME/stage/STAGE/rollout/N/actions.json   its actions as the tldraw page applies them
 //   /compare?a=NAME/STAGE&b=NAME/STAGE       two stages or runs on the same tasks, largest change first
 //   /tldraw/?actions=URL                     the editor page (src/diagram/tldraw/page)
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -42,8 +42,8 @@ class BadRequest extends Error {}
 
 /** The indexes of the files read so far, each followed as it grows (row-index.ts), and each run's tasks. */
 class Store {
-  private readonly indexes = new Map<string, RowIndex<Rollout>>();
-  private readonly tasks = new Map<string, { at: number; tasks: ReturnType<typeof tasksOf> }>();
+  private readonly indexes = new Map<string, { index: RowIndex<Rollout>; tasks: ReturnType<typeof tasksOf> }>();
+  private readonly tasks = new Map<string, { at: string; tasks: ReturnType<typeof tasksOf> }>();
 
   constructor(readonly runsDir: string) {}
 
@@ -60,21 +60,22 @@ class Store {
   }
 
   private tasksOf(info: RunInfo) {
-    // The task files are written once, at the run's start: read again only when run.json has changed.
-    const at = info.modified.getTime();
+    // The task files are written at the run's start (again after --fresh): read again only when they change.
+    const at = ['train', 'heldout', 'ood'].map((split) => fileStamp(join(info.dir, 'tasks', `${split}.jsonl`))).join();
     let hit = this.tasks.get(info.dir);
     if (!hit || hit.at !== at) this.tasks.set(info.dir, (hit = { at, tasks: tasksOf(info) }));
     return hit.tasks;
   }
 
+  /** The file's index, made again when the run's tasks changed (its rows' kinds, levels and specs come from them). */
   index(info: RunInfo, source: Source): RowIndex<Rollout> {
-    let index = this.indexes.get(source.path);
-    if (!index) {
-      const tasks = this.tasksOf(info);
-      index = new RowIndex(source.path, (row, n) => rolloutOf(source.kind, row, n, tasks), 'a row without a prompt and a completion');
-      this.indexes.set(source.path, index);
+    const tasks = this.tasksOf(info);
+    let hit = this.indexes.get(source.path);
+    if (!hit || hit.tasks !== tasks) {
+      hit = { index: new RowIndex(source.path, (row, n) => rolloutOf(source.kind, row, n, tasks), 'a row without a prompt and a completion'), tasks };
+      this.indexes.set(source.path, hit);
     }
-    return index;
+    return hit.index;
   }
 
   rollouts(info: RunInfo, source: Source): { rollouts: Rollout[]; unreadable: number } {
@@ -176,6 +177,8 @@ function compare(store: Store, aRef: string | null, bRef: string | null) {
 }
 
 const HTML = { 'content-type': 'text/html; charset=utf-8' };
+/** A file's size and modification time, or "-" while it does not exist. */
+const fileStamp = (path: string) => (existsSync(path) ? `${statSync(path).size}:${statSync(path).mtimeMs}` : '-');
 const NEWLINE = Buffer.from('\n');
 
 function route(store: Store, tldraw: ((req: IncomingMessage, res: ServerResponse) => void) | Error, req: IncomingMessage, res: ServerResponse): void {
