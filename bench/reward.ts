@@ -7,12 +7,13 @@
 // Needs `npm run build` first: it runs dist/cli/main.js directly, whatever the sources' dates.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateCorpus } from '../src/diagram/tasks/corpus.ts';
 import { RUBRIC_NAMES } from '../src/diagram/reward/presets.ts';
+import { DEFAULT_THREADS } from '../src/settings.ts';
 
 const { values } = parseArgs({
   options: {
@@ -67,16 +68,18 @@ function timed(input: string, output: string, command: string[]): Run {
   return JSON.parse(r.stdout) as Run;
 }
 
-/** Best wall and best CPU seconds of `rounds` runs. */
-function best(input: string, output: string, command: string[]): Run {
-  let wall = Infinity;
-  let cpu = Infinity;
+/** Best wall and best CPU seconds of each command over `rounds` rounds, the commands taking turns within a round: a
+ *  change of the machine's load then falls on all of them alike. */
+function bestInterleaved(runs: { input: string; output: string; command: string[] }[]): Run[] {
+  const best = runs.map(() => ({ wall: Infinity, cpu: Infinity }));
   for (let r = 0; r < rounds; r++) {
-    const run = timed(input, output, command);
-    wall = Math.min(wall, run.wall);
-    cpu = Math.min(cpu, run.cpu);
+    runs.forEach(({ input, output, command }, k) => {
+      const run = timed(input, output, command);
+      best[k].wall = Math.min(best[k].wall, run.wall);
+      best[k].cpu = Math.min(best[k].cpu, run.cpu);
+    });
   }
-  return { wall, cpu };
+  return best;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'canvasgym-bench-reward-'));
@@ -88,33 +91,35 @@ try {
   const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' ');
 
   const pyOut = join(dir, 'python.jsonl');
-  const python = best(rows, pyOut, ['python3', SCORER]);
-  const pyRewards = readFileSync(pyOut, 'utf8').trimEnd().split('\n').map(Number);
-
   const node = process.execPath;
   // dist's main, without bin/canvasgym.js's check of the sources' dates (which would run them through tsx).
   const launch = `import(${JSON.stringify(MAIN)}).then((m) => m.main([process.argv[0], 'canvasgym', ...process.argv.slice(1)]))`;
   // One scoring thread (Python's single process, like for like in CPU) and score's default threads (the user's figure).
-  const threadCounts = [...new Set([1, Math.min(2, availableParallelism())])];
-  const results: { preset: string; threads: number; run: Run; agreement?: string }[] = [];
-  for (const preset of presets) {
-    for (const threads of threadCounts) {
-      const out = join(dir, `${preset}-${threads}.jsonl`);
-      const run = best('/dev/null', '/dev/null', [node, '-e', launch, 'score', '--reward', preset, '--in', rows, '--out', out, '--threads', String(threads)]);
-      const scored = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { reward: number }).reward);
-      const agreement = preset === 'seed' ? `${scored.filter((r, i) => Object.is(r, pyRewards[i])).length}/${n}` : undefined;
-      results.push({ preset, threads, run, agreement });
-    }
-  }
+  const threadCounts = [...new Set([1, DEFAULT_THREADS])];
+  const cells = presets.flatMap((preset) => threadCounts.map((threads) => ({ preset, threads, out: join(dir, `${preset}-${threads}.jsonl`) })));
+  const [python, ...runs] = bestInterleaved([
+    { input: rows, output: pyOut, command: ['python3', SCORER] },
+    ...cells.map(({ preset, threads, out }) => ({
+      input: '/dev/null',
+      output: '/dev/null',
+      command: [node, '-e', launch, 'score', '--reward', preset, '--in', rows, '--out', out, ...(threads === DEFAULT_THREADS ? [] : ['--threads', String(threads)])],
+    })),
+  ]);
+  const pyRewards = readFileSync(pyOut, 'utf8').trimEnd().split('\n').map(Number);
+  const results = cells.map(({ preset, threads, out }, k) => {
+    const scored = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { reward: number }).reward);
+    const agreement = preset === 'seed' ? `${scored.filter((r, i) => Object.is(r, pyRewards[i])).length}/${n}` : undefined;
+    return { preset, threads, run: runs[k], agreement };
+  });
   const loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
 
-  console.log(`${n} rows (${mb.toFixed(1)} MB JSONL, corpus seed ${seed}), whole process, best of ${rounds}; load ${loadBefore} before, ${loadAfter} after\n`);
+  console.log(`${n} rows (${mb.toFixed(1)} MB JSONL, corpus seed ${seed}), whole process, best of ${rounds} rounds (the scorers take turns in each); load ${loadBefore} before, ${loadAfter} after\n`);
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   console.log(row(['scorer', 'wall s', 'CPU s', 'rows/s (wall)', 'x Python (wall)', 'x Python (CPU)', 'same reward as Python']));
   console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
   console.log(row(['python3 reward.py (seed_reference_score.py)', python.wall.toFixed(2), python.cpu.toFixed(2), Math.round(n / python.wall), '1.00', '1.00', '']));
   for (const { preset, threads, run, agreement } of results) {
-    console.log(row([`canvasgym score --reward ${preset} --threads ${threads}`, run.wall.toFixed(2), run.cpu.toFixed(2), Math.round(n / run.wall),
+    console.log(row([`canvasgym score --reward ${preset}${threads === DEFAULT_THREADS ? ` (default: at most ${threads} threads)` : ` --threads ${threads}`}`, run.wall.toFixed(2), run.cpu.toFixed(2), Math.round(n / run.wall),
       (python.wall / run.wall).toFixed(2), (python.cpu / run.cpu).toFixed(2), agreement ?? '']));
   }
   console.log('\nx Python: Python\'s seconds over canvasgym\'s (above 1: canvasgym is faster).');

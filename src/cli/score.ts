@@ -2,7 +2,7 @@
 // row in and in order. A bad line becomes an error row naming its line number; the run goes on.
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { JsonlWriter, readLines, readLinesSync, type Line } from '../io/jsonl.ts';
+import { JsonlWriter, readLines, type Line } from '../io/jsonl.ts';
 import { getRubric } from '../diagram/reward/presets.ts';
 import type { Rubric } from '../diagram/reward/rubric.ts';
 import { judgeSummary } from '../diagram/reward/judge.ts';
@@ -23,8 +23,6 @@ type ScoreFlags = JudgeFlags & { reward: string; in?: string; out?: string; rend
 /** Lines per browser call with --renderer tldraw, and per batch of concurrent judge requests. */
 const TLDRAW_CHUNK = 64;
 const JUDGE_CHUNK = 32;
-/** Input size from which scoring threads pay for their start (each loads the reward modules, ~0.3 s of a core). */
-const THREADED_BYTES = 1 << 20;
 
 export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed: number; threads: number; judge?: string }> {
   const flags = readSettings(ScoreSettings, opts);
@@ -88,16 +86,12 @@ export async function runScore(opts: ScoreFlags): Promise<{ rows: number; failed
         throw new UsageError(`--renderer tldraw: ${(err as Error).message}`);
       }
     }
-    // A file scored on its own is read without waiting on the event loop: the stream's chunks and promises cost
-    // about 10 µs a row, a tenth of what scoring a row takes.
+    // A file scored on its own is read without waiting on the event loop (the stream's chunks and promises cost
+    // about 10 µs a row, a tenth of what scoring a row takes), on threads where the file is worth it.
     const fromFile = flags.in !== undefined && flags.in !== '-' && !driver && !judged;
-    const threads = flags.threads ?? DEFAULT_THREADS;
-    if (fromFile && threads > 1 && statSync(flags.in!).size >= THREADED_BYTES) {
-      ({ rows, failed } = await scoreFileThreaded(flags.in!, flags.reward, rubric, threads, out));
-      return { rows, failed, threads };
-    }
+    if (fromFile) return await scoreFileThreaded(flags.in!, flags.reward, rubric, flags.threads ?? DEFAULT_THREADS, out);
     // A line that is not text is answered with an error row, as a line that is not JSON is.
-    for await (const line of fromFile ? readLinesSync(flags.in!, { badText: 'mark' }) : readLines(flags.in, { badText: 'mark' })) {
+    for await (const line of readLines(flags.in, { badText: 'mark' })) {
       if (line.text.trim() === '' && !line.notText) continue;
       chunk.push(line);
       if (chunk.length >= (driver ? TLDRAW_CHUNK : judged ? JUDGE_CHUNK : 1)) await flush();

@@ -158,13 +158,25 @@ export interface JsonlWriterOptions {
   batch?: boolean;
 }
 
-/** Characters of pending rows at which a batching writer hands them over without waiting for the loop to turn. */
-const BATCH_CHARS = 1 << 20;
+/** Bytes of pending rows at which a batching writer hands them over without waiting for the loop to turn. */
+const BATCH_BYTES = 1 << 20;
+
+const NEWLINE = Buffer.from('\n');
+
+/** Writes all of `bytes` (a write to a file may take less than it is given). */
+function writeAllSync(fd: number, bytes: Buffer): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+}
 
 /** Writes one JSON row per line to a file or to stdout. */
 export class JsonlWriter {
-  /** Rows not yet handed over (batch), and whether a hand-over is scheduled. */
-  private pending = '';
+  /**
+   * Rows not yet handed over (batch), encoded as they come, and whether a hand-over is scheduled. Each row goes
+   * into the buffer as UTF-8 at once: a string built of many rows (+=) made the hand-over flatten and re-encode it,
+   * 0.6 s of `score`'s 2.9 s on 40,000 rows (85 MB).
+   */
+  private pending: Buffer | null = null;
+  private used = 0;
   private scheduled = false;
   /** What a scheduled hand-over threw, for the next write or close to throw. */
   private failure: { error: unknown } | null = null;
@@ -188,20 +200,29 @@ export class JsonlWriter {
 
   /** write for a row serialised already: `json` is one JSON value on one line, without its newline. */
   async writeJson(json: string): Promise<void> {
-    const line = json + '\n';
     if (this.fd === null) {
-      if (!process.stdout.write(line)) await once(process.stdout, 'drain');
+      if (!process.stdout.write(json + '\n')) await once(process.stdout, 'drain');
       return;
     }
     if (!this.batch) {
-      writeSync(this.fd, line);
+      writeSync(this.fd, json + '\n');
       if (this.sync) fsyncSync(this.fd);
       return;
     }
     this.throwFailure();
-    this.pending += line;
-    if (this.pending.length >= BATCH_CHARS) this.handOver();
-    else if (!this.scheduled) {
+    // A UTF-16 unit takes at most 3 bytes of UTF-8 (a surrogate pair, two units, 4).
+    const most = json.length * 3 + 1;
+    if (this.used + most > BATCH_BYTES) this.handOver();
+    if (most > BATCH_BYTES) {
+      writeAllSync(this.fd, Buffer.from(json));
+      writeAllSync(this.fd, NEWLINE);
+      if (this.sync) fsyncSync(this.fd);
+      return;
+    }
+    this.pending ??= Buffer.allocUnsafe(BATCH_BYTES);
+    this.used += this.pending.write(json, this.used);
+    this.pending[this.used++] = 0x0a;
+    if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
         this.scheduled = false;
@@ -215,10 +236,10 @@ export class JsonlWriter {
   }
 
   private handOver(): void {
-    if (this.pending === '' || this.fd === null) return;
-    const text = this.pending;
-    this.pending = '';
-    writeSync(this.fd, text);
+    if (this.used === 0 || this.fd === null || this.pending === null) return;
+    const bytes = this.pending.subarray(0, this.used);
+    this.used = 0;
+    writeAllSync(this.fd, bytes);
     if (this.sync) fsyncSync(this.fd);
   }
 

@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { seedRubric } from '../../src/diagram/reward/seed.ts';
 import { LIMITS } from '../../src/diagram/tasks/limits.ts';
+import { getRubric } from '../../src/diagram/reward/presets.ts';
+import { JsonlWriter } from '../../src/io/jsonl.ts';
+import { scoreFileThreaded } from '../../src/cli/score-threads.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/canvasgym.js', import.meta.url));
 const cli = (args: string[], input = '') => spawnSync('node', [BIN, ...args], { input, encoding: 'utf8' });
@@ -97,32 +100,43 @@ describe('canvasgym score', () => {
     expect(run.stderr).toMatch(/6 rows scored with strong.*4 with errors/);
   });
 
-  it('scores a file of 1 MiB or more on threads to the same bytes as on the main thread, in order', () => {
+  it('scores a file on threads to the same bytes as on the main thread, in order; the CLI starts them only for a file worth it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cg-score-threads-'));
     const file = join(dir, 'rows.jsonl');
-    // Distinct rows (the prompt numbers them) with every kind of line, blank lines and errors included, past 1 MiB.
+    // Distinct rows (the prompt numbers them) with every kind of line, blank lines and errors included: over 16 chunks
+    // of 256 lines, where the main thread has timed its pace.
     const lines: string[] = [];
-    for (let i = 0; lines.join('\n').length < 1.2 * (1 << 20); i++) {
+    for (let i = 0; lines.length < 6000; i++) {
       for (const r of rows) lines.push(typeof r === 'string' ? `${r} ${i}` : JSON.stringify({ ...r, prompt: `${r.prompt} #${i}` }));
       if (i % 7 === 0) lines.push('');
     }
     writeFileSync(file, lines.join('\n') + '\n');
-    const score = (threads: number) => {
-      const out = join(dir, `out-${threads}.jsonl`);
-      const run = cli(['score', '--reward', 'task', '--in', file, '--out', out, '--threads', String(threads)]);
-      return { ...run, text: readFileSync(out, 'utf8') };
-    };
-    const one = score(1);
-    const two = score(2);
+    const out1 = join(dir, 'out-1.jsonl');
+    const one = cli(['score', '--reward', 'task', '--in', file, '--out', out1, '--threads', '1']);
     expect(one.status).toBe(0);
-    expect(two.status).toBe(0);
     const scored = lines.filter((l) => l.trim() !== '').length;
-    const oneLines = one.text.trimEnd().split('\n');
+    const oneText = readFileSync(out1, 'utf8');
+    const oneLines = oneText.trimEnd().split('\n');
     expect(oneLines).toHaveLength(scored);
-    expect(two.text).toBe(one.text);
     expect(JSON.parse(oneLines[scored - 1]).prompt).toBe(JSON.parse(lines.filter((l) => l.trim() !== '')[scored - 1]).prompt);
     expect(one.stderr).toMatch(new RegExp(`${scored} rows scored with task in`));
-    expect(two.stderr).toMatch(new RegExp(`${scored} rows scored with task on 2 threads.*${one.stderr.match(/(\d+) with errors/)![1]} with errors`));
+    // The file is a fraction of a second of work: asked for 2 threads, the CLI stays on one.
+    const out2 = join(dir, 'out-2.jsonl');
+    const two = cli(['score', '--reward', 'task', '--in', file, '--out', out2, '--threads', '2']);
+    expect(two.status).toBe(0);
+    expect(two.stderr).toMatch(new RegExp(`${scored} rows scored with task in`));
+    expect(readFileSync(out2, 'utf8')).toBe(oneText);
+    // Told that any work pays for a thread, the scorer starts one: the same bytes.
+    const out3 = join(dir, 'out-3.jsonl');
+    const writer = JsonlWriter.open(out3, { batch: true });
+    let threaded;
+    try {
+      threaded = await scoreFileThreaded(file, 'task', getRubric('task'), 2, writer, 0);
+    } finally {
+      writer.close();
+    }
+    expect(threaded).toEqual({ rows: scored, failed: Number(one.stderr.match(/(\d+) with errors/)![1]), threads: 2 });
+    expect(readFileSync(out3, 'utf8')).toBe(oneText);
   });
 
   it('refuses --out naming the --in file, leaving it as it was, and a bad flag before --out is emptied', () => {

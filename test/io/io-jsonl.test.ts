@@ -108,6 +108,17 @@ describe('a batching writer', () => {
     out.close();
     expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
   });
+
+  it('writes rows of any size and any characters as the same bytes as one write of them all', async () => {
+    const path = join(dir, `w${files++}.jsonl`);
+    const out = JsonlWriter.open(path, { batch: true });
+    // Past the 1 MiB buffer many times, rows of two- to four-byte characters, and rows bigger than the buffer itself.
+    const texts = ['é', '→', '😀', 'a'].flatMap((c, k) => Array.from({ length: 300 }, (_, i) => c.repeat((i * 37 + k) % 5000)));
+    texts.splice(500, 0, 'x'.repeat(1 << 20), '→'.repeat(400_000));
+    for (const t of texts) await out.write({ t });
+    out.close();
+    expect(readFileSync(path, 'utf8')).toBe(texts.map((t) => JSON.stringify({ t }) + '\n').join(''));
+  });
 });
 
 describe('a binary file given as text', () => {
