@@ -93,3 +93,112 @@ export const rowLayout = (text: string) =>
     let k = 0;
     return as.map((a) => (a.type === 'create_shape' ? { ...a, x: 40 + 200 * k++, y: 40 } : a));
   });
+
+/**
+ * On a walked answer: each arrow says its source's name (the shape's text) between its target and its source, and each
+ * shape states its text before its id. The source is then two copies: the name from the request's statement of the
+ * edge, and the letter that follows that name where its shape was drawn (an induction step), instead of a lookup
+ * from the request's pairs to letters in one token.
+ */
+export const sourceSays = (text: string) =>
+  rewrite(text, (as) => {
+    const name = new Map(as.filter((a) => a.type === 'create_shape' && a.id).map((a) => [a.id!, a.text ?? '']));
+    return as.map((a) => {
+      if (a.type === 'create_shape') {
+        const { type, say, text: label, id, ...rest } = a;
+        return { type, ...(say === undefined ? {} : { say }), text: label, id, ...rest };
+      }
+      if (a.type === 'connect' && a.from && name.has(a.from)) {
+        const { type, to, from, text: label } = a;
+        return { type, to, say: name.get(from), from, ...(label === undefined ? {} : { text: label }) };
+      }
+      return a;
+    });
+  });
+
+/** Every whole-word mention of `name` in `text` (lower case both). */
+function mentions(text: string, name: string): number[] {
+  const at: number[] = [];
+  for (let i = wordIndex(text, name, 0); i !== -1; i = wordIndex(text, name, i + 1)) at.push(i);
+  return at;
+}
+
+/**
+ * On a walked answer: the walk goes on through the edges. Each arrow is placed where the request states it (the
+ * closest pair of mentions of its two ends), actions are drawn in the order the request ends their statements, and
+ * each says the request's words from where the walk stands through its statement; an arrow then names the end its
+ * say ended with first (its letter follows that name, as a shape's id follows its text) and the other end second.
+ * Shapes state their text before their id.
+ */
+export const edgeWalk = (text: string, prompt: string) =>
+  rewrite(text, (as) => {
+    const lower = prompt.toLowerCase();
+    const name = new Map(as.filter((a) => a.type === 'create_shape' && a.id).map((a) => [a.id!, (a.text ?? '').toLowerCase()]));
+    const placed = as.map((a, order) => {
+      if (a.type === 'create_shape') {
+        const at = wordIndex(lower, name.get(a.id!) ?? '', 0);
+        return { a, order, end: at < 0 ? -1 : at + (name.get(a.id!) ?? '').length, last: undefined as string | undefined };
+      }
+      if (a.type === 'connect' && a.from && a.to && name.get(a.from) && name.get(a.to)) {
+        const [f, t] = [name.get(a.from)!, name.get(a.to)!];
+        // The statement: the closest pair of mentions with no other name between them, and more between them than
+        // a list's comma or "and" (the list of entities names two shapes side by side without joining them).
+        const others = [...name.values()].filter((n) => n !== f && n !== t);
+        let best: { span: number; end: number; last: string } | undefined;
+        for (const i of mentions(lower, f)) {
+          for (const j of mentions(lower, t)) {
+            const [lo, hi] = i < j ? [i + f.length, j] : [j + t.length, i];
+            const between = lower.slice(lo, hi);
+            if (/^\s*(,|,?\s*and|and)?\s*$/.test(between) || others.some((n) => wordIndex(between, n, 0) >= 0)) continue;
+            const span = Math.abs(i - j);
+            const end = Math.max(i + f.length, j + t.length);
+            if (!best || span < best.span) best = { span, end, last: i + f.length === end ? 'from' : 'to' };
+          }
+        }
+        return { a, order, end: best ? best.end : -1, last: best?.last };
+      }
+      return { a, order, end: -1, last: undefined };
+    });
+    // Unplaced actions keep their place after the one before them; a shape goes before arrows that end where it does.
+    let carry = 0;
+    for (const p of placed) {
+      if (p.end < 0) p.end = carry;
+      else carry = p.end;
+    }
+    const drawn = new Set<string>();
+    const ordered = [...placed].sort((x, y) => x.end - y.end || (x.a.type === 'create_shape' ? 0 : 1) - (y.a.type === 'create_shape' ? 0 : 1) || x.order - y.order);
+    // An arrow sorted before one of its shapes (a name the request spells otherwise) goes back to after it.
+    const out: typeof placed = [];
+    const waiting: typeof placed = [];
+    for (const p of ordered) {
+      if (p.a.type === 'connect' && !(drawn.has(p.a.from!) && drawn.has(p.a.to!))) {
+        waiting.push(p);
+        continue;
+      }
+      out.push(p);
+      if (p.a.type === 'create_shape' && p.a.id) drawn.add(p.a.id);
+      for (let k = 0; k < waiting.length; k++) {
+        const w = waiting[k];
+        if (drawn.has(w.a.from!) && drawn.has(w.a.to!)) {
+          out.push(w);
+          waiting.splice(k--, 1);
+        }
+      }
+    }
+    out.push(...waiting);
+    let cursor = 0;
+    return out.map(({ a, end, last }) => {
+      const say = end > cursor ? prompt.slice(cursor, end) : '';
+      cursor = Math.max(cursor, end);
+      if (a.type === 'create_shape') {
+        const { type, say: _say, text: label, id, ...rest } = a;
+        return { type, say, text: label, id, ...rest };
+      }
+      if (a.type === 'connect') {
+        const { type, to, from, text: label } = a;
+        const ends = last === 'to' ? { to, from } : { from, to };
+        return { type, say, ...ends, ...(label === undefined ? {} : { text: label }) };
+      }
+      return a;
+    });
+  });

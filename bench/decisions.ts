@@ -113,6 +113,7 @@ async function decisions(dir: string, answers: string[]): Promise<{ groups: Coun
       let inName = 0;
       const sources = arrowSources(answers[k]);
       let arrows = 0;
+      let inArrow = false;
       for (let i = 1; i < ids.length; i++) {
         if (!mask[i]) continue;
         const before = tok.decode([ids[i - 1]]);
@@ -132,7 +133,12 @@ async function decisions(dir: string, answers: string[]): Promise<{ groups: Coun
         else group = /^\d+$/.test(piece) ? 'numbers' : 'JSON structure';
         inName++;
         const right = best === ids[i];
-        if (/"type":"$/.test(before)) group = `the action's type: ${piece.startsWith('connect') ? 'an arrow' : 'a shape'}`;
+        if (/"type":"$/.test(before)) {
+          inArrow = piece.startsWith('connect');
+          group = `the action's type: ${inArrow ? 'an arrow' : 'a shape'}`;
+        }
+        // An arrow's say (a variant's) holds the choice of its ends: counted apart from the shapes' says.
+        if (inArrow && group.startsWith('say: ')) group = `arrow ${group}`;
         count(group, right);
         if (group === 'another action or the end') count(`another action or the end: the teacher ${/\]/.test(piece) ? 'ends' : 'goes on'}`, right);
         if (CHOICES.includes(group)) count(`${group} @${tasks[k].spec.difficulty}`, right);
