@@ -123,6 +123,26 @@ function mentions(text: string, name: string): number[] {
   return at;
 }
 
+/** Where the request states the edge `from` -> `to`: the closest pair of mentions of its ends with no other name
+ *  between them, and more between them than a list's comma or "and" (the list of entities names two shapes side by
+ *  side without joining them); its end, and which end it ends with. */
+function statement(lower: string, name: Map<string, string>, from: string, to: string): { start: number; end: number; last: 'from' | 'to' } | undefined {
+  const [f, t] = [name.get(from)!, name.get(to)!];
+  const others = [...name.values()].filter((n) => n !== f && n !== t);
+  let best: { span: number; start: number; end: number; last: 'from' | 'to' } | undefined;
+  for (const i of mentions(lower, f)) {
+    for (const j of mentions(lower, t)) {
+      const [lo, hi] = i < j ? [i + f.length, j] : [j + t.length, i];
+      const between = lower.slice(lo, hi);
+      if (/^\s*(,|,?\s*and|and)?\s*$/.test(between) || others.some((n) => wordIndex(between, n, 0) >= 0)) continue;
+      const span = Math.abs(i - j);
+      const end = Math.max(i + f.length, j + t.length);
+      if (!best || span < best.span) best = { span, start: Math.min(i, j), end, last: i + f.length === end ? 'from' : 'to' };
+    }
+  }
+  return best;
+}
+
 /**
  * On a walked answer: the walk goes on through the edges. Each arrow is placed where the request states it (the
  * closest pair of mentions of its two ends), actions are drawn in the order the request ends their statements, and
@@ -140,21 +160,7 @@ export const edgeWalk = (text: string, prompt: string) =>
         return { a, order, end: at < 0 ? -1 : at + (name.get(a.id!) ?? '').length, last: undefined as string | undefined };
       }
       if (a.type === 'connect' && a.from && a.to && name.get(a.from) && name.get(a.to)) {
-        const [f, t] = [name.get(a.from)!, name.get(a.to)!];
-        // The statement: the closest pair of mentions with no other name between them, and more between them than
-        // a list's comma or "and" (the list of entities names two shapes side by side without joining them).
-        const others = [...name.values()].filter((n) => n !== f && n !== t);
-        let best: { span: number; end: number; last: string } | undefined;
-        for (const i of mentions(lower, f)) {
-          for (const j of mentions(lower, t)) {
-            const [lo, hi] = i < j ? [i + f.length, j] : [j + t.length, i];
-            const between = lower.slice(lo, hi);
-            if (/^\s*(,|,?\s*and|and)?\s*$/.test(between) || others.some((n) => wordIndex(between, n, 0) >= 0)) continue;
-            const span = Math.abs(i - j);
-            const end = Math.max(i + f.length, j + t.length);
-            if (!best || span < best.span) best = { span, end, last: i + f.length === end ? 'from' : 'to' };
-          }
-        }
+        const best = statement(lower, name, a.from, a.to);
         return { a, order, end: best ? best.end : -1, last: best?.last };
       }
       return { a, order, end: -1, last: undefined };
@@ -201,4 +207,32 @@ export const edgeWalk = (text: string, prompt: string) =>
       }
       return a;
     });
+  });
+
+/**
+ * On a walked answer: every shape first, as walked, then a second walk through the request for the edges, from its
+ * start: arrows in the order the request states them, each saying the request's words from the last statement
+ * through its own, then the letter of the end it ended with, then the other. An arrow whose statement is not found
+ * goes last, with an empty say. Shapes state their text before their id.
+ */
+export const edgeList = (text: string, prompt: string) =>
+  rewrite(text, (as) => {
+    const lower = prompt.toLowerCase();
+    const name = new Map(as.filter((a) => a.type === 'create_shape' && a.id).map((a) => [a.id!, (a.text ?? '').toLowerCase()]));
+    const shapes = as.filter((a) => a.type === 'create_shape').map(({ type, say, text: label, id, ...rest }) => ({ type, ...(say === undefined ? {} : { say }), text: label, id, ...rest }));
+    const arrows = as
+      .filter((a) => a.type === 'connect')
+      .map((a, order) => ({ a, order, at: a.from && a.to && name.get(a.from) && name.get(a.to) ? statement(lower, name, a.from, a.to) : undefined }))
+      .sort((x, y) => (x.at?.end ?? Infinity) - (y.at?.end ?? Infinity) || x.order - y.order);
+    let cursor = 0;
+    return [
+      ...shapes,
+      ...arrows.map(({ a, at }) => {
+        const say = at && at.end > cursor ? prompt.slice(cursor, at.end) : '';
+        if (at) cursor = Math.max(cursor, at.end);
+        const { type, to, from, text: label } = a;
+        const ends = at?.last === 'to' ? { to, from } : { from, to };
+        return { type, say, ...ends, ...(label === undefined ? {} : { text: label }) };
+      }),
+    ];
   });
