@@ -94,6 +94,20 @@ export const rowLayout = (text: string) =>
     return as.map((a) => (a.type === 'create_shape' ? { ...a, x: 40 + 200 * k++, y: 40 } : a));
   });
 
+/** A shape that states its text before its id, so that its letter follows its name (an induction step away). */
+const textBeforeId = ({ type, say, text: label, id, ...rest }: Action): Action => ({ type, ...(say === undefined ? {} : { say }), text: label, id, ...rest });
+
+/** An arrow saying `say`, then the letter of the end its say ended with (`last`), then the other. */
+const sayingArrow = ({ type, to, from, text: label }: Action, say: string, last: 'from' | 'to' | undefined): Action => ({
+  type,
+  say,
+  ...(last === 'to' ? { to, from } : { from, to }),
+  ...(label === undefined ? {} : { text: label }),
+});
+
+/** Each shape's id to its text in lower case, as the request is searched. */
+const lowerNames = (as: Action[]) => new Map(as.filter((a) => a.type === 'create_shape' && a.id).map((a) => [a.id!, (a.text ?? '').toLowerCase()]));
+
 /**
  * On a walked answer: each arrow says its source's name (the shape's text) between its target and its source, and each
  * shape states its text before its id. The source is then two copies: the name from the request's statement of the
@@ -104,10 +118,7 @@ export const sourceSays = (text: string) =>
   rewrite(text, (as) => {
     const name = new Map(as.filter((a) => a.type === 'create_shape' && a.id).map((a) => [a.id!, a.text ?? '']));
     return as.map((a) => {
-      if (a.type === 'create_shape') {
-        const { type, say, text: label, id, ...rest } = a;
-        return { type, ...(say === undefined ? {} : { say }), text: label, id, ...rest };
-      }
+      if (a.type === 'create_shape') return textBeforeId(a);
       if (a.type === 'connect' && a.from && name.has(a.from)) {
         const { type, to, from, text: label } = a;
         return { type, to, say: name.get(from), from, ...(label === undefined ? {} : { text: label }) };
@@ -125,11 +136,11 @@ function mentions(text: string, name: string): number[] {
 
 /** Where the request states the edge `from` -> `to`: the closest pair of mentions of its ends with no other name
  *  between them, and more between them than a list's comma or "and" (the list of entities names two shapes side by
- *  side without joining them); its end, and which end it ends with. */
-function statement(lower: string, name: Map<string, string>, from: string, to: string): { start: number; end: number; last: 'from' | 'to' } | undefined {
+ *  side without joining them); where the statement ends, and which end it ends with. */
+function statement(lower: string, name: Map<string, string>, from: string, to: string): { end: number; last: 'from' | 'to' } | undefined {
   const [f, t] = [name.get(from)!, name.get(to)!];
   const others = [...name.values()].filter((n) => n !== f && n !== t);
-  let best: { span: number; start: number; end: number; last: 'from' | 'to' } | undefined;
+  let best: { span: number; end: number; last: 'from' | 'to' } | undefined;
   for (const i of mentions(lower, f)) {
     for (const j of mentions(lower, t)) {
       const [lo, hi] = i < j ? [i + f.length, j] : [j + t.length, i];
@@ -137,27 +148,27 @@ function statement(lower: string, name: Map<string, string>, from: string, to: s
       if (/^\s*(,|,?\s*and|and)?\s*$/.test(between) || others.some((n) => wordIndex(between, n, 0) >= 0)) continue;
       const span = Math.abs(i - j);
       const end = Math.max(i + f.length, j + t.length);
-      if (!best || span < best.span) best = { span, start: Math.min(i, j), end, last: i + f.length === end ? 'from' : 'to' };
+      if (!best || span < best.span) best = { span, end, last: i + f.length === end ? 'from' : 'to' };
     }
   }
   return best;
 }
 
 /**
- * On a walked answer: the walk goes on through the edges. Each arrow is placed where the request states it (the
- * closest pair of mentions of its two ends), actions are drawn in the order the request ends their statements, and
- * each says the request's words from where the walk stands through its statement; an arrow then names the end its
- * say ended with first (its letter follows that name, as a shape's id follows its text) and the other end second.
- * Shapes state their text before their id.
+ * On a walked answer: the walk goes on through the edges. Each arrow is placed where the request states it
+ * (`statement`), actions are drawn in the order the request ends their statements, and each says the request's words
+ * from where the walk stands through its statement; an arrow then names the end its say ended with first (its letter
+ * follows that name, as a shape's id follows its text) and the other end second. Shapes state their text before
+ * their id.
  */
 export const edgeWalk = (text: string, prompt: string) =>
   rewrite(text, (as) => {
     const lower = prompt.toLowerCase();
-    const name = new Map(as.filter((a) => a.type === 'create_shape' && a.id).map((a) => [a.id!, (a.text ?? '').toLowerCase()]));
+    const name = lowerNames(as);
     const placed = as.map((a, order) => {
       if (a.type === 'create_shape') {
         const at = wordIndex(lower, name.get(a.id!) ?? '', 0);
-        return { a, order, end: at < 0 ? -1 : at + (name.get(a.id!) ?? '').length, last: undefined as string | undefined };
+        return { a, order, end: at < 0 ? -1 : at + (name.get(a.id!) ?? '').length, last: undefined as 'from' | 'to' | undefined };
       }
       if (a.type === 'connect' && a.from && a.to && name.get(a.from) && name.get(a.to)) {
         const best = statement(lower, name, a.from, a.to);
@@ -196,16 +207,8 @@ export const edgeWalk = (text: string, prompt: string) =>
     return out.map(({ a, end, last }) => {
       const say = end > cursor ? prompt.slice(cursor, end) : '';
       cursor = Math.max(cursor, end);
-      if (a.type === 'create_shape') {
-        const { type, say: _say, text: label, id, ...rest } = a;
-        return { type, say, text: label, id, ...rest };
-      }
-      if (a.type === 'connect') {
-        const { type, to, from, text: label } = a;
-        const ends = last === 'to' ? { to, from } : { from, to };
-        return { type, say, ...ends, ...(label === undefined ? {} : { text: label }) };
-      }
-      return a;
+      if (a.type === 'create_shape') return textBeforeId({ ...a, say });
+      return a.type === 'connect' ? sayingArrow(a, say, last) : a;
     });
   });
 
@@ -218,21 +221,18 @@ export const edgeWalk = (text: string, prompt: string) =>
 export const edgeList = (text: string, prompt: string) =>
   rewrite(text, (as) => {
     const lower = prompt.toLowerCase();
-    const name = new Map(as.filter((a) => a.type === 'create_shape' && a.id).map((a) => [a.id!, (a.text ?? '').toLowerCase()]));
-    const shapes = as.filter((a) => a.type === 'create_shape').map(({ type, say, text: label, id, ...rest }) => ({ type, ...(say === undefined ? {} : { say }), text: label, id, ...rest }));
+    const name = lowerNames(as);
     const arrows = as
       .filter((a) => a.type === 'connect')
       .map((a, order) => ({ a, order, at: a.from && a.to && name.get(a.from) && name.get(a.to) ? statement(lower, name, a.from, a.to) : undefined }))
       .sort((x, y) => (x.at?.end ?? Infinity) - (y.at?.end ?? Infinity) || x.order - y.order);
     let cursor = 0;
     return [
-      ...shapes,
+      ...as.filter((a) => a.type === 'create_shape').map(textBeforeId),
       ...arrows.map(({ a, at }) => {
         const say = at && at.end > cursor ? prompt.slice(cursor, at.end) : '';
         if (at) cursor = Math.max(cursor, at.end);
-        const { type, to, from, text: label } = a;
-        const ends = at?.last === 'to' ? { to, from } : { from, to };
-        return { type, say, ...ends, ...(label === undefined ? {} : { text: label }) };
+        return sayingArrow(a, say, at?.last);
       }),
     ];
   });

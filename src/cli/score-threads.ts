@@ -118,7 +118,7 @@ export async function scoreFileThreaded(
       for (const json of chunk.out) await out.writeJson(json);
     }
   };
-  const send = async (lines: LineChunk['lines'], chars: number) => {
+  const send = async (lines: LineChunk['lines']) => {
     for (;;) {
       if (failure) throw failure;
       // Chunks scored but not yet written wait for the oldest: past a few per thread, a slow chunk (a huge row) would
@@ -136,7 +136,7 @@ export async function scoreFileThreaded(
         done.set(id, scoreChunk(rubric, { id, lines }));
         if (id >= CHUNKS_WARMING) {
           ownSeconds += (performance.now() - started) / 1000;
-          ownChars += chars;
+          for (const line of lines) ownChars += line.text.length + 1;
         }
         if (threads > 1 && workers.length === 0 && id + 1 === CHUNKS_WARMING + CHUNKS_TIMED && ((fileBytes - charsRead) / ownChars) * ownSeconds > paySeconds) startWorkers();
         await writeReady();
@@ -151,19 +151,16 @@ export async function scoreFileThreaded(
   };
   try {
     let lines: LineChunk['lines'] = [];
-    let chars = 0;
     for (const line of readLinesSync(path, { badText: 'mark' })) {
       charsRead += line.text.length + 1;
       if (line.text.trim() === '' && !line.notText) continue;
       lines.push(line);
-      chars += line.text.length + 1;
       if (lines.length === CHUNK_LINES) {
-        await send(lines, chars);
+        await send(lines);
         lines = [];
-        chars = 0;
       }
     }
-    if (lines.length) await send(lines, chars);
+    if (lines.length) await send(lines);
     while (nextToWrite < nextId) {
       if (failure) throw failure;
       if (!done.has(nextToWrite)) await waitForWork();
