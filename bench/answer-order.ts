@@ -2,7 +2,7 @@
 // (bench/variants.ts). An answer the teacher wrapped in prose is rewritten inside its wrapping.
 import { letterShapes, wordIndex } from '../src/diagram/teacher/walk.ts';
 
-type Action = { type?: string; say?: string; id?: string; from?: string; to?: string; text?: string };
+type Action = { type?: string; say?: string; then?: string; id?: string; from?: string; to?: string; text?: string };
 
 /** The answer with its action list replaced by `change`'s: the JSON found where the teacher put it (the whole text, or
  *  from the first `{` to the last `}` when prose wraps it). */
@@ -127,28 +127,32 @@ export const sourceSays = (text: string) =>
     });
   });
 
-/** Every whole-word mention of `name` in `text` (lower case both). */
+/** Every whole-word mention of `name` in `text` (lower case both) that is not the tail of a hyphenated word (a title
+ *  such as "red-green-dispatch loop" names no shape). */
 function mentions(text: string, name: string): number[] {
   const at: number[] = [];
-  for (let i = wordIndex(text, name, 0); i !== -1; i = wordIndex(text, name, i + 1)) at.push(i);
+  for (let i = wordIndex(text, name, 0); i !== -1; i = wordIndex(text, name, i + 1)) if (!/\w-$/.test(text.slice(Math.max(0, i - 2), i))) at.push(i);
   return at;
 }
+
+/** Whether the words between two names can join them: a word or an arrow, not only punctuation or "and". */
+const joins = (between: string) => /->|→|[a-z]{2,}/.test(between.replace(/\band\b/g, ''));
 
 /** Where the request states the edge `from` -> `to`: the closest pair of mentions of its ends with no other name
  *  between them, and more between them than a list's comma or "and" (the list of entities names two shapes side by
  *  side without joining them); where the statement ends, and which end it ends with. */
-function statement(lower: string, name: Map<string, string>, from: string, to: string): { end: number; last: 'from' | 'to' } | undefined {
+function statement(lower: string, name: Map<string, string>, from: string, to: string): { mid: number; end: number; last: 'from' | 'to' } | undefined {
   const [f, t] = [name.get(from)!, name.get(to)!];
   const others = [...name.values()].filter((n) => n !== f && n !== t);
-  let best: { span: number; end: number; last: 'from' | 'to' } | undefined;
+  let best: { span: number; mid: number; end: number; last: 'from' | 'to' } | undefined;
   for (const i of mentions(lower, f)) {
     for (const j of mentions(lower, t)) {
       const [lo, hi] = i < j ? [i + f.length, j] : [j + t.length, i];
       const between = lower.slice(lo, hi);
-      if (/^\s*(,|,?\s*and|and)?\s*$/.test(between) || others.some((n) => wordIndex(between, n, 0) >= 0)) continue;
+      if (!joins(between) || others.some((n) => wordIndex(between, n, 0) >= 0)) continue;
       const span = Math.abs(i - j);
       const end = Math.max(i + f.length, j + t.length);
-      if (!best || span < best.span) best = { span, end, last: i + f.length === end ? 'from' : 'to' };
+      if (!best || span < best.span) best = { span, mid: Math.min(i + f.length, j + t.length), end, last: i + f.length === end ? 'from' : 'to' };
     }
   }
   return best;
@@ -233,6 +237,36 @@ export const edgeList = (text: string, prompt: string) =>
         const say = at && at.end > cursor ? prompt.slice(cursor, at.end) : '';
         if (at) cursor = Math.max(cursor, at.end);
         return sayingArrow(a, say, at?.last);
+      }),
+    ];
+  });
+
+/**
+ * edgeList with each arrow's say cut in two at its statement's first name: the words through the first end, that
+ * end's letter, the words on through the second end (`then`), its letter. Each letter then follows its name, and each
+ * say goes on from where the one before stopped: the arrow is forward copies only.
+ */
+export const edgeSplit = (text: string, prompt: string) =>
+  rewrite(text, (as) => {
+    const lower = prompt.toLowerCase();
+    const name = lowerNames(as);
+    const arrows = as
+      .filter((a) => a.type === 'connect')
+      .map((a, order) => ({ a, order, at: a.from && a.to && name.get(a.from) && name.get(a.to) ? statement(lower, name, a.from, a.to) : undefined }))
+      .sort((x, y) => (x.at?.end ?? Infinity) - (y.at?.end ?? Infinity) || x.order - y.order);
+    let cursor = 0;
+    return [
+      ...as.filter((a) => a.type === 'create_shape').map(textBeforeId),
+      ...arrows.map(({ a, at }) => {
+        if (!at) return sayingArrow(a, '', undefined);
+        const first = at.last === 'to' ? 'from' : 'to';
+        // A statement that begins where the last one ended ("A to B to C") says its first end's name again, so that
+        // every letter follows its name.
+        const say = prompt.slice(at.mid > cursor ? cursor : at.mid - (at.last === 'to' ? name.get(a.from!)! : name.get(a.to!)!).length, at.mid);
+        const then = prompt.slice(Math.max(cursor, at.mid), at.end);
+        cursor = Math.max(cursor, at.end);
+        const { type, text: label } = a;
+        return { type, say, [first]: a[first], then, [at.last]: a[at.last], ...(label === undefined ? {} : { text: label }) } as Action;
       }),
     ];
   });

@@ -13,7 +13,7 @@
 //     answers in minutes where the default run takes fifteen.
 //   npx tsx bench/decisions.ts DIR [DIR...] [--answer VARIANT] [--tasks 200]
 //     reads checkpoints (`runs/NAME/sft/final`), the teacher's answers written as the variant writes them.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,7 @@ import { renderChat } from '../src/model/chat.ts';
 import { loadCheckpoint } from '../src/model/checkpoint.ts';
 import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import { sampled, type Figures } from './sampled.ts';
 import { trainVariant, variantNamed } from './variants.ts';
 
 const { values: args, positionals: dirs } = parseArgs({
@@ -38,6 +39,8 @@ const { values: args, positionals: dirs } = parseArgs({
 });
 if (dirs.length === 0 && !args.variants) throw new Error('name checkpoint directories, or --variants to train and compare');
 
+/** New tokens a sampled answer may take: the default run's limit. */
+const MAX_TOKENS = 640;
 const tasks = generateTasks({ split: 'heldout', n: Number(args.tasks), seed: Number(args.seed) });
 const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
 /** The teacher's answers to the tasks as a variant's teacher writes them (walk or not, then the variant's rewrite). */
@@ -53,7 +56,7 @@ const answersFor = async (variant: string): Promise<string[]> => {
 };
 
 /** The string fields whose values are copied from the request; the key's token ends with `"field":"`. */
-const NAME_FIELD = /"(id|from|to|text|say)":"$/;
+const NAME_FIELD = /"(id|from|to|text|say|then)":"$/;
 /** The choices a valid answer cannot get wrong, also reported per difficulty. */
 const CHOICES = ['id: first token', 'from: first token', 'to: first token', 'another action or the end', "the action's type: an arrow", "the action's type: a shape"];
 
@@ -138,7 +141,7 @@ async function decisions(dir: string, answers: string[]): Promise<{ groups: Coun
           group = `the action's type: ${inArrow ? 'an arrow' : 'a shape'}`;
         }
         // An arrow's say (a variant's) holds the choice of its ends: counted apart from the shapes' says.
-        if (inArrow && group.startsWith('say: ')) group = `arrow ${group}`;
+        if (inArrow && /^(say|then): /.test(group)) group = `arrow ${group}`;
         count(group, right);
         if (group === 'another action or the end') count(`another action or the end: the teacher ${/\]/.test(piece) ? 'ends' : 'goes on'}`, right);
         if (CHOICES.includes(group)) count(`${group} @${tasks[k].spec.difficulty}`, right);
@@ -166,6 +169,9 @@ interface Cell {
   load?: string;
   skipped: number;
   groups: Counts;
+  /** The same student sampling answers to the same tasks at T=0.7: teacher forcing hands it every earlier token, so
+   *  a variant whose answers lead it astray on its own shows here and not in the choices. */
+  sampled?: Figures;
 }
 
 const cells: Cell[] = [];
@@ -183,12 +189,18 @@ if (args.variants) {
     for (const seed of seeds) {
       const hit = cached.find((c) => c.label === `${name}|${key}` && c.seed === seed);
       if (hit) {
+        // A cell measured before the benchmark sampled gets its sampled figures from its checkpoint, where kept.
+        const dir = join(out, 'sft', `${name}-s${seed}`, 'final');
+        if (!hit.sampled && existsSync(dir)) {
+          hit.sampled = await sampled(dir, tasks, 0.7, MAX_TOKENS);
+          writeFileSync(resultsPath, cached.map((c) => JSON.stringify(c) + '\n').join(''));
+        }
         cells.push(hit);
         continue;
       }
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const trained = await trainVariant({ out, name, seed, budgetS: Number(args['budget-s']), tokensPerS: Number(args['tokens-per-s']), log });
-      const cell: Cell = { label: `${name}|${key}`, seed, steps: trained.steps, sft_s: trained.sftS, load: loadavg()[0].toFixed(1), ...(await decisions(trained.dir, answers)) };
+      const cell: Cell = { label: `${name}|${key}`, seed, steps: trained.steps, sft_s: trained.sftS, load: loadavg()[0].toFixed(1), ...(await decisions(trained.dir, answers)), sampled: await sampled(trained.dir, tasks, 0.7, MAX_TOKENS) };
       appendFileSync(resultsPath, JSON.stringify(cell) + '\n');
       cells.push(cell);
       log(`${name} seed ${seed}: ${CHOICES.map((c) => `${c} ${pct(cell.groups[c])}`).join(', ')} (SFT ${trained.sftS.toFixed(0)} s, load ${cell.load})`);
@@ -196,7 +208,7 @@ if (args.variants) {
   }
 } else {
   const answers = await answersFor(args.answer!);
-  for (const dir of dirs) cells.push({ label: dir.replace(/\/$/, '').replace(/\/final$/, '').split('/').slice(-2).join('/'), ...(await decisions(dir, answers)) });
+  for (const dir of dirs) cells.push({ label: dir.replace(/\/$/, '').replace(/\/final$/, '').split('/').slice(-2).join('/'), ...(await decisions(dir, answers)), sampled: await sampled(dir, tasks, 0.7, MAX_TOKENS) });
 }
 
 function pct(g: { right: number; all: number } | undefined): string {
@@ -215,6 +227,8 @@ for (const name of order) {
   if (!present.has(name)) continue;
   console.log(`| ${name} | ${cells[0].groups[name]?.all ?? ''} | ${cells.map((c) => pct(c.groups[name])).join(' | ')} |`);
 }
+const f = (c: Cell, k: 'valid' | 'entities' | 'edges') => (c.sampled ? (k === 'valid' ? `${(100 * c.sampled.valid).toFixed(1)}%` : c.sampled[k].toFixed(2)) : '');
+for (const k of ['valid', 'entities', 'edges'] as const) console.log(`| sampled at T=0.7: ${k} | ${tasks.length} tasks | ${cells.map((c) => f(c, k)).join(' | ')} |`);
 const skipped = cells.filter((c) => c.skipped);
 if (skipped.length) console.log(`\nanswers longer than the context, left out: ${skipped.map((c) => `${heading(c)} ${c.skipped}`).join(', ')}`);
 if (args.variants) console.log(`\nSFT seconds and load at the end: ${cells.map((c) => `${heading(c)} ${c.sft_s?.toFixed(0)} s (load ${c.load})`).join(', ')}`);

@@ -10,11 +10,9 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { evaluatePolicy, type Rollout } from '../src/eval/evaluate.ts';
-import { StudentPolicy } from '../src/policy/student.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import type { Task } from '../src/diagram/tasks/spec.ts';
-import { diagramEnv } from '../src/diagram/diagram-env.ts';
+import { ERROR_KINDS, sampled, type Figures } from './sampled.ts';
 import { trainVariant, VARIANTS, variantNamed } from './variants.ts';
 
 const { values: args } = parseArgs({
@@ -45,47 +43,6 @@ const load = () => loadavg()[0].toFixed(1);
 /** The same IID held-out tasks for every cell. */
 const heldout = generateTasks({ split: 'heldout', n: nEval, seed: 4242 });
 
-interface Figures {
-  valid: number;
-  parse: number;
-  entities: number;
-  edges: number;
-  exact: number;
-  strong: number;
-  errors: Record<ErrorKind, number>;
-}
-
-const ERROR_KINDS = ['self_arrow', 'duplicate_id', 'missing_end', 'cut_at_limit', 'no_json', 'other'] as const;
-type ErrorKind = (typeof ERROR_KINDS)[number];
-
-function errorKinds(r: Rollout): Set<ErrorKind> {
-  const kinds = new Set<ErrorKind>();
-  if (r.finish_reason === 'length') kinds.add('cut_at_limit');
-  if (!r.parsed) kinds.add('no_json');
-  for (const e of r.errors) {
-    if (/connect a shape to itself/.test(e)) kinds.add('self_arrow');
-    else if (/duplicate shape id/.test(e)) kinds.add('duplicate_id');
-    else if (/arrow (source|target) does not exist/.test(e)) kinds.add('missing_end');
-    else if (r.parsed) kinds.add('other');
-  }
-  return kinds;
-}
-
-function figures(rollouts: Rollout[]): Figures {
-  const mean = (f: (r: Rollout) => number) => rollouts.reduce((a, r) => a + f(r), 0) / rollouts.length;
-  const errors = Object.fromEntries(ERROR_KINDS.map((k) => [k, 0])) as Record<ErrorKind, number>;
-  for (const r of rollouts) for (const k of errorKinds(r)) errors[k]++;
-  return {
-    valid: mean((r) => (r.renderer_accepts ? 1 : 0)),
-    parse: mean((r) => (r.parsed ? 1 : 0)),
-    entities: mean((r) => r.components.entities_present ?? 0),
-    edges: mean((r) => r.components.edges_correct ?? 0),
-    exact: mean((r) => (r.renderer_accepts && r.components.entities_present === 1 && r.components.edges_correct === 1 ? 1 : 0)),
-    strong: mean((r) => r.rewards.strong),
-    errors,
-  };
-}
-
 interface Cell {
   variant: string;
   seed: number;
@@ -101,16 +58,6 @@ const resultsPath = join(out, 'results.jsonl');
 const cells: Cell[] = existsSync(resultsPath)
   ? readFileSync(resultsPath, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Cell)
   : [];
-
-async function evaluate(dir: string, tasks: Task[], temperature: number): Promise<Figures> {
-  const policy = await StudentPolicy.load(dir);
-  try {
-    const { rollouts } = await evaluatePolicy(diagramEnv, policy, tasks, { rubrics: ['strong'], sampling: { temperature, maxTokens, seed: 7 } });
-    return figures(rollouts);
-  } finally {
-    await policy.close?.();
-  }
-}
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const f2 = (x: number) => x.toFixed(2);
@@ -140,8 +87,8 @@ for (const seed of args['table-only'] ? [] : seeds) {
     const { steps, sftS } = trained;
     const loadAtEnd = load();
     log(`${name} seed ${seed}: evaluating (${sftS.toFixed(0)} s of SFT)`);
-    const greedy = await evaluate(trained.dir, heldout, 0);
-    const t07 = await evaluate(trained.dir, heldout, 0.7);
+    const greedy = await sampled(trained.dir, heldout, 0, maxTokens);
+    const t07 = await sampled(trained.dir, heldout, 0.7, maxTokens);
     const cell: Cell = { variant: name, seed, steps, teacher_s: trained.teacherS, sft_s: sftS, load: loadAtEnd, greedy, t07 };
     cells.push(cell);
     appendFileSync(resultsPath, JSON.stringify(cell) + '\n');

@@ -12,7 +12,7 @@ import { getRubric } from '../src/diagram/reward/presets.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { runSft, sftConfig, type SFTConfig } from '../src/train/sft.ts';
 import { diagramEnv } from '../src/diagram/diagram-env.ts';
-import { arrowSays, edgeList, edgeWalk, lettered, namedIds, numberedIds, rowLayout, shapesFirst, sourceFirst, sourceSays, targetFirst } from './answer-order.ts';
+import { arrowSays, edgeList, edgeSplit, edgeWalk, lettered, namedIds, numberedIds, rowLayout, shapesFirst, sourceFirst, sourceSays, targetFirst } from './answer-order.ts';
 
 export interface Variant {
   /** What the variant changes, for the table. */
@@ -39,6 +39,7 @@ export const VARIANTS: Record<string, Variant> = {
   srcsay: { about: "the walked answer, each arrow saying its source's name before its letter, each shape its text before its id", walk: true, answer: sourceSays },
   edgewalk: { about: 'the walk on through the edges: actions in the order the request states them, each arrow saying its statement, then the letter of the end it ended with', walk: true, answer: edgeWalk },
   edgelist: { about: 'every shape as walked, then the arrows in the order the request states them, a second walk from its start: each arrow says its statement, then the letter of the end it ended with', walk: true, answer: edgeList },
+  edgesplit: { about: "edgelist with each arrow's say cut at its first end: the words through one end, its letter, the words through the other (then), its letter", walk: true, answer: edgeSplit },
   rowlayout: { about: 'the walked answer with every shape on one row in drawing order: coordinates that say nothing of the graph', walk: true, answer: rowLayout },
   numbered: { about: 'plain answers with shapes numbered and arrows target first, no says', answer: (t) => numberedIds(lettered(t)) },
   clean: { about: 'teacher without quirks', quirks: {} },
