@@ -16,8 +16,8 @@ function isJsonl(path: string): boolean {
 }
 
 /** Rows of a task file, each checked against the task schema; a row without an id is named by its line (`line-7`). */
-async function readTaskRows(path: string): Promise<{ lineNumber: number; task: TeacherTask }[]> {
-  if (!existsSync(path)) throw new UsageError(`--tasks: no such file ${path}`);
+async function readTaskRows(path: string, flag = '--tasks'): Promise<{ lineNumber: number; task: TeacherTask }[]> {
+  if (!existsSync(path)) throw new UsageError(`${flag}: no such file ${path}`);
   const rows: { lineNumber: number; task: TeacherTask }[] = [];
   const ids = new Set<string>();
   const add = (lineNumber: number, row: unknown) => {
@@ -42,9 +42,10 @@ async function readTaskRows(path: string): Promise<{ lineNumber: number; task: T
   return rows;
 }
 
-/** What the teacher answers: a task file of tasks, of `{id?, prompt}` rows, or of plain prompts one a line. */
-export async function readTeacherTasks(path: string): Promise<TeacherTask[]> {
-  return (await readTaskRows(path)).map((r) => r.task);
+/** What the teacher answers: a task file of tasks, of `{id?, prompt}` rows, or of plain prompts one a line (given to
+ *  `flag`). */
+export async function readTeacherTasks(path: string, flag = '--tasks'): Promise<TeacherTask[]> {
+  return (await readTaskRows(path, flag)).map((r) => r.task);
 }
 
 /** Tasks with their specs (what `canvasgym tasks` writes), for commands that measure answers against them. */

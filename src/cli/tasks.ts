@@ -9,7 +9,14 @@ import { JsonlWriter } from '../io/jsonl.ts';
 import { UsageError } from './usage-error.ts';
 import { outputFileFlag } from './flags.ts';
 import { TasksSettings } from './tasks-settings.ts';
-import { addSettingFlags, readSettings } from './settings-flags.ts';
+import { addSettingFlags, givenSettings, readSettings } from './settings-flags.ts';
+import { readTeacherTasks } from './task-file.ts';
+import { parseJudgeSpec } from '../diagram/reward/judge.ts';
+import { SpecModel } from '../diagram/specs/spec-model.ts';
+import { taskFromPrompt } from '../diagram/specs/from-prompt.ts';
+import { RemoteError } from '../policy/remote.ts';
+import { flagOf } from '../settings.ts';
+import cliProgress from 'cli-progress';
 
 /** The settings as a split and a filter, or a UsageError naming the bad flag. */
 function taskRequest(s: z.infer<typeof TasksSettings>): { split: Split; n: number; filter: TaskFilter } {
@@ -26,10 +33,81 @@ function taskRequest(s: z.infer<typeof TasksSettings>): { split: Split; n: numbe
   return { split: s.split, n: s.n, filter };
 }
 
+/** Flags that only mean something with another one. */
+const NEEDS: [keyof z.infer<typeof TasksSettings>, keyof z.infer<typeof TasksSettings>][] = [
+  ['spec_model', 'from_prompts'],
+  ['spec_base_url', 'spec_model'],
+  ['spec_api_key', 'spec_model'],
+  ['spec_timeout', 'spec_model'],
+  ['spec_cache', 'spec_model'],
+  ['review', 'spec_model'],
+];
+/** Prompts asked of the model at once, written in order as each group completes. */
+const GROUP = 32;
+
+/** `tasks --from-prompts`: a task row per request, its spec extracted or a model's, and the review of where they disagree. */
+async function fromPrompts(s: z.infer<typeof TasksSettings>, given: Record<string, unknown>): Promise<void> {
+  for (const flag of ['split', 'n', 'difficulty', 'kinds', 'synthetic_names'] as const) {
+    if (given[flag] !== undefined) throw new UsageError(`${flagOf(flag, TasksSettings.shape[flag])} makes generated tasks; --from-prompts makes tasks of your own prompts: give one or the other`);
+  }
+  if (s.out !== undefined) outputFileFlag('--out', s.out);
+  if (s.review !== undefined) outputFileFlag('--review', s.review);
+  let model: SpecModel | undefined;
+  if (s.spec_model !== undefined) {
+    const spec = parseJudgeSpec(s.spec_model);
+    if ('error' in spec) throw new UsageError(`--spec-model ${spec.error}`);
+    model = new SpecModel({ model: spec.model, baseURL: s.spec_base_url, apiKey: s.spec_api_key, cacheDir: s.spec_cache, timeoutMs: s.spec_timeout, maxRetries: 2 });
+  }
+  const prompts = await readTeacherTasks(s.from_prompts!, '--from-prompts');
+  const writer = JsonlWriter.open(s.out);
+  const reviews = s.review !== undefined ? JsonlWriter.open(s.review) : undefined;
+  const bar = new cliProgress.SingleBar({ format: 'specs |{bar}| {value}/{total} | ETA {eta_formatted}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+  const counts = { written: 0, left: 0, disagree: 0, fellBack: 0 };
+  if (model) bar.start(prompts.length, 0);
+  try {
+    for (let i = 0; i < prompts.length; i += GROUP) {
+      const group = prompts.slice(i, i + GROUP);
+      const made = await Promise.all(group.map((p) => taskFromPrompt(p.id, p.prompt, model)));
+      for (const [k, m] of made.entries()) {
+        if ('error' in m) {
+          counts.left++;
+          process.stderr.write(`canvasgym tasks: ${group[k].id}: ${m.error}; left out\n`);
+          continue;
+        }
+        await writer.write(m.task);
+        counts.written++;
+        if (m.task.spec_source.startsWith('extract (')) counts.fellBack++;
+        if (m.review) {
+          counts.disagree++;
+          await reviews?.write(m.review);
+        }
+      }
+      if (model) bar.update(Math.min(prompts.length, i + GROUP));
+    }
+  } catch (err) {
+    if (err instanceof RemoteError && err.fatal) throw new UsageError(`--spec-model: ${err.message} (the rows before it are written)`);
+    throw err;
+  } finally {
+    if (model) bar.stop();
+    writer.close();
+    reviews?.close();
+  }
+  const where = s.out === undefined ? '' : ` to ${s.out}`;
+  const asked = model ? `; ${model.name}: ${model.stats.asked} asked, ${model.stats.cached} from the cache, ${counts.fellBack} fell back to the extraction${model.stats.uncached ? `, ${model.stats.uncached} not written to the cache` : ''}` : '';
+  const review = reviews ? `; ${counts.disagree} where the extraction disagrees, in ${s.review}` : '';
+  process.stderr.write(`wrote ${counts.written} tasks${where}${counts.left ? ` (${counts.left} prompt${counts.left === 1 ? '' : 's'} left out: no entity found)` : ''}${asked}${review}\n`);
+  if (counts.written === 0) process.exitCode = 1;
+}
+
 export function registerTasks(cmd: Command): void {
   addSettingFlags(cmd, TasksSettings)
     .action(async (flags: Record<string, unknown>) => {
       const s = readSettings(TasksSettings, flags);
+      const given = givenSettings(TasksSettings, flags);
+      for (const [flag, needs] of NEEDS) {
+        if (given[flag] !== undefined && given[needs] === undefined) throw new UsageError(`${flagOf(flag, TasksSettings.shape[flag])} needs ${flagOf(needs, TasksSettings.shape[needs])}`);
+      }
+      if (s.from_prompts !== undefined) return fromPrompts(s, given);
       if (s.stats) {
         process.stdout.write(formatStats(VOCABS.map(splitStats)) + '\n');
         return;

@@ -9,6 +9,8 @@ export interface OpenAIServerOptions {
   apiKey: string;
   /** One entry per request, in order; after the plan runs out every request succeeds. */
   plan?: Fault[];
+  /** A fault chosen by the request itself (after the plan), for servers answering concurrent requests. */
+  faultFor?: (req: ChatRequest) => Fault | undefined;
   /** The assistant text for choice i of a request. */
   reply: (req: ChatRequest, choice: number) => string;
 }
@@ -48,7 +50,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions): Promise<TestSer
   let served = 0;
   return startServer((req: RecordedRequest): Step => {
     if (req.method !== 'POST' || req.path !== '/v1/chat/completions') return error(404, `no route ${req.method} ${req.path}`, 'invalid_request_error', null);
-    const fault = o.plan?.[served++] ?? 'ok';
+    const fault = o.plan?.[served++] ?? o.faultFor?.(req.body as ChatRequest) ?? 'ok';
     if (req.headers.authorization !== `Bearer ${o.apiKey}` || fault === 401) {
       return error(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     }
