@@ -4,6 +4,8 @@
 // new shape's id (which entity comes next), of an arrow's `from` and `to` (which entities it joins), whether another
 // action follows or the answer ends, the rest of a name (copying), where a name ends, numbers and the JSON around them.
 // A valid answer needs every id and arrow end right, so the first groups say which decision holds the student back.
+// Teacher forcing hands the student every earlier token, so the same student then also samples answers to the same
+// tasks (T=0.7): a variant whose own answers lead it astray shows there, not in the choices.
 //
 // Two modes:
 //   npx tsx bench/decisions.ts --variants base,say,walk [--seeds 2] [--budget-s 300] [--tasks 200] [--out runs/decisions]

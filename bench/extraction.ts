@@ -3,6 +3,10 @@
 // Also the time per prompt (first call, so the per-prompt cache never answers). --split train keeps held-out prompts
 // off the screen while tuning the rules.
 //   npx tsx bench/extraction.ts [--n 1000] [--seed 0] [--worst 2] [--split train|heldout]
+//   npx tsx bench/extraction.ts --requests test/fixtures/handwritten-requests-eval.jsonl
+//     the same figures per style on hand-written requests (rows {id, style, prompt, spec}), with edge F1: the set the
+//     rules are not tuned on, and the figures a user's own prompts get from the prompt alone.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { extractSpec } from '../src/diagram/reward/extract.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
@@ -10,7 +14,7 @@ import { DIAGRAM_KINDS, type DiagramKind, type Task } from '../src/diagram/tasks
 import { SPLITS } from '../src/diagram/tasks/scenarios.ts';
 import { addCounts, precision, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../src/diagram/tasks/extraction-metrics.ts';
 
-const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, seed: { type: 'string', default: '0' }, worst: { type: 'string', default: '2' }, split: { type: 'string' } } });
+const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, seed: { type: 'string', default: '0' }, worst: { type: 'string', default: '2' }, split: { type: 'string' }, requests: { type: 'string' } } });
 const n = Number(values.n);
 const seed = Number(values.seed);
 const worst = Number(values.worst);
@@ -21,6 +25,34 @@ const splits = SPLITS.filter((s) => values.split === undefined || s === values.s
 
 const pct = (v: number) => (100 * v).toFixed(1);
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+const f1 = (c: ExtractionCounts['edges']) => {
+  const [p, r] = [precision(c), recall(c)];
+  return p + r === 0 ? 0 : (2 * p * r) / (p + r);
+};
+
+if (values.requests !== undefined) {
+  const requests = readFileSync(values.requests, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { id: string; style: string; prompt: string; spec: Task['spec'] });
+  const byStyle = new Map<string, { counts: ExtractionCounts; n: number; exact: number }>();
+  for (const q of requests) {
+    const c = scoreExtraction(q.spec, extractSpec(q.prompt));
+    const exact = c.entities.fp + c.entities.fn + c.edges.fp + c.edges.fn === 0 ? 1 : 0;
+    for (const k of [q.style, 'all']) {
+      const cur = byStyle.get(k) ?? { counts: ZERO_COUNTS, n: 0, exact: 0 };
+      byStyle.set(k, { counts: addCounts(cur.counts, c), n: cur.n + 1, exact: cur.exact + exact });
+    }
+  }
+  console.log(`extraction vs hand-written specs, ${values.requests}\n`);
+  console.log(row(['style', 'requests', 'entity P', 'entity R', 'edge P', 'edge R', 'edge F1', 'exact']));
+  console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']));
+  for (const [k, v] of [...byStyle].sort(([a], [b]) => (a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b)))) {
+    const { entities, edges } = v.counts;
+    console.log(row([k, v.n, pct(precision(entities)), pct(recall(entities)), pct(precision(edges)), pct(recall(edges)), pct(f1(edges)), pct(v.exact / v.n)]));
+  }
+  process.exit(0);
+}
 
 console.log(`extraction vs generator specs, ${n} tasks per split, seed ${seed}\n`);
 console.log(row(['split', 'kind', 'tasks', 'entity P', 'entity R', 'edge P', 'edge R', 'exact']));
@@ -41,9 +73,7 @@ for (const split of splits) {
       const cur = byKind.get(k) ?? { counts: ZERO_COUNTS, tasks: 0, exact: 0 };
       byKind.set(k, { counts: addCounts(cur.counts, c), tasks: cur.tasks + 1, exact: cur.exact + exact });
     }
-    const p = precision(c.edges);
-    const r = recall(c.edges);
-    failures.push({ split, task: t, f1: p + r === 0 ? 0 : (2 * p * r) / (p + r) });
+    failures.push({ split, task: t, f1: f1(c.edges) });
   }
   timing.push(`${split}: ${((1000 * ms) / tasks.length).toFixed(0)} µs per prompt (${tasks.length} prompts, mean ${Math.round(tasks.reduce((a, t) => a + t.prompt.length, 0) / tasks.length)} characters)`);
   for (const k of [...DIAGRAM_KINDS, 'all'] as const) {

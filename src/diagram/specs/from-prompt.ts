@@ -44,8 +44,7 @@ export async function taskFromPrompt(id: string, prompt: string, model?: SpecMod
   const extracted = extractSpec(prompt);
   const asked = model ? await model.spec(prompt) : undefined;
   if (asked && 'spec' in asked) {
-    const review = extracted.entities.length > 0 ? reviewSpecs(id, prompt, extracted, asked.spec) : null;
-    return { task: { id, prompt, spec: asked.spec, spec_source: model!.name }, review };
+    return { task: { id, prompt, spec: asked.spec, spec_source: model!.name }, review: reviewSpecs(id, prompt, extracted, asked.spec) };
   }
   const source = asked ? `extract (${model!.name} failed: ${asked.error})` : 'extract';
   if (extracted.entities.length === 0) return { error: `the prompt names no entity the extraction can read${asked ? `, and ${model!.name} failed: ${asked.error}` : ''}` };
