@@ -17,6 +17,11 @@ export { checkEnv, type CheckOptions, type CheckReport } from './environment/che
 export { generateTasks, maxDistinct, TaskRequestError, type GenerateOptions, type TaskFilter } from './diagram/tasks/generate.ts';
 export { DIAGRAM_KINDS, DiagramKind, DiagramSpec, Task } from './diagram/tasks/spec.ts';
 export { SPLITS, type Split } from './diagram/tasks/scenarios.ts';
+// A user's own requests made tasks: specs from the extraction or from a chat model, checked against the request.
+export { extractSpec } from './diagram/reward/extract.ts';
+export { SPEC_PROMPT, SpecModel, type ModelSpec, type SpecModelOptions } from './diagram/specs/spec-model.ts';
+export { groundedSpec } from './diagram/specs/grounded.ts';
+export { reviewSpecs, taskFromPrompt, type PromptTask, type SpecReview } from './diagram/specs/from-prompt.ts';
 
 // Rewards: rubrics of named, weighted components, and the optional judge.
 export { getRubric, RUBRIC_NAMES } from './diagram/reward/presets.ts';
