@@ -23,8 +23,9 @@ import { renderChat } from '../src/model/chat.ts';
 import { loadCheckpoint } from '../src/model/checkpoint.ts';
 import { ScriptedPolicy } from '../src/diagram/teacher/scripted.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
+import { RUN_CONFIGS } from '../src/pipeline/run.ts';
 import { sampled, type Figures } from './sampled.ts';
-import { trainVariant, variantNamed } from './variants.ts';
+import { trainVariant, variantDir, variantNamed } from './variants.ts';
 
 const { values: args, positionals: dirs } = parseArgs({
   allowPositionals: true,
@@ -42,7 +43,7 @@ const { values: args, positionals: dirs } = parseArgs({
 if (dirs.length === 0 && !args.variants) throw new Error('name checkpoint directories, or --variants to train and compare');
 
 /** New tokens a sampled answer may take: the default run's limit. */
-const MAX_TOKENS = 640;
+const MAX_TOKENS = RUN_CONFIGS.default.eval.maxTokens;
 const tasks = generateTasks({ split: 'heldout', n: Number(args.tasks), seed: Number(args.seed) });
 const specs = new Map(tasks.map((t) => [t.prompt, t.spec]));
 /** The teacher's answers to the tasks as a variant's teacher writes them (walk or not, then the variant's rewrite). */
@@ -192,7 +193,7 @@ if (args.variants) {
       const hit = cached.find((c) => c.label === `${name}|${key}` && c.seed === seed);
       if (hit) {
         // A cell measured before the benchmark sampled gets its sampled figures from its checkpoint, where kept.
-        const dir = join(out, 'sft', `${name}-s${seed}`, 'final');
+        const dir = join(variantDir(out, name, seed), 'final');
         if (!hit.sampled && existsSync(dir)) {
           hit.sampled = await sampled(dir, tasks, 0.7, MAX_TOKENS);
           writeFileSync(resultsPath, cached.map((c) => JSON.stringify(c) + '\n').join(''));

@@ -11,7 +11,6 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
-import type { Task } from '../src/diagram/tasks/spec.ts';
 import { ERROR_KINDS, sampled, type Figures } from './sampled.ts';
 import { trainVariant, VARIANTS, variantNamed } from './variants.ts';
 

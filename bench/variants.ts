@@ -104,12 +104,15 @@ function rewritten(out: string, path: string, name: string, answer: (text: strin
  * so variants of one shape see the same tokens whatever shares the cores), no evaluation during training. Returns the
  * final checkpoint, the steps and the seconds the teacher and SFT took.
  */
+/** Where a variant's SFT run for a seed goes; its checkpoint is `final` inside. */
+export const variantDir = (out: string, name: string, seed: number) => join(out, 'sft', `${name}-s${seed}`);
+
 export async function trainVariant(o: { out: string; name: string; seed: number; budgetS: number; tokensPerS: number; log: (line: string) => void }): Promise<{ dir: string; steps: number; teacherS: number; sftS: number }> {
   const v = variantNamed(o.name);
   const teacher = await teacherData(o.out, v, o.seed);
   const dataPath = v.answer ? rewritten(o.out, teacher.path, o.name, v.answer) : teacher.path;
   const steps = Math.round((o.budgetS * o.tokensPerS) / (v.sft?.tokens_per_batch ?? 2048));
-  const dir = join(o.out, 'sft', `${o.name}-s${o.seed}`);
+  const dir = variantDir(o.out, o.name, o.seed);
   rmSync(dir, { recursive: true, force: true });
   o.log(`${o.name} seed ${o.seed}: SFT ${steps} steps`);
   const t0 = performance.now();

@@ -7,7 +7,8 @@ import { SPLITS, VOCABS, type Split } from '../diagram/tasks/scenarios.ts';
 import { formatStats, splitStats } from '../diagram/tasks/stats.ts';
 import { JsonlWriter } from '../io/jsonl.ts';
 import { UsageError } from './usage-error.ts';
-import { outputFileFlag } from './flags.ts';
+import { outputDirFlag, outputFileFlag } from './flags.ts';
+import { resolve } from 'node:path';
 import { TasksSettings } from './tasks-settings.ts';
 import { addSettingFlags, givenSettings, readSettings } from './settings-flags.ts';
 import { readTeacherTasks } from './task-file.ts';
@@ -42,21 +43,23 @@ const NEEDS: [keyof z.infer<typeof TasksSettings>, keyof z.infer<typeof TasksSet
   ['spec_cache', 'spec_model'],
   ['review', 'spec_model'],
 ];
-/** Prompts asked of the model at once, written in order as each group completes. */
+/** Prompts taken at once (the model's client limits how many are in flight), written in order as each group ends. */
 const GROUP = 32;
 
 /** `tasks --from-prompts`: a task row per request, its spec extracted or a model's, and the review of where they disagree. */
 async function fromPrompts(s: z.infer<typeof TasksSettings>, given: Record<string, unknown>): Promise<void> {
-  for (const flag of ['split', 'n', 'difficulty', 'kinds', 'synthetic_names'] as const) {
+  for (const flag of ['split', 'n', 'seed', 'difficulty', 'kinds', 'synthetic_names', 'stats'] as const) {
     if (given[flag] !== undefined) throw new UsageError(`${flagOf(flag, TasksSettings.shape[flag])} makes generated tasks; --from-prompts makes tasks of your own prompts: give one or the other`);
   }
   if (s.out !== undefined) outputFileFlag('--out', s.out);
   if (s.review !== undefined) outputFileFlag('--review', s.review);
+  if (s.review !== undefined && s.out !== undefined && resolve(s.review) === resolve(s.out)) throw new UsageError('--review and --out name the same file');
   let model: SpecModel | undefined;
   if (s.spec_model !== undefined) {
     const spec = parseJudgeSpec(s.spec_model);
     if ('error' in spec) throw new UsageError(`--spec-model ${spec.error}`);
-    model = new SpecModel({ model: spec.model, baseURL: s.spec_base_url, apiKey: s.spec_api_key, cacheDir: s.spec_cache, timeoutMs: s.spec_timeout, maxRetries: 2 });
+    const cacheDir = outputDirFlag('--spec-cache', s.spec_cache);
+    model = new SpecModel({ model: spec.model, baseURL: s.spec_base_url, apiKey: s.spec_api_key, cacheDir, timeoutMs: s.spec_timeout, maxRetries: 2 });
   }
   const prompts = await readTeacherTasks(s.from_prompts!, '--from-prompts');
   const writer = JsonlWriter.open(s.out);
@@ -67,8 +70,11 @@ async function fromPrompts(s: z.infer<typeof TasksSettings>, given: Record<strin
   try {
     for (let i = 0; i < prompts.length; i += GROUP) {
       const group = prompts.slice(i, i + GROUP);
-      const made = await Promise.all(group.map((p) => taskFromPrompt(p.id, p.prompt, model)));
-      for (const [k, m] of made.entries()) {
+      // A row that brings its own spec keeps it. Every row settled before a fatal error is written.
+      const made = await Promise.allSettled(group.map((p) => (p.spec ? { task: { ...p, spec: p.spec, spec_source: 'input' }, review: null, fellBack: false } : taskFromPrompt(p.id, p.prompt, model))));
+      for (const [k, settled] of made.entries()) {
+        if (settled.status === 'rejected') throw settled.reason;
+        const m = settled.value;
         if ('error' in m) {
           counts.left++;
           process.stderr.write(`canvasgym tasks: ${group[k].id}: ${m.error}; left out\n`);
@@ -76,7 +82,7 @@ async function fromPrompts(s: z.infer<typeof TasksSettings>, given: Record<strin
         }
         await writer.write(m.task);
         counts.written++;
-        if (m.task.spec_source.startsWith('extract (')) counts.fellBack++;
+        if (m.fellBack) counts.fellBack++;
         if (m.review) {
           counts.disagree++;
           await reviews?.write(m.review);

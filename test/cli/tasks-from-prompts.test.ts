@@ -27,7 +27,8 @@ const PROMPTS = {
 
 /** The model's answer per request: good specs for two, something else for the rest. */
 function reply(req: ChatRequest): string {
-  const prompt = req.messages.at(-1)?.content ?? '';
+  // The request is the first user message; a second asks again after an answer that was not a spec.
+  const prompt = req.messages[1]?.content ?? '';
   if (prompt === PROMPTS.good) {
     const consumers = ['consumer 1', 'consumer 2', 'consumer 3'];
     return JSON.stringify({
@@ -49,7 +50,7 @@ beforeAll(async () => {
     apiKey: 'k',
     reply,
     faultFor: (req) => {
-      const prompt = req?.messages?.at(-1)?.content ?? '';
+      const prompt = req?.messages?.[1]?.content ?? '';
       return prompt === PROMPTS.failing ? 500 : prompt === PROMPTS.hanging ? 'hang' : undefined;
     },
   });
@@ -113,11 +114,14 @@ describe('tasks --from-prompts', () => {
     // Garbage is asked again (three times in all); a 500 is retried by the client (three requests).
     const asked = (word: string) => server.requests.filter((q) => JSON.stringify(q.body).includes(word)).length;
     expect(asked(PROMPTS.garbage)).toBe(3);
+    // Asked again, the model sees its answer and what was wrong with it.
+    const again1 = server.requests.filter((q) => JSON.stringify(q.body).includes(PROMPTS.garbage))[1].body as ChatRequest;
+    expect(again1.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(again1.messages[3].content).toMatch(/^That answer cannot be used: not JSON/);
     expect(asked(PROMPTS.failing)).toBe(3);
     // The review lists the one prompt where the extraction and the model disagree, with what each lacks.
     const reviewed = rows(review);
-    expect(reviewed.map((x) => x.id)).toContain('good');
-    expect(reviewed.map((x) => x.id)).not.toContain('plain');
+    expect(reviewed.map((x) => x.id)).toEqual(['good']);
     const good = reviewed.find((x) => x.id === 'good') as { only_model: { entities: string[] } };
     expect(good.only_model.entities).toContain('consumer 3');
     expect(r.stderr).toMatch(/wrote 7 tasks .*openai:spec: 7 asked, 0 from the cache, 5 fell back to the extraction; 1 where the extraction disagrees/);
@@ -143,22 +147,35 @@ describe('tasks --from-prompts', () => {
     const wrongKey = await inProcessCli([...base, '--spec-base-url', `${server.url}/v1`, '--spec-api-key', 'nope']);
     expect(wrongKey.code).toBe(2);
     expect(wrongKey.stderr).toMatch(ONE_LINE);
+    expect(wrongKey.stderr).toMatch(/^canvasgym: --spec-model: .*(401|API key)/);
     // No server at all fails every request alike: one line, as a wrong key.
     const none = await inProcessCli([...base, '--spec-base-url', `http://127.0.0.1:${await closedPort()}/v1`, '--spec-timeout', '300']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(ONE_LINE);
     expect(none.stderr).toMatch(/refused the connection/);
-    for (const bad of [
-      ['tasks', '--from-prompts', input, '--split', 'train'],
-      ['tasks', '--review', join(work, 'r.jsonl'), '--from-prompts', input],
-      ['tasks', '--spec-model', 'openai:spec', '--split', 'train', '--n', '1'],
-      ['tasks', '--from-prompts', input, '--spec-model', 'spec'],
-      ['tasks', '--from-prompts', join(work, 'missing.txt')],
-    ]) {
-      const r = await inProcessCli(bad);
+    for (const [bad, says] of [
+      [['tasks', '--from-prompts', input, '--split', 'train'], /--split makes generated tasks/],
+      [['tasks', '--from-prompts', input, '--seed', '3'], /--seed makes generated tasks/],
+      [['tasks', '--review', join(work, 'r.jsonl'), '--from-prompts', input], /--review needs --spec-model/],
+      [['tasks', '--spec-model', 'openai:spec', '--split', 'train', '--n', '1'], /--spec-model needs --from-prompts/],
+      [['tasks', '--from-prompts', input, '--spec-model', 'spec'], /--spec-model must be openai:MODEL/],
+      [['tasks', '--from-prompts', input, '--spec-model', 'openai:spec', '--review', join(work, 'same.jsonl'), '--out', join(work, 'same.jsonl')], /--review and --out name the same file/],
+      [['tasks', '--from-prompts', join(work, 'missing.txt')], /--from-prompts: no such file/],
+    ] as const) {
+      const r = await inProcessCli([...bad]);
       expect(r.code, bad.join(' ')).toBe(2);
       expect(r.stderr, bad.join(' ')).toMatch(ONE_LINE);
+      expect(r.stderr, bad.join(' ')).toMatch(says);
     }
+  });
+
+  it('keeps the spec a row brings', async () => {
+    const input = join(work, 'own.jsonl');
+    const spec = { entities: ['login', 'home'], edges: [['login', 'home']] };
+    writeFileSync(input, `${JSON.stringify({ id: 'mine', prompt: PROMPTS.plain, spec })}\n`);
+    const r = await inProcessCli(['tasks', '--from-prompts', input]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ id: 'mine', prompt: PROMPTS.plain, spec, spec_source: 'input' });
   });
 });
 
@@ -170,5 +187,7 @@ describe('a model spec is checked against its request', () => {
     expect(groundedSpec(prompt, ['API', 'consumer 1'], [['API', 'topic']])).toEqual({ error: 'edge end "topic" is not one of the entities' });
     expect(groundedSpec(prompt, ['API'], [['API', 'api']])).toEqual({ error: 'edge "API" -> itself' });
     expect(groundedSpec(prompt, [], [])).toEqual({ error: 'no entities' });
+    expect(groundedSpec(prompt, ['3'], [])).toEqual({ error: 'entity "3" is not in the request' });
+    expect(groundedSpec(prompt, ['consumer', 'consumers'], [['consumers', 'Consumer']])).toEqual({ error: 'edge "consumers" -> itself' });
   });
 });

@@ -232,7 +232,7 @@ function connectivityScore(entities: EntityReport[], arrows: { from: string; to:
 const spelledSpecs = new WeakMap<DiagramSpec, DiagramSpec>();
 
 /** A spec read from the prompt names entities as the user typed them; the reward asks for the fuller names. */
-function spelledOut(spec: DiagramSpec): DiagramSpec {
+export function spelledOut(spec: DiagramSpec): DiagramSpec {
   let spelled = spelledSpecs.get(spec);
   if (!spelled) {
     spelled = { ...spec, entities: spec.entities.map(spellOut), edges: spec.edges.map(([a, b]) => [spellOut(a), spellOut(b)] as [string, string]) };
@@ -241,9 +241,12 @@ function spelledOut(spec: DiagramSpec): DiagramSpec {
   return spelled;
 }
 
-/** The spec a score is measured against: the input's, else the one read from the prompt, spelled out. */
+/** The spec the prompt-only reward measures against: the one read from the prompt, spelled out. */
+export const promptSpec = (prompt: string): DiagramSpec => spelledOut(extractSpec(prompt));
+
+/** The spec a score is measured against: the input's, else the one read from the prompt. */
 function specOf(input: ScoreInput): { spec: DiagramSpec; specSource: 'input' | 'prompt' } {
-  return input.spec ? { spec: input.spec, specSource: 'input' } : { spec: spelledOut(extractSpec(input.prompt)), specSource: 'prompt' };
+  return input.spec ? { spec: input.spec, specSource: 'input' } : { spec: promptSpec(input.prompt), specSource: 'prompt' };
 }
 
 /** Everything the strong rubric measures, given the canvas a completion drew and its syntax shares. */

@@ -1,7 +1,8 @@
-// A user's own request made a task: its spec from the extraction the prompt-only reward reads
-// (src/diagram/reward/extract.ts), or from a chat model when one is asked (spec-model.ts), with where it came from. Where
-// both exist and disagree, a review row lists what each has that the other lacks, for a person to settle.
-import { extractSpec } from '../reward/extract.ts';
+// A user's own request made a task: its spec the one the prompt-only reward reads (src/diagram/reward/extract.ts,
+// spelled out as the reward spells it), or a chat model's when one is asked (spec-model.ts), with where it came from.
+// Where the model gives one, a review row lists what each has that the other lacks, for a person to settle.
+import { promptSpec, spelledOut } from '../reward/strong.ts';
+import { normalizeName } from '../tasks/extraction-metrics.ts';
 import type { DiagramSpec, Task } from '../tasks/spec.ts';
 import type { SpecModel } from './spec-model.ts';
 
@@ -14,12 +15,12 @@ export interface SpecReview {
   prompt: string;
   extract: DiagramSpec;
   model: DiagramSpec;
-  /** What each spec holds that the other does not (entities and edges compared in lower case). */
+  /** What each spec holds that the other does not (names compared as the extraction's figures compare them). */
   only_extract: { entities: string[]; edges: [string, string][] };
   only_model: { entities: string[]; edges: [string, string][] };
 }
 
-const key = (s: string) => s.trim().toLowerCase();
+const key = normalizeName;
 const edgeKey = ([f, t]: readonly [string, string]) => `${key(f)}->${key(t)}`;
 
 /** What `a` holds that `b` does not. */
@@ -37,16 +38,17 @@ export function reviewSpecs(id: string, prompt: string, extract: DiagramSpec, mo
   return { id, prompt, extract, model, only_extract, only_model };
 }
 
-export type FromPrompt = { task: PromptTask; review: SpecReview | null } | { error: string };
+export type FromPrompt = { task: PromptTask; review: SpecReview | null; fellBack: boolean } | { error: string };
 
 /** The task for one request; an error where no spec names an entity (the extraction found none and no model gave one). */
 export async function taskFromPrompt(id: string, prompt: string, model?: SpecModel): Promise<FromPrompt> {
-  const extracted = extractSpec(prompt);
+  const extracted = promptSpec(prompt);
   const asked = model ? await model.spec(prompt) : undefined;
   if (asked && 'spec' in asked) {
-    return { task: { id, prompt, spec: asked.spec, spec_source: model!.name }, review: reviewSpecs(id, prompt, extracted, asked.spec) };
+    const spec = spelledOut(asked.spec);
+    return { task: { id, prompt, spec, spec_source: model!.name }, review: reviewSpecs(id, prompt, extracted, spec), fellBack: false };
   }
-  const source = asked ? `extract (${model!.name} failed: ${asked.error})` : 'extract';
   if (extracted.entities.length === 0) return { error: `the prompt names no entity the extraction can read${asked ? `, and ${model!.name} failed: ${asked.error}` : ''}` };
-  return { task: { id, prompt, spec: extracted, spec_source: source }, review: null };
+  const source = asked ? `extract (${model!.name} failed: ${asked.error})` : 'extract';
+  return { task: { id, prompt, spec: extracted, spec_source: source }, review: null, fellBack: asked !== undefined };
 }

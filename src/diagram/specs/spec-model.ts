@@ -1,8 +1,8 @@
 // A chat model writes a request's spec (`canvasgym tasks --from-prompts --spec-model openai:MODEL`): a fixed prompt,
 // structured output, and an answer checked before it is used: every entity a span or close paraphrase of the request,
-// every edge between two of them. Answers are cached on disk by (model, prompt, request), so a rerun asks nothing
-// again; a garbage answer is asked again, a timeout retried, and whatever still fails is reported to the caller, which
-// falls back to the extraction (src/diagram/specs/from-prompt.ts).
+// every edge between two of them. Answers that pass are cached on disk by (server, model, prompt, request), so a rerun
+// asks again only what failed; a garbage answer is asked again with what was wrong with it, a timeout retried, and
+// whatever still fails is reported to the caller, which falls back to the extraction (src/diagram/specs/from-prompt.ts).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,7 +40,7 @@ export interface SpecModelOptions extends RemoteOptions {
   baseURL?: string;
   /** Defaults to OPENAI_API_KEY; a local server may go without one. */
   apiKey?: string;
-  /** Where answers are cached, one file per (model, prompt, request). */
+  /** Where answers are cached, one file per (server, model, prompt, request). */
   cacheDir: string;
   /** How many times a request is asked while its answers are not a spec of it. */
   attempts?: number;
@@ -84,10 +84,12 @@ export class SpecModel {
   private readonly client: Promise<OpenAI>;
   private readonly limiter: Limiter;
   private readonly endpoint: Endpoint;
+  private readonly baseURL: string;
 
   constructor(private readonly options: SpecModelOptions) {
     const env = options.env ?? process.env;
     const baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.baseURL = baseURL;
     // A local server accepts any key; the SDK insists on one.
     const apiKey = options.apiKey ?? env.OPENAI_API_KEY ?? 'no-key';
     this.name = `openai:${options.model}`;
@@ -98,7 +100,7 @@ export class SpecModel {
 
   /** The model's spec of `prompt`, or why there is none; throws only a fatal RemoteError (a wrong key or model). */
   async spec(prompt: string): Promise<ModelSpec> {
-    const file = join(this.options.cacheDir, `${sha256(JSON.stringify([this.options.model, SPEC_PROMPT, prompt]))}.json`);
+    const file = join(this.options.cacheDir, `${sha256(JSON.stringify([this.baseURL, this.options.model, SPEC_PROMPT, prompt]))}.json`);
     const hit = readCached(file, prompt);
     if (hit) {
       this.stats.cached++;
@@ -106,10 +108,11 @@ export class SpecModel {
     }
     this.stats.asked++;
     let why = '';
+    let last: { text: string; why: string } | undefined;
     for (let attempt = 0; attempt < (this.options.attempts ?? 3); attempt++) {
       let text: string;
       try {
-        text = await this.ask(prompt);
+        text = await this.ask(prompt, last);
       } catch (err) {
         // A wrong key or model fails every request alike: the caller stops on it. A timeout or a server error that
         // outlasted the retries ends the asking for this request only.
@@ -123,12 +126,15 @@ export class SpecModel {
         return { spec: read.spec, cached: false };
       }
       why = read.error;
+      last = { text, why };
     }
     this.stats.failed++;
     return { error: why };
   }
 
-  private async ask(prompt: string): Promise<string> {
+  /** One answer; after an answer that was not a spec, the model sees it and what was wrong with it (asked the same
+   *  way at temperature 0, it would give the same answer again). */
+  private async ask(prompt: string, last?: { text: string; why: string }): Promise<string> {
     const response = await this.limiter.run(() =>
       callWithRetries(
         async (signal) =>
@@ -138,6 +144,12 @@ export class SpecModel {
               messages: [
                 { role: 'system', content: SPEC_PROMPT },
                 { role: 'user', content: prompt },
+                ...(last
+                  ? [
+                      { role: 'assistant' as const, content: last.text },
+                      { role: 'user' as const, content: `That answer cannot be used: ${last.why}. Answer again with the JSON only.` },
+                    ]
+                  : []),
               ],
               temperature: 0,
               response_format: { type: 'json_schema', json_schema: { ...SPEC_RESPONSE_SCHEMA, strict: true } },
