@@ -5,15 +5,11 @@
 //
 // A text model reads the canvas as text; a vision model (`image`) gets the rendered PNG. The rubric prompt is fixed,
 // and it is part of the cache key, so that changing it asks again.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { executeCompletion } from '../language/execute.ts';
 import type { Canvas } from '../language/canvas.ts';
-import { OPENAI_DEFAULT_BASE_URL } from '../../policy/openai.ts';
-import { callWithRetries, Limiter, withDefaults, type Endpoint, type RemoteOptions } from '../../policy/remote.ts';
+import { AnswerCache, chatConnection, sha256, type ChatConnection, type ChatConnectionOptions } from '../../policy/chat-connection.ts';
+import { callWithRetries } from '../../policy/remote.ts';
 import { renderPng } from '../../render/png.ts';
 import { renderSvg } from '../render/svg.ts';
 import type { Judgment } from '../../environment/judge.ts';
@@ -26,18 +22,11 @@ Decide how far the diagram satisfies the request:
 A diagram that is empty, unrelated to the request, or just the request's text in one box scores 0.
 Answer with one JSON object and nothing else: {"reasoning": "<one or two sentences>", "score": <a number from 0 to 1>}.`;
 
-export interface JudgeOptions extends RemoteOptions {
-  /** The chat model's name on the server. */
-  model: string;
-  /** Defaults to OPENAI_BASE_URL, then OpenAI's API. */
-  baseURL?: string;
-  /** Defaults to OPENAI_API_KEY; a local server may go without one. */
-  apiKey?: string;
+export interface JudgeOptions extends ChatConnectionOptions {
   /** Send the rendered PNG (a vision model) instead of the canvas as text. */
   image?: boolean;
   /** Where judgments are cached, one file per (model, rubric, input, request, canvas). */
   cacheDir: string;
-  env?: NodeJS.ProcessEnv;
 }
 
 /** `openai:MODEL` as given to `--judge`: the model's name, or an error message. */
@@ -78,7 +67,6 @@ export function readVerdict(text: string): { score: number; reasoning: string } 
   return { score: v.score, reasoning: typeof v.reasoning === 'string' ? v.reasoning : '' };
 }
 
-const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 
 export interface JudgeStats {
   asked: number;
@@ -94,20 +82,13 @@ export interface JudgeStats {
 export class Judge {
   readonly name: string;
   readonly stats: JudgeStats = { asked: 0, cached: 0, failed: 0, uncached: 0 };
-  private readonly client: Promise<OpenAI>;
-  private readonly limiter: Limiter;
-  private readonly endpoint: Endpoint;
+  private readonly connection: ChatConnection;
+  private readonly cache: AnswerCache;
 
   constructor(private readonly options: JudgeOptions) {
-    const env = options.env ?? process.env;
-    const baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
-    // A local server accepts any key; the SDK insists on one. OpenAI's own API without a key fails per judgment.
-    const apiKey = options.apiKey ?? env.OPENAI_API_KEY ?? 'no-key';
-    this.name = `openai:${options.model}`;
-    this.endpoint = { policy: `judge ${this.name}`, baseUrl: baseURL, model: options.model, keyHint: 'OPENAI_API_KEY or --judge-api-key' };
-    // The SDK loads with the first judge (a few hundred ms): `score` and `eval` without --judge do not pay for it.
-    this.client = import('openai').then(({ default: SDK }) => new SDK({ apiKey, baseURL, maxRetries: 0, timeout: withDefaults(options).timeoutMs + 1_000 }));
-    this.limiter = new Limiter(withDefaults(options).concurrency);
+    this.connection = chatConnection(options, 'judge', 'OPENAI_API_KEY or --judge-api-key');
+    this.name = this.connection.name;
+    this.cache = new AnswerCache(options.cacheDir);
   }
 
   /** Judgments for many (request, completion) pairs, in order, asked concurrently up to the limit. */
@@ -129,10 +110,10 @@ export class Judge {
     const exec = executeCompletion(completion);
     const canvasText = canvasAsText(exec.canvas, exec.errors);
     const input = this.options.image && exec.canvas && exec.canvas.shapes.size > 0 ? 'image' : 'text';
-    const key = sha256(JSON.stringify([this.options.model, JUDGE_RUBRIC, input, prompt, sha256(exec.canvas ? JSON.stringify(exec.canvas.toJSON()) : canvasText)]));
-    const file = join(this.options.cacheDir, `${key}.json`);
-    const hit = readCached(file);
-    if (hit) {
+    const file = this.cache.fileOf([this.options.model, JUDGE_RUBRIC, input, prompt, sha256(exec.canvas ? JSON.stringify(exec.canvas.toJSON()) : canvasText)]);
+    const cached = this.cache.read(file);
+    const hit = cached === null ? null : readVerdict(cached);
+    if (hit && !('error' in hit)) {
       this.stats.cached++;
       return { judge: this.name, score: hit.score, reasoning: hit.reasoning, cached: true };
     }
@@ -143,10 +124,11 @@ export class Judge {
     ];
     let verdict: { score: number; reasoning: string } | { error: string };
     try {
-      const response = await this.limiter.run(() =>
+      const { client, limiter, endpoint } = this.connection;
+      const response = await limiter.run(() =>
         callWithRetries(
-          async (signal) => (await this.client).chat.completions.create({ model: this.options.model, messages, temperature: 0 }, { signal }),
-          this.endpoint,
+          async (signal) => (await client).chat.completions.create({ model: this.options.model, messages, temperature: 0 }, { signal }),
+          endpoint,
           this.options,
         ),
       );
@@ -158,31 +140,14 @@ export class Judge {
       this.stats.failed++;
       return { judge: this.name, score: null, reasoning: '', cached: false, error: verdict.error };
     }
-    // Made when first written, so that a judge set up before a run folder exists leaves nothing behind. Written whole
-    // under another name, then renamed: a reader never meets half a file.
-    try {
-      mkdirSync(this.options.cacheDir, { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ judge: this.name, prompt, ...verdict }) + '\n');
-      renameSync(tmp, file);
-    } catch (err) {
+    const written = this.cache.write(file, { judge: this.name, prompt, ...verdict });
+    if (!written.ok) {
       // The judgment stands; only the next run asks again.
       this.stats.uncached++;
-      return { judge: this.name, ...verdict, cached: false, error: `not cached: ${(err as Error).message}` };
+      return { judge: this.name, ...verdict, cached: false, error: `not cached: ${written.error}` };
     }
     return { judge: this.name, ...verdict, cached: false };
   }
-}
-
-function readCached(file: string): { score: number; reasoning: string } | null {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-  const v = readVerdict(text);
-  return 'error' in v ? null : v;
 }
 
 function imageContent(prompt: string, canvas: Canvas): ChatCompletionContentPart[] {

@@ -3,13 +3,9 @@
 // every edge between two of them. Answers that pass are cached on disk by (server, model, prompt, request), so a rerun
 // asks again only what failed; a garbage answer is asked again with what was wrong with it, a timeout retried, and
 // whatever still fails is reported to the caller, which falls back to the extraction (src/diagram/specs/from-prompt.ts).
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type OpenAI from 'openai';
 import { z } from 'zod';
-import { OPENAI_DEFAULT_BASE_URL } from '../../policy/openai.ts';
-import { callWithRetries, Limiter, portableResponseSchema, RemoteError, withDefaults, type Endpoint, type RemoteOptions } from '../../policy/remote.ts';
+import { AnswerCache, chatConnection, type ChatConnection, type ChatConnectionOptions } from '../../policy/chat-connection.ts';
+import { callWithRetries, portableResponseSchema, RemoteError } from '../../policy/remote.ts';
 import { DiagramSpec } from '../tasks/spec.ts';
 import { groundedSpec } from './grounded.ts';
 
@@ -33,18 +29,11 @@ const ModelAnswer = z
 /** The response schema sent with each request. */
 export const SPEC_RESPONSE_SCHEMA = { name: 'diagram_spec', schema: portableResponseSchema(z.toJSONSchema(ModelAnswer) as Record<string, unknown>) };
 
-export interface SpecModelOptions extends RemoteOptions {
-  /** The chat model's name on the server. */
-  model: string;
-  /** Defaults to OPENAI_BASE_URL, then OpenAI's API. */
-  baseURL?: string;
-  /** Defaults to OPENAI_API_KEY; a local server may go without one. */
-  apiKey?: string;
+export interface SpecModelOptions extends ChatConnectionOptions {
   /** Where answers are cached, one file per (server, model, prompt, request). */
   cacheDir: string;
   /** How many times a request is asked while its answers are not a spec of it. */
   attempts?: number;
-  env?: NodeJS.ProcessEnv;
 }
 
 export type ModelSpec = { spec: DiagramSpec; cached: boolean } | { error: string };
@@ -81,27 +70,19 @@ export function readModelAnswer(text: string, prompt: string): { spec: DiagramSp
 export class SpecModel {
   readonly name: string;
   readonly stats: SpecModelStats = { asked: 0, cached: 0, failed: 0, uncached: 0 };
-  private readonly client: Promise<OpenAI>;
-  private readonly limiter: Limiter;
-  private readonly endpoint: Endpoint;
-  private readonly baseURL: string;
+  private readonly connection: ChatConnection;
+  private readonly cache: AnswerCache;
 
   constructor(private readonly options: SpecModelOptions) {
-    const env = options.env ?? process.env;
-    const baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
-    this.baseURL = baseURL;
-    // A local server accepts any key; the SDK insists on one.
-    const apiKey = options.apiKey ?? env.OPENAI_API_KEY ?? 'no-key';
-    this.name = `openai:${options.model}`;
-    this.endpoint = { policy: `spec model ${this.name}`, baseUrl: baseURL, model: options.model, keyHint: 'OPENAI_API_KEY or --spec-api-key' };
-    this.client = import('openai').then(({ default: SDK }) => new SDK({ apiKey, baseURL, maxRetries: 0, timeout: withDefaults(options).timeoutMs + 1_000 }));
-    this.limiter = new Limiter(withDefaults(options).concurrency);
+    this.connection = chatConnection(options, 'spec model', 'OPENAI_API_KEY or --spec-api-key');
+    this.name = this.connection.name;
+    this.cache = new AnswerCache(options.cacheDir);
   }
 
   /** The model's spec of `prompt`, or why there is none; throws only a fatal RemoteError (a wrong key or model). */
   async spec(prompt: string): Promise<ModelSpec> {
-    const file = join(this.options.cacheDir, `${sha256(JSON.stringify([this.baseURL, this.options.model, SPEC_PROMPT, prompt]))}.json`);
-    const hit = readCached(file, prompt);
+    const file = this.cache.fileOf([this.connection.baseURL, this.options.model, SPEC_PROMPT, prompt]);
+    const hit = cachedSpec(this.cache.read(file), prompt);
     if (hit) {
       this.stats.cached++;
       return { spec: hit, cached: true };
@@ -122,7 +103,7 @@ export class SpecModel {
       }
       const read = readModelAnswer(text, prompt);
       if ('spec' in read) {
-        if (!writeCached(file, this.name, prompt, read.spec)) this.stats.uncached++;
+        if (!this.cache.write(file, { model: this.name, prompt, spec: read.spec }).ok) this.stats.uncached++;
         return { spec: read.spec, cached: false };
       }
       why = read.error;
@@ -135,10 +116,11 @@ export class SpecModel {
   /** One answer; after an answer that was not a spec, the model sees it and what was wrong with it (asked the same
    *  way at temperature 0, it would give the same answer again). */
   private async ask(prompt: string, last?: { text: string; why: string }): Promise<string> {
-    const response = await this.limiter.run(() =>
+    const { client, limiter, endpoint } = this.connection;
+    const response = await limiter.run(() =>
       callWithRetries(
         async (signal) =>
-          (await this.client).chat.completions.create(
+          (await client).chat.completions.create(
             {
               model: this.options.model,
               messages: [
@@ -156,7 +138,7 @@ export class SpecModel {
             },
             { signal },
           ),
-        this.endpoint,
+        endpoint,
         this.options,
       ),
     );
@@ -164,27 +146,13 @@ export class SpecModel {
   }
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-function readCached(file: string, prompt: string): DiagramSpec | null {
+/** A cached spec that is still a spec of its request, or null. */
+function cachedSpec(text: string | null, prompt: string): DiagramSpec | null {
+  if (text === null) return null;
   try {
-    const spec = DiagramSpec.safeParse((JSON.parse(readFileSync(file, 'utf8')) as { spec?: unknown }).spec);
+    const spec = DiagramSpec.safeParse((JSON.parse(text) as { spec?: unknown }).spec);
     return spec.success && !('error' in groundedSpec(prompt, spec.data.entities, spec.data.edges)) ? spec.data : null;
   } catch {
     return null;
-  }
-}
-
-/** Written whole under another name, then renamed: a reader never meets half a file. Whether it was written: a cache
- *  that cannot be written costs a later run its question, counted, not this spec. */
-function writeCached(file: string, model: string, prompt: string, spec: DiagramSpec): boolean {
-  try {
-    mkdirSync(join(file, '..'), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ model, prompt, spec }) + '\n');
-    renameSync(tmp, file);
-    return true;
-  } catch {
-    return false;
   }
 }
