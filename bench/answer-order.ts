@@ -135,8 +135,9 @@ function mentions(text: string, name: string): number[] {
   return at;
 }
 
-/** Whether the words between two names can join them: a word or an arrow, not only punctuation or "and". */
-const joins = (between: string) => /->|→|[a-z]{2,}/.test(between.replace(/\band\b/g, ''));
+/** Whether the words between two names can join them: a word or an arrow, not only punctuation, "and" or "or" (a
+ *  list). */
+const joins = (between: string) => /->|→|\p{L}{2,}/u.test(between.replace(/\b(?:and|or)\b/g, ''));
 
 /** Where the request states the edge `from` -> `to`: the closest pair of mentions of its ends with no other name
  *  between them, and more between them than a list's comma or "and" (the list of entities names two shapes side by
