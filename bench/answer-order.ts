@@ -217,6 +217,18 @@ export const edgeWalk = (text: string, prompt: string) =>
     });
   });
 
+/** The arrows in the order the request ends their statements (`statement`), those not found last; and each shape's
+ *  name in lower case. */
+function byStatement(as: Action[], prompt: string) {
+  const lower = prompt.toLowerCase();
+  const name = lowerNames(as);
+  const arrows = as
+    .filter((a) => a.type === 'connect')
+    .map((a, order) => ({ a, order, at: a.from && a.to && name.get(a.from) && name.get(a.to) ? statement(lower, name, a.from, a.to) : undefined }))
+    .sort((x, y) => (x.at?.end ?? Infinity) - (y.at?.end ?? Infinity) || x.order - y.order);
+  return { name, arrows };
+}
+
 /**
  * On a walked answer: every shape first, as walked, then a second walk through the request for the edges, from its
  * start: arrows in the order the request states them, each saying the request's words from the last statement
@@ -225,12 +237,7 @@ export const edgeWalk = (text: string, prompt: string) =>
  */
 export const edgeList = (text: string, prompt: string) =>
   rewrite(text, (as) => {
-    const lower = prompt.toLowerCase();
-    const name = lowerNames(as);
-    const arrows = as
-      .filter((a) => a.type === 'connect')
-      .map((a, order) => ({ a, order, at: a.from && a.to && name.get(a.from) && name.get(a.to) ? statement(lower, name, a.from, a.to) : undefined }))
-      .sort((x, y) => (x.at?.end ?? Infinity) - (y.at?.end ?? Infinity) || x.order - y.order);
+    const { arrows } = byStatement(as, prompt);
     let cursor = 0;
     return [
       ...as.filter((a) => a.type === 'create_shape').map(textBeforeId),
@@ -249,12 +256,7 @@ export const edgeList = (text: string, prompt: string) =>
  */
 export const edgeSplit = (text: string, prompt: string) =>
   rewrite(text, (as) => {
-    const lower = prompt.toLowerCase();
-    const name = lowerNames(as);
-    const arrows = as
-      .filter((a) => a.type === 'connect')
-      .map((a, order) => ({ a, order, at: a.from && a.to && name.get(a.from) && name.get(a.to) ? statement(lower, name, a.from, a.to) : undefined }))
-      .sort((x, y) => (x.at?.end ?? Infinity) - (y.at?.end ?? Infinity) || x.order - y.order);
+    const { name, arrows } = byStatement(as, prompt);
     let cursor = 0;
     return [
       ...as.filter((a) => a.type === 'create_shape').map(textBeforeId),
