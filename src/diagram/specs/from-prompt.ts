@@ -2,8 +2,8 @@
 // spelled out as the reward spells it), or a chat model's when one is asked (spec-model.ts), with where it came from.
 // Where the model gives one, a review row lists what each has that the other lacks, for a person to settle.
 import { promptSpec, spelledOut } from '../reward/strong.ts';
-import { normalizeName } from '../tasks/extraction-metrics.ts';
 import type { DiagramSpec, Task } from '../tasks/spec.ts';
+import { nameKey as key } from './grounded.ts';
 import type { SpecModel } from './spec-model.ts';
 
 /** Where a task's spec came from: `extract` (the prompt-only reward's reading of the prompt), the model's name, or
@@ -15,12 +15,12 @@ export interface SpecReview {
   prompt: string;
   extract: DiagramSpec;
   model: DiagramSpec;
-  /** What each spec holds that the other does not (names compared as the extraction's figures compare them). */
+  /** What each spec holds that the other does not (names compared as grounding compares them: a plural is its
+   *  singular). */
   only_extract: { entities: string[]; edges: [string, string][] };
   only_model: { entities: string[]; edges: [string, string][] };
 }
 
-const key = normalizeName;
 const edgeKey = ([f, t]: readonly [string, string]) => `${key(f)}->${key(t)}`;
 
 /** What `a` holds that `b` does not. */

@@ -8,7 +8,7 @@ import { normalizeName } from '../tasks/extraction-metrics.ts';
 /** A name as written, without a leading article and with its spaces collapsed. */
 const tidy = (s: string) => s.trim().replace(/\s+/g, ' ').replace(/^(?:the|an?)\s+/i, '');
 /** Two names are one where the extraction's figures count them one: case, punctuation and a plural aside. */
-const key = (s: string) => normalizeName(tidy(s)).split(' ').map(stem).join(' ');
+export const nameKey = (s: string) => normalizeName(tidy(s)).split(' ').map(stem).join(' ');
 
 /** Whether `entity` is in `prompt`: as a whole-word span, or every word of it there up to a plural, with at least one
  *  word that is not a number (a counted plural's "consumer 2" for "three consumers"). */
@@ -30,7 +30,7 @@ export function groundedSpec(
 ): Pick<DiagramSpec, 'entities' | 'edges' | 'edgeLabels'> | { error: string } {
   const byKey = new Map<string, string>();
   for (const raw of entities) {
-    const k = key(raw);
+    const k = nameKey(raw);
     if (!k) return { error: 'an entity is empty' };
     if (!inPrompt(prompt, tidy(raw))) return { error: `entity ${JSON.stringify(raw)} is not in the request` };
     if (!byKey.has(k)) byKey.set(k, tidy(raw));
@@ -40,7 +40,7 @@ export function groundedSpec(
   const labels: Record<string, string> = {};
   const seen = new Set<string>();
   for (const [from, to, label] of edges) {
-    const [f, t] = [byKey.get(key(from)), byKey.get(key(to))];
+    const [f, t] = [byKey.get(nameKey(from)), byKey.get(nameKey(to))];
     if (f === undefined) return { error: `edge end ${JSON.stringify(from)} is not one of the entities` };
     if (t === undefined) return { error: `edge end ${JSON.stringify(to)} is not one of the entities` };
     if (f === t) return { error: `edge ${JSON.stringify(from)} -> itself` };
