@@ -12,7 +12,7 @@ import { extractSpec } from '../src/diagram/reward/extract.ts';
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { DIAGRAM_KINDS, type DiagramKind, type Task } from '../src/diagram/tasks/spec.ts';
 import { SPLITS } from '../src/diagram/tasks/scenarios.ts';
-import { addCounts, precision, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../src/diagram/tasks/extraction-metrics.ts';
+import { addCounts, f1, precision, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../src/diagram/tasks/extraction-metrics.ts';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, seed: { type: 'string', default: '0' }, worst: { type: 'string', default: '2' }, split: { type: 'string' }, requests: { type: 'string' } } });
 const n = Number(values.n);
@@ -25,10 +25,6 @@ const splits = SPLITS.filter((s) => values.split === undefined || s === values.s
 
 const pct = (v: number) => (100 * v).toFixed(1);
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-const f1 = (c: ExtractionCounts['edges']) => {
-  const [p, r] = [precision(c), recall(c)];
-  return p + r === 0 ? 0 : (2 * p * r) / (p + r);
-};
 
 if (values.requests !== undefined) {
   const requests = readFileSync(values.requests, 'utf8')

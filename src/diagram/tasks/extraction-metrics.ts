@@ -66,4 +66,10 @@ export function recall(c: Counts): number {
   return c.tp + c.fn === 0 ? 1 : c.tp / (c.tp + c.fn);
 }
 
+/** The harmonic mean of precision and recall; 0 where both are. */
+export function f1(c: Counts): number {
+  const [p, r] = [precision(c), recall(c)];
+  return p + r === 0 ? 0 : (2 * p * r) / (p + r);
+}
+
 export type CountsByKind = Partial<Record<DiagramKind | 'all', ExtractionCounts>>;

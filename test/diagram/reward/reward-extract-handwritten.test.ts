@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { extractSpec } from '../../../src/diagram/reward/extract.ts';
 import { taskRubric } from '../../../src/diagram/reward/task.ts';
 import { honestCompletion } from '../../../src/diagram/reward/hacks.ts';
-import { addCounts, precision, recall, scoreExtraction, ZERO_COUNTS, type Counts, type ExtractionCounts } from '../../../src/diagram/tasks/extraction-metrics.ts';
+import { addCounts, f1, precision, recall, scoreExtraction, ZERO_COUNTS, type ExtractionCounts } from '../../../src/diagram/tasks/extraction-metrics.ts';
 
 interface Request {
   style: string;
@@ -25,12 +25,6 @@ const read = (name: string): Request[] =>
 const REQUESTS = read('handwritten-requests.jsonl');
 /** Written after the tuning, in the same styles, and never tuned on: the honest figure for new phrasings. */
 const HELD_OUT = read('handwritten-requests-heldout.jsonl');
-
-const f1 = (c: Counts) => {
-  const p = precision(c);
-  const r = recall(c);
-  return p + r === 0 ? 0 : (2 * p * r) / (p + r);
-};
 
 function measure(requests: Request[], title: string) {
   const byStyle = new Map<string, ExtractionCounts>();
