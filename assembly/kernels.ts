@@ -481,25 +481,51 @@ export function transpose(src: usize, lds: i32, dst: usize, ldd: i32, rows: i32,
   }
 }
 
-/** x[r] = wte[tokens[r]] + wpe[positions[r]] for rows [lo, hi). */
+/** x[r] = wte[tokens[r]] + wpe[positions[r]] for rows [lo, hi); wte[tokens[r]] alone where wpe is 0 (rotary positions). */
 export function embed(tokens: usize, positions: usize, wte: usize, wpe: usize, x: usize, C: i32, lo: i32, hi: i32, scratch: usize): void {
   for (let r = lo; r < hi; r++) {
-    const te = at(wte, load<i32>(at(tokens, r)) * C), pe = at(wpe, load<i32>(at(positions, r)) * C), o = at(x, r * C);
+    const te = at(wte, load<i32>(at(tokens, r)) * C), o = at(x, r * C);
+    if (!wpe) {
+      memory.copy(o, te, <usize>C * 4);
+      continue;
+    }
+    const pe = at(wpe, load<i32>(at(positions, r)) * C);
     for (let c = 0; c < C; c += 4) {
       v128.store(at(o, c), f32x4.add(v128.load(at(te, c)), v128.load(at(pe, c))));
     }
   }
 }
 
-/** dwte[tokens[r]] += dx[r], dwpe[positions[r]] += dx[r] over all rows, for columns [4lo, 4hi). */
+/** dwte[tokens[r]] += dx[r], dwpe[positions[r]] += dx[r] (where dwpe is not 0) over all rows, for columns [4lo, 4hi). */
 export function embedBackward(tokens: usize, positions: usize, dwte: usize, dwpe: usize, dx: usize, C: i32, rows: i32,
                               lo: i32, hi: i32, scratch: usize): void {
   for (let r = 0; r < rows; r++) {
-    const te = at(dwte, load<i32>(at(tokens, r)) * C), pe = at(dwpe, load<i32>(at(positions, r)) * C), g = at(dx, r * C);
+    const te = at(dwte, load<i32>(at(tokens, r)) * C), g = at(dx, r * C);
+    const pe = dwpe ? at(dwpe, load<i32>(at(positions, r)) * C) : 0;
     for (let c = lo * 4; c < hi * 4; c += 4) {
       const v = v128.load(at(g, c));
       v128.store(at(te, c), f32x4.add(v128.load(at(te, c)), v));
-      v128.store(at(pe, c), f32x4.add(v128.load(at(pe, c)), v));
+      if (pe) v128.store(at(pe, c), f32x4.add(v128.load(at(pe, c)), v));
+    }
+  }
+}
+
+/** Rotary positions: rotates each head's query and key in rows [lo, hi) of qkv (rows, 3C) by its row's position, pair
+ *  (d, d + hs/2) by the angle whose cosine and sine are table[p * hs + d] and table[p * hs + hs/2 + d] (Llama's
+ *  rotate_half layout); sign -1 rotates back, the backward of a rotation being its transpose. hs/2 a multiple of 4. */
+export function rope(qkv: usize, positions: usize, table: usize, C: i32, nh: i32, sign: i32, lo: i32, hi: i32, scratch: usize): void {
+  const hs = C / nh, half = hs >> 1;
+  const sg = f32x4.splat(<f32>sign);
+  for (let r = lo; r < hi; r++) {
+    const cs = at(table, load<i32>(at(positions, r)) * hs), row = at(qkv, r * 3 * C);
+    for (let h = 0; h < 2 * nh; h++) {
+      const v = at(row, h * hs);
+      for (let d = 0; d < half; d += 4) {
+        const c = v128.load(at(cs, d)), s = f32x4.mul(v128.load(at(cs, half + d)), sg);
+        const x1 = v128.load(at(v, d)), x2 = v128.load(at(v, half + d));
+        v128.store(at(v, d), f32x4.sub(f32x4.mul(x1, c), f32x4.mul(x2, s)));
+        v128.store(at(v, half + d), f32x4.add(f32x4.mul(x2, c), f32x4.mul(x1, s)));
+      }
     }
   }
 }
@@ -980,11 +1006,12 @@ function gemmPanels(A: usize, lda: i32, Bp: usize, K: i32, N: i32, C: usize, ldc
 // Rows of one slot (a prompt) must all be in one call, in position order.
 // The descriptor holds int32 fields (D_*, in the order of kv-cache.ts's DESC_FIELDS). The weights are found through its
 // weight table (D_WEIGHTS), pointers that kv-cache.ts writes from gpt.ts's parameter layout: wte, wpe, ln_f's weight and
-// bias (T_*), then each layer's tensors (L_*, the order of kv-cache.ts's LAYER_FIELDS).
-export const DESC_FIELDS: i32 = 20;
+// bias (T_*), then each layer's tensors (L_*, the order of kv-cache.ts's LAYER_FIELDS); wpe is 0 where D_ROPE points to
+// the rotary positions' table (rope), which is 0 for learned positions.
+export const DESC_FIELDS: i32 = 21;
 const D_V = 0, D_C = 1, D_L = 2, D_NH = 3, D_K = 4, D_VC = 5, D_SLOTS = 6, D_CTX = 7;
 const D_WTET = 8, D_TOK = 9, D_SLOT = 10, D_POS = 11, D_X = 12, D_LN = 13, D_QKV = 14, D_ATTY = 15, D_FC = 16, D_LOGITS = 17;
-const D_PACKED = 18, D_WEIGHTS = 19;
+const D_PACKED = 18, D_WEIGHTS = 19, D_ROPE = 20;
 const T_WTE = 0, T_WPE = 1, T_LNFW = 2, T_LNFB = 3, T_LAYERS = 4;
 const L_LN1W = 0, L_LN1B = 1, L_ATTNW = 2, L_ATTNB = 3, L_PROJW = 4, L_PROJB = 5, L_LN2W = 6, L_LN2B = 7;
 const L_FCW = 8, L_FCB = 9, L_FC2W = 10, L_FC2B = 11, LAYER_FIELDS = 12;
@@ -1051,7 +1078,7 @@ export function decodeRows(desc: usize, lo: i32, hi: i32, scratch: usize): void 
   const tok = <usize>field(desc, D_TOK), slots = <usize>field(desc, D_SLOT), pos = <usize>field(desc, D_POS);
   const x = <usize>field(desc, D_X), ln = <usize>field(desc, D_LN), qkv = <usize>field(desc, D_QKV);
   const atty = <usize>field(desc, D_ATTY), fc = <usize>field(desc, D_FC), logits = <usize>field(desc, D_LOGITS);
-  const packed = <usize>field(desc, D_PACKED);
+  const packed = <usize>field(desc, D_PACKED), ropeTable = <usize>field(desc, D_ROPE);
   const cacheSize = slotCount * C * ctx;
   embed(tok, pos, weight(desc, T_WTE), weight(desc, T_WPE), x, C, lo, hi, scratch);
   for (let l = 0; l < L; l++) {
@@ -1061,6 +1088,7 @@ export function decodeRows(desc: usize, lo: i32, hi: i32, scratch: usize): void 
     // qkv = ln_1(x) @ c_attn; cache k, v; atty = attention over each row's positions 0..pos; x += atty @ c_proj
     layerNorm(x, layerWeight(desc, l, L_LN1W), layerWeight(desc, l, L_LN1B), ln, 0, 0, C, lo, hi, scratch);
     gemmPanels(ln, C, attnP, C, 3 * C, qkv, 3 * C, layerWeight(desc, l, L_ATTNB), false, lo, hi, scratch);
+    if (ropeTable) rope(qkv, pos, ropeTable, C, nh, 1, lo, hi, scratch);
     kvWrite(qkv, kl, vl, slots, pos, C, nh, ctx, lo, hi, scratch);
     kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, lo * nh, hi * nh, scratch);
     gemmPanels(atty, C, projP, C, C, x, C, layerWeight(desc, l, L_PROJB), true, lo, hi, scratch);

@@ -40,6 +40,7 @@ export const VARIANTS: Record<string, Variant> = {
   edgewalk: { about: 'the walk on through the edges: actions in the order the request states them, each arrow saying its statement, then the letter of the end it ended with', walk: true, answer: edgeWalk },
   edgelist: { about: 'every shape as walked, then the arrows in the order the request states them, a second walk from its start: each arrow says its statement, then the letter of the end it ended with', walk: true, answer: edgeList },
   edgesplit: { about: "edgelist with each arrow's say cut at its first end: the words through one end, its letter, the words through the other (then), its letter", walk: true, answer: edgeSplit },
+  rotary: { about: 'the walked answer, and a model with rotary positions in place of learned ones (the planted circuit re-derived for them)', walk: true, sft: { positions: 'rotary' } },
   rowlayout: { about: 'the walked answer with every shape on one row in drawing order: coordinates that say nothing of the graph', walk: true, answer: rowLayout },
   numbered: { about: 'plain answers with shapes numbered and arrows target first, no says', answer: (t) => numberedIds(lettered(t)) },
   clean: { about: 'teacher without quirks', quirks: {} },

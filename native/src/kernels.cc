@@ -234,31 +234,61 @@ void transpose(const Call& c, int lo, int hi) {
   }
 }
 
-// embed(tokens, positions, wte, wpe, x, C): x[r] = wte[tokens[r]] + wpe[positions[r]] for rows [lo, hi).
-void embed(const Call& c, int lo, int hi) {
-  const int32_t *tok = c.i32(0), *pos = c.i32(1);
-  const float *wte = c.f(2), *wpe = c.f(3);
-  float* x = c.f(4);
-  const int C = c.n(5);
+/** x[r] = wte[tokens[r]] + wpe[positions[r]] for rows [lo, hi); wte[tokens[r]] alone where wpe is null (rotary). */
+void embedRows(const int32_t* tok, const int32_t* pos, const float* wte, const float* wpe, float* x, int C, int lo, int hi) {
   for (int r = lo; r < hi; r++) {
-    const float *te = wte + (long)tok[r] * C, *pe = wpe + (long)pos[r] * C;
+    const float* te = wte + (long)tok[r] * C;
     float* o = x + (long)r * C;
+    if (!wpe) { std::memcpy(o, te, (size_t)C * 4); continue; }
+    const float* pe = wpe + (long)pos[r] * C;
     for (int j = 0; j < C; j++) o[j] = te[j] + pe[j];
   }
 }
 
-// embedBackward(tokens, positions, dwte, dwpe, dx, C, rows): dwte[tokens[r]] += dx[r], dwpe[positions[r]] += dx[r] over
-// all rows, for columns [4lo, 4hi).
+// embed(tokens, positions, wte, wpe, x, C): embedRows for rows [lo, hi).
+void embed(const Call& c, int lo, int hi) {
+  embedRows(c.i32(0), c.i32(1), c.f(2), c.f(3), c.f(4), c.n(5), lo, hi);
+}
+
+// embedBackward(tokens, positions, dwte, dwpe, dx, C, rows): dwte[tokens[r]] += dx[r], dwpe[positions[r]] += dx[r] (where
+// dwpe is not null) over all rows, for columns [4lo, 4hi).
 void embedBackward(const Call& c, int lo, int hi) {
   const int32_t *tok = c.i32(0), *pos = c.i32(1);
   float *dwte = c.f(2), *dwpe = c.f(3);
   const float* dx = c.f(4);
   const int C = c.n(5), rows = c.n(6);
   for (int r = 0; r < rows; r++) {
-    float *te = dwte + (long)tok[r] * C, *pe = dwpe + (long)pos[r] * C;
+    float* te = dwte + (long)tok[r] * C;
     const float* g = dx + (long)r * C;
-    for (int j = 4 * lo; j < 4 * hi; j++) { te[j] += g[j]; pe[j] += g[j]; }
+    for (int j = 4 * lo; j < 4 * hi; j++) te[j] += g[j];
+    if (!dwpe) continue;
+    float* pe = dwpe + (long)pos[r] * C;
+    for (int j = 4 * lo; j < 4 * hi; j++) pe[j] += g[j];
   }
+}
+
+/** Rotary positions (see assembly/kernels.ts's rope): each head's query and key in rows [lo, hi) of qkv (rows, 3C)
+ *  rotated by its row's position, pair (d, d + hs/2) by table[p * hs + d] (cosine) and table[p * hs + hs/2 + d] (sine);
+ *  sign -1 rotates back. */
+void ropeRows(float* qkv, const int32_t* pos, const float* table, int C, int nh, int sign, int lo, int hi) {
+  const int hs = C / nh, half = hs / 2;
+  for (int r = lo; r < hi; r++) {
+    const float* cs = table + (long)pos[r] * hs;
+    float* row = qkv + (long)r * 3 * C;
+    for (int h = 0; h < 2 * nh; h++) {
+      float* v = row + h * hs;
+      for (int d = 0; d < half; d++) {
+        const float co = cs[d], si = sign * cs[half + d], x1 = v[d], x2 = v[half + d];
+        v[d] = x1 * co - x2 * si;
+        v[half + d] = x2 * co + x1 * si;
+      }
+    }
+  }
+}
+
+// rope(qkv, positions, table, C, nh, sign): ropeRows for rows [lo, hi).
+void rope(const Call& c, int lo, int hi) {
+  ropeRows(c.f(0), c.i32(1), c.f(2), c.n(3), c.n(4), c.n(5), lo, hi);
 }
 
 inline float rowSum(const float* x, int n) {
@@ -782,9 +812,10 @@ void gemmPanels(const float* A, int lda, const float* Bp, int K, int N, float* C
 
 // The descriptor's int32 fields (D_*, the order of src/model/kv-cache.ts's DESC_FIELDS) and the entries of its weight
 // table: pointers that kv-cache.ts writes from gpt.ts's parameter layout, to wte, wpe, ln_f's weight and bias (T_*), then
-// to each layer's tensors (L_*, the order of kv-cache.ts's LAYER_FIELDS).
+// to each layer's tensors (L_*, the order of kv-cache.ts's LAYER_FIELDS); wpe is 0 where D_ROPE points to the rotary
+// positions' table, 0 for learned positions.
 enum { D_V, D_C, D_L, D_NH, D_K, D_VC, D_SLOTS, D_CTX, D_WTET, D_TOK, D_SLOT, D_POS, D_X, D_LN, D_QKV, D_ATTY, D_FC,
-       D_LOGITS, D_PACKED, D_WEIGHTS };
+       D_LOGITS, D_PACKED, D_WEIGHTS, D_ROPE };
 enum { T_WTE, T_WPE, T_LNFW, T_LNFB, T_LAYERS };
 enum { L_LN1W, L_LN1B, L_ATTNW, L_ATTNB, L_PROJW, L_PROJB, L_LN2W, L_LN2B, L_FCW, L_FCB, L_FC2W, L_FC2B, LAYER_FIELDS };
 
@@ -806,7 +837,10 @@ struct Desc {
   float* f(int i) const { return reinterpret_cast<float*>(base + static_cast<uint32_t>(d[i])); }
   int32_t* i32(int i) const { return reinterpret_cast<int32_t*>(base + static_cast<uint32_t>(d[i])); }
   /** Entry i of the weight table. */
-  float* weight(int i) const { return reinterpret_cast<float*>(base + static_cast<uint32_t>(i32(D_WEIGHTS)[i])); }
+  float* weight(int i) const {
+    const uint32_t p = static_cast<uint32_t>(i32(D_WEIGHTS)[i]);
+    return p ? reinterpret_cast<float*>(base + p) : nullptr;
+  }
   /** Tensor f (L_*) of layer l. */
   float* layer(int l, int f) const { return weight(T_LAYERS + l * LAYER_FIELDS + f); }
 };
@@ -943,6 +977,7 @@ void decodeRows(const Call& c, int lo, int hi) {
   const int32_t *tok = d.i32(D_TOK), *slots = d.i32(D_SLOT), *pos = d.i32(D_POS);
   const long cacheSize = (long)slotCount * C * ctx;
   const float *wte = d.weight(T_WTE), *wpe = d.weight(T_WPE);
+  const float* ropeTable = d[D_ROPE] ? d.f(D_ROPE) : nullptr;
   float* ln = scratch(2, (size_t)M * C);
   // this thread's rows; the rows it normalizes and multiplies [g0, g1), its (row, head) items, and its columns of an
   // N-wide product (in pairs of 8-column panels)
@@ -954,10 +989,7 @@ void decodeRows(const Call& c, int lo, int hi) {
     b = byRows ? N : partStart(N, n, 16, t + 1);
   };
   auto sync = [&]() { if (!byRows) c.sync(); };
-  for (int r = r0; r < r1; r++) {
-    const float *te = wte + (long)tok[r] * C, *pe = wpe + (long)pos[r] * C;
-    for (int j = 0; j < C; j++) x[(long)r * C + j] = te[j] + pe[j];
-  }
+  embedRows(tok, pos, wte, wpe, x, C, r0, r1);
   sync();
   int a, b;
   for (int l = 0; l < L; l++) {
@@ -968,7 +1000,15 @@ void decodeRows(const Call& c, int lo, int hi) {
     layerNormRows(x, ln1w, ln1b, ln, C, g0, g1);
     cols(3 * C, a, b);
     gemmPanels(ln, C, packed + packedWeightAt(l, C, 0), C, 3 * C, qkv, 3 * C, attnB, false, g0, g1, a, b);
-    kvWriteCols(qkv + (long)g0 * 3 * C, kl, vl, slots + g0, pos + g0, g1 - g0, C, nh, ctx, a, b);
+    if (ropeTable) {
+      // A rotation mixes the two halves of a head, which a team's column split may have cut: each thread rotates
+      // and caches its own rows once every column is written.
+      sync();
+      ropeRows(qkv, pos, ropeTable, C, nh, 1, r0, r1);
+      kvWriteCols(qkv + (long)r0 * 3 * C, kl, vl, slots + r0, pos + r0, r1 - r0, C, nh, ctx, C, 3 * C);
+    } else {
+      kvWriteCols(qkv + (long)g0 * 3 * C, kl, vl, slots + g0, pos + g0, g1 - g0, C, nh, ctx, a, b);
+    }
     sync();
     kvAttend(qkv, atty, kl, vl, slots, pos, C, nh, ctx, i0, i1);
     sync();
@@ -1057,6 +1097,7 @@ const KernelEntry ENTRIES[] = {
   {"transpose", transpose, Split::Hints},
   {"embed", embed, Split::Hints},
   {"embedBackward", embedBackward, Split::Hints},
+  {"rope", rope, Split::Hints},
   {"layerNorm", layerNorm, Split::Hints},
   {"layerNormBackward", layerNormBackward, Split::Hints},
   {"layerNormParamsBackward", layerNormParamsBackward, Split::Hints},

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointError } from './checkpoint-error.ts';
-import { GPT, parameterShapes, validateConfig, type GPTConfig } from './gpt.ts';
+import { GPT, ROPE_THETA, parameterShapes, validateConfig, type GPTConfig } from './gpt.ts';
 import { Tokenizer } from './tokenizer.ts';
 import { CHAT_TEMPLATE } from './chat.ts';
 import { loadSafetensors, saveSafetensors, type NamedTensor } from './safetensors.ts';
@@ -49,6 +49,7 @@ export function huggingFaceConfig(config: GPTConfig, tok: Tokenizer): Record<str
     eos_token_id: tok.endId,
     pad_token_id: tok.endId,
     torch_dtype: 'float32',
+    ...(config.positions === 'rotary' ? { position_embedding_type: 'rotary', rope_theta: config.ropeTheta ?? ROPE_THETA } : {}),
   };
 }
 
@@ -65,7 +66,12 @@ export function configFromHuggingFace(json: Record<string, unknown>, source = 'c
   if (json.n_inner !== undefined && json.n_inner !== null && json.n_inner !== 4 * int('n_embd')) {
     throw new Error(`${source}: n_inner must be 4 * n_embd`);
   }
-  return { vocabSize: int('vocab_size'), nCtx: int('n_positions'), nEmbd: int('n_embd'), nLayer: int('n_layer'), nHead: int('n_head') };
+  const config: GPTConfig = { vocabSize: int('vocab_size'), nCtx: int('n_positions'), nEmbd: int('n_embd'), nLayer: int('n_layer'), nHead: int('n_head') };
+  if (json.position_embedding_type === undefined || json.position_embedding_type === 'absolute') return config;
+  if (json.position_embedding_type !== 'rotary') throw new Error(`${source}: position_embedding_type ${JSON.stringify(json.position_embedding_type)} is not supported (absolute or rotary)`);
+  const theta = json.rope_theta;
+  if (typeof theta !== 'number' || !(theta > 1)) throw new Error(`${source}: rope_theta must be a number above 1, got ${JSON.stringify(theta)}`);
+  return { ...config, positions: 'rotary', ropeTheta: theta };
 }
 
 function tokenizerConfig(tok: Tokenizer, nCtx: number): Record<string, unknown> {

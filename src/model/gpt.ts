@@ -20,7 +20,19 @@ export interface GPTConfig {
   nEmbd: number;
   nLayer: number;
   nHead: number;
+  /** How a token knows where it stands: GPT-2's learned position embeddings (`wpe`, the default), or rotary positions
+   *  (each head's query and key rotated by the position, Llama's layout; no `wpe`). */
+  positions?: Positions;
+  /** Rotary positions' base: pair d of a head turns by position * ropeTheta^(-2d / headSize). */
+  ropeTheta?: number;
 }
+
+export type Positions = 'learned' | 'rotary';
+export const POSITIONS: readonly Positions[] = ['learned', 'rotary'];
+/** The rotary base unless a config says otherwise. Far above Llama's 10,000: at 1e8 the slow half of each head's pairs
+ *  turns by under a radian over the whole 512-token context, so that a head can match content wherever it stands (the
+ *  planted induction head does), while the fast pairs tell neighbours apart. */
+export const ROPE_THETA = 1e12;
 
 export type PresetName = 'tiny' | 'default' | 'large';
 
@@ -45,6 +57,11 @@ export function validateConfig(c: GPTConfig): void {
   if (c.nEmbd % c.nHead !== 0 || (c.nEmbd / c.nHead) % 4 !== 0) {
     throw new Error(`GPT config: nEmbd (${c.nEmbd}) must be nHead (${c.nHead}) x a multiple of 4 (the kernels work on 4 floats at a time)`);
   }
+  if (c.positions !== undefined && !POSITIONS.includes(c.positions)) throw new Error(`GPT config: positions must be learned or rotary, got ${String(c.positions)}`);
+  if (c.positions === 'rotary' && (c.nEmbd / c.nHead) % 8 !== 0) {
+    throw new Error(`GPT config: rotary positions need a head size (nEmbd / nHead = ${c.nEmbd / c.nHead}) that is a multiple of 8`);
+  }
+  if (c.ropeTheta !== undefined && !(c.ropeTheta > 1)) throw new Error(`GPT config: ropeTheta must be above 1, got ${c.ropeTheta}`);
 }
 
 export interface NamedTensor {
@@ -75,7 +92,8 @@ export interface ParamLayout {
   specs: ParamSpec[];
   /** Floats in a block. */
   size: number;
-  wte: number; wpe: number; lnfW: number; lnfB: number;
+  /** wpe is absent (undefined) with rotary positions. */
+  wte: number; wpe?: number; lnfW: number; lnfB: number;
   layers: LayerOffsets[];
 }
 
@@ -90,7 +108,7 @@ function paramLayout(c: GPTConfig): ParamLayout {
     return (size - n) * 4;
   };
   const wte = add('transformer.wte.weight', [V, C]);
-  const wpe = add('transformer.wpe.weight', [nCtx, C]);
+  const wpe = c.positions === 'rotary' ? undefined : add('transformer.wpe.weight', [nCtx, C]);
   const layers: LayerOffsets[] = [];
   for (let l = 0; l < nLayer; l++) {
     const p = `transformer.h.${l}.`;
@@ -155,6 +173,8 @@ export class GPT {
   private wteT = 0; // (C, V) for the LM head, sized with the activations
   private attnProbs = { floats: 0, layers: [] as number[] }; // per layer (B, nh, T, T), see ATTN_PROBS_BYTES
   private attnProbsBytes = ATTN_PROBS_BYTES;
+  /** Rotary positions' (nCtx, headSize) table of cosines then sines per position (rope kernel), or 0. */
+  private readonly ropeTable: number;
   private last?: { B: number; T: number };
 
   private constructor(config: GPTConfig, engine: Engine) {
@@ -165,8 +185,24 @@ export class GPT {
     this.params = engine.alloc(n);
     this.grads = engine.alloc(n);
     this.ops = new Ops(engine, config.nEmbd);
+    this.ropeTable = config.positions === 'rotary' ? this.fillRopeTable() : 0;
     const decayed = this.layout.specs.filter((s) => s.decay).map((s): [number, number] => [s.offset, s.offset + s.size]);
     this.optimizer = new AdamW(this.ops, this.params, this.grads, n, decayed);
+  }
+
+  private fillRopeTable(): number {
+    const { nCtx, nEmbd, nHead, ropeTheta = ROPE_THETA } = this.config;
+    const hs = nEmbd / nHead, half = hs / 2;
+    const ptr = this.e.alloc(nCtx * hs);
+    const table = this.e.f32(ptr, nCtx * hs);
+    for (let p = 0; p < nCtx; p++) {
+      for (let d = 0; d < half; d++) {
+        const angle = p * Math.pow(ropeTheta, -(2 * d) / hs);
+        table[p * hs + d] = Math.cos(angle);
+        table[p * hs + half + d] = Math.sin(angle);
+      }
+    }
+    return ptr;
   }
 
   /** GPT-2 init: normal(0, 0.02), residual projections (attn.c_proj, mlp.c_proj) scaled by 1/sqrt(2 * nLayer), LayerNorm 1/0,
@@ -291,8 +327,8 @@ export class GPT {
     const pos = this.e.i32(a.positions, rows);
     for (let i = 0; i < rows; i++) pos[i] = i % T;
 
-    // x0 (BT, C) = wte[tokens] + wpe[positions]
-    o.run('embed', [a.tokens, a.positions, P + W.wte, P + W.wpe, a.x0, C], rows, 1, C);
+    // x0 (BT, C) = wte[tokens] + wpe[positions] (wte[tokens] with rotary positions)
+    o.run('embed', [a.tokens, a.positions, P + W.wte, W.wpe === undefined ? 0 : P + W.wpe, a.x0, C], rows, 1, C);
     let x = a.x0;
     const probs = this.attnProbsFor(B, T);
     for (let l = 0; l < nLayer; l++) {
@@ -300,6 +336,8 @@ export class GPT {
       // attention: qkv (BT, 3C) = ln_1(x) @ c_attn; atty (BT, C) = causal softmax(q k^T / sqrt(hs)) v per head
       o.layerNorm(x, P + w.ln1w, P + w.ln1b, L.ln1, L.ln1Mean, L.ln1Rstd, rows, C);
       o.matmul(L.ln1, P + w.attnW, P + w.attnB, L.qkv, rows, C, 3 * C);
+      // rotary positions: q and k rotated by their positions, in place (backward reads the rotated ones)
+      if (this.ropeTable) o.run('rope', [L.qkv, a.positions, this.ropeTable, C, nh, 1], rows, 1, 4 * C);
       o.run('attnForward', [L.qkv, L.atty, L.lse, probs[l], T, C, nh], B * nh, 1, T * T * C / nh);
       // res1 (BT, C) = x + atty @ c_proj
       o.matmulResidual(L.atty, P + w.projW, P + w.projB, x, L.res1, rows, C, C);
@@ -368,12 +406,14 @@ export class GPT {
       // attention backward: res1 = x + attn(ln_1(x)) @ c_proj
       o.matmulBackward(L.atty, P + w.projW, G + w.projW, a.dres, a.datty, rows, C, C);
       o.run('attnBackward', [L.qkv, L.atty, a.datty, L.lse, probs[l], a.dqkv, T, C, nh], B * nh, 1, 3 * T * T * C / nh);
+      // a rotation's backward is the rotation back
+      if (this.ropeTable) o.run('rope', [a.dqkv, a.positions, this.ropeTable, C, nh, -1], rows, 1, 4 * C);
       o.matmulBackward(L.ln1, P + w.attnW, G + w.attnW, a.dqkv, a.dln, rows, C, 3 * C);
       o.layerNormBackward(x, P + w.ln1w, L.ln1Mean, L.ln1Rstd, a.dln, a.dres, G + w.ln1w, G + w.ln1b, rows, C);
     }
-    // embeddings: dwte[tokens] += dres, dwpe[positions] += dres
+    // embeddings: dwte[tokens] += dres, dwpe[positions] += dres (no wpe with rotary positions)
     // One thread, as LayerNorm's parameter gradients: split by columns, two threads took twice as long as one.
-    o.e.run('embedBackward', [a.tokens, a.positions, G + W.wte, G + W.wpe, a.dres, C, rows], C / 4, { grain: C / 4 });
+    o.e.run('embedBackward', [a.tokens, a.positions, G + W.wte, W.wpe === undefined ? 0 : G + W.wpe, a.dres, C, rows], C / 4, { grain: C / 4 });
   }
 
   /** (B,T,V) logits, for checks against PyTorch. */
@@ -421,7 +461,8 @@ export class GPT {
   /** GRPO's frozen reference / old policy copies. */
   copyWeightsFrom(other: GPT): void {
     const a = this.config, b = other.config;
-    if (a.vocabSize !== b.vocabSize || a.nCtx !== b.nCtx || a.nEmbd !== b.nEmbd || a.nLayer !== b.nLayer || a.nHead !== b.nHead) {
+    if (a.vocabSize !== b.vocabSize || a.nCtx !== b.nCtx || a.nEmbd !== b.nEmbd || a.nLayer !== b.nLayer || a.nHead !== b.nHead
+      || (a.positions ?? 'learned') !== (b.positions ?? 'learned') || (a.ropeTheta ?? ROPE_THETA) !== (b.ropeTheta ?? ROPE_THETA)) {
       throw new Error(`cannot copy weights between different configs: ${JSON.stringify(b)} -> ${JSON.stringify(a)}`);
     }
     this.e.f32(this.params, this.layout.size).set(other.e.f32(other.params, other.layout.size));
@@ -430,7 +471,7 @@ export class GPT {
   /** A KV cache for `slots` sequences and forwards of up to `rows` tokens (sampler.ts); free it with its free(). */
   createKVCache(slots: number, rows: number): KVCache {
     this.ensureActs(1, 1); // activations and scratch are allocated before the cache, so the cache can be released alone
-    return new KVCache(this.ops, { config: this.config, layout: this.layout, params: this.params, wteT: this.wteT }, slots, rows);
+    return new KVCache(this.ops, { config: this.config, layout: this.layout, params: this.params, wteT: this.wteT, ropeTable: this.ropeTable }, slots, rows);
   }
 
   async dispose(): Promise<void> {

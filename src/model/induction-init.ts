@@ -18,8 +18,16 @@
 // Layer 1, head 0: query = (Q T, first half of R) = the current token and its predecessor; key = R = the predecessor and
 //   the one before it, so a position matches where the same two tokens stood before it; value = M T of the attended
 //   token; c_proj writes M^T of it back into T, which the tied unembedding reads as "the token that followed last time".
+//
+// With rotary positions (GPTConfig.positions) there is no P: T = [0, C - D), R as above. Each head's pair d turns by
+// p * theta_d (gpt.ts's ROPE_THETA: theta_0 = 1 down to about 1e-7 radians per position), so the fast pairs say where a
+// token stands and the slow ones hardly turn over the context.
+// Layer 0, heads 0 and 1: constant query and key (biases) on the four fastest pairs, the query turned `back` steps
+//   ahead of the key, so that the score, a sum of cos((p - t + back) theta_d), peaks at the token one (two) back.
+// Layer 1, heads 0 and 1: the same matches as above on the slow pairs only, half of them for each of head 0's two
+//   comparisons (fewer dimensions of each code), so that a match scores alike wherever it stands.
 import { mulberry32 } from '../random.ts';
-import type { GPT, GPTConfig } from './gpt.ts';
+import { ROPE_THETA, type GPT, type GPTConfig } from './gpt.ts';
 
 export interface InductionInitOptions {
   seed?: number;
@@ -44,13 +52,24 @@ const GAINS = {
 const FREQ_HIGH = 3.0;
 const FREQ_LOW = 0.006;
 
-/** Where T, P and R lie; throws if the shape has no room for them (fewer than 3 heads or 2 layers). */
+/** Rotary positions: the pairs of a head that the previous-token heads use (the fastest), and the first of the slow
+ *  pairs that the induction heads match on (theta_4 = 1e-3 radians per position at head size 32). */
+const FAST_PAIRS = 3;
+const FIRST_SLOW_PAIR = 4;
+
+/** Where T, P and R lie (no P, posStart -1, with rotary positions); throws if the shape has no room for them (fewer than 3
+ *  heads or 2 layers, or with rotary positions a head of fewer than 32 dimensions). */
 export function inductionLayout(config: GPTConfig): { D: number; tokenDims: number; posStart: number; prevStart: number } {
   const { nEmbd, nHead, nLayer } = config;
   const D = nEmbd / nHead;
+  if (nLayer < 2) throw new Error(`induction init needs at least 2 layers, the model has ${nLayer}`);
+  if (config.positions === 'rotary') {
+    if (nHead < 2) throw new Error(`induction init needs at least 2 heads (nHead ${nHead})`);
+    if (D < 32) throw new Error(`induction init with rotary positions needs a head size of 32 or more (nEmbd ${nEmbd} / nHead ${nHead} = ${D})`);
+    return { D, tokenDims: nEmbd - D, posStart: -1, prevStart: nEmbd - D };
+  }
   const tokenDims = nEmbd - 2 * D;
   if (tokenDims < D) throw new Error(`induction init needs nEmbd >= 3 x head size (nEmbd ${nEmbd}, head size ${D}): use at least 3 heads`);
-  if (nLayer < 2) throw new Error(`induction init needs at least 2 layers, the model has ${nLayer}`);
   return { D, tokenDims, posStart: tokenDims, prevStart: tokenDims + D };
 }
 
@@ -69,6 +88,10 @@ export function plantInductionCircuit(model: GPT, opts: InductionInitOptions = {
 
   const wte = get('transformer.wte.weight');
   for (let v = 0; v < wte.length / C; v++) wte.fill(0, v * C + tokenDims, (v + 1) * C);
+  if (model.config.positions === 'rotary') {
+    plantRotary(model.config, get, M, { prev: PREV_GAIN, match: MATCH_GAIN, prevWrite: PREV_WRITE, copyWrite: COPY_WRITE }, opts.lookahead !== false);
+    return;
+  }
 
   // Equal energy in T and P after LayerNorm: tokenDims * 0.02^2 = (D / 2) * amp^2.
   const amp = 0.02 * Math.sqrt((2 * tokenDims) / D);
@@ -167,4 +190,84 @@ function orthonormalRows(rows: number, cols: number, seed: number): Float64Array
     for (let i = 0; i < cols; i++) row[i] /= norm;
   }
   return out;
+}
+
+/** The circuit for rotary positions (the header's second part): the same heads, with positions from the rotation. */
+function plantRotary(config: GPTConfig, get: (name: string) => Float32Array, M: Float64Array, gains: typeof GAINS, lookahead: boolean): void {
+  const { nEmbd: C } = config;
+  const { D, tokenDims, prevStart } = inductionLayout(config);
+  const W3 = 3 * C, H = D / 2;
+  const theta = (d: number): number => Math.pow(config.ropeTheta ?? ROPE_THETA, -(2 * d) / D);
+  const clearHead = (attn: Float32Array, bias: Float32Array, proj: Float32Array, h: number): void => {
+    for (let i = 0; i < C; i++) for (let j = h * D; j < (h + 1) * D; j++) attn[i * W3 + j] = attn[i * W3 + C + j] = attn[i * W3 + 2 * C + j] = 0;
+    for (let j = h * D; j < (h + 1) * D; j++) bias[j] = bias[C + j] = bias[2 * C + j] = 0;
+    proj.fill(0, h * D * C, (h + 1) * D * C);
+  };
+  // The score's drop one position off the peak, sum over the fast pairs of 1 - cos(theta_d), sets the biases' size:
+  // the same logit gap (after attention's 1 / sqrt(D)) as the learned positions' circuit.
+  let drop = 0;
+  for (let d = 0; d < FAST_PAIRS; d++) drop += 1 - Math.cos(theta(d));
+  const PREV_LOGIT_GAP = 13;
+  const bias = Math.sqrt((PREV_LOGIT_GAP * Math.sqrt(D)) / drop) * Math.sqrt(gains.prev / GAINS.prev);
+
+  const attn0 = get('transformer.h.0.attn.c_attn.weight');
+  const bias0 = get('transformer.h.0.attn.c_attn.bias');
+  const proj0 = get('transformer.h.0.attn.c_proj.weight');
+  for (let j = 0; j < C; j++) proj0.fill(0, j * C + prevStart, (j + 1) * C);
+  for (const back of [1, 2]) {
+    const h = back - 1;
+    clearHead(attn0, bias0, proj0, h);
+    for (let d = 0; d < FAST_PAIRS; d++) {
+      // key (1, 0) on pair d, query the key turned by -back * theta_d: rotated by their positions p and t, their dot
+      // product is cos((p - t + back) theta_d)
+      bias0[C + h * D + d] = bias;
+      bias0[h * D + d] = bias * Math.cos(back * theta(d));
+      bias0[h * D + H + d] = -bias * Math.sin(back * theta(d));
+    }
+    for (let j = 0; j < H; j++) {
+      for (let i = 0; i < tokenDims; i++) attn0[i * W3 + 2 * C + h * D + j] = M[j * tokenDims + i];
+      proj0[(h * D + j) * C + prevStart + h * H + j] = gains.prevWrite;
+    }
+  }
+
+  // The slow pairs, split in two: a match compares `n` dimensions of two codes. Within a pair turned by a = distance *
+  // theta_d, the score of its two dimensions is cos(a) times their match plus sin(a) times a cross term; on the slow
+  // pairs a stays small over the context.
+  const slowPairs = Array.from({ length: H - FIRST_SLOW_PAIR }, (_, i) => FIRST_SLOW_PAIR + i);
+  const half = Math.floor(slowPairs.length / 2), n = 2 * half;
+  const slotsA = [...slowPairs.slice(0, half), ...slowPairs.slice(0, half).map((d) => H + d)];
+  const slotsB = [...slowPairs.slice(half, n), ...slowPairs.slice(half, n).map((d) => H + d)];
+  // As strong a match as the learned circuit's over H dimensions.
+  const match = (gains.match * H) / n;
+  const attn1 = get('transformer.h.1.attn.c_attn.weight');
+  const bias1 = get('transformer.h.1.attn.c_attn.bias');
+  const proj1 = get('transformer.h.1.attn.c_proj.weight');
+  /** Head h's query dims `slots` read code dims 0.. of the token (from = -1) or of R at offset `from`, and its key dims
+   *  the same code dims of R at offset `to`. */
+  const compare = (h: number, slots: number[], from: number, to: number): void => {
+    slots.forEach((d, j) => {
+      const col = h * D + d;
+      if (from < 0) for (let i = 0; i < tokenDims; i++) attn1[i * W3 + col] = match * M[j * tokenDims + i];
+      else attn1[(prevStart + from + j) * W3 + col] = match;
+      attn1[(prevStart + to + j) * W3 + C + col] = 1;
+    });
+  };
+  clearHead(attn1, bias1, proj1, 0);
+  // head 0: (token(t), token(t-1)) against (token(p-1), token(p-2)); value M token(p), written back into T
+  compare(0, slotsA, -1, 0);
+  compare(0, slotsB, 0, H);
+  for (let j = 0; j < D; j++) {
+    for (let i = 0; i < tokenDims; i++) {
+      attn1[i * W3 + 2 * C + j] = M[j * tokenDims + i];
+      proj1[j * C + i] = gains.copyWrite * M[j * tokenDims + i];
+    }
+  }
+  if (!lookahead) return;
+  // head 1, the lookahead: token(t) against token(p-2); its output projection keeps GPT-2's init (as above)
+  const h1 = D;
+  for (let i = 0; i < C; i++) for (let j = 0; j < D; j++) attn1[i * W3 + h1 + j] = attn1[i * W3 + C + h1 + j] = attn1[i * W3 + 2 * C + h1 + j] = 0;
+  bias1.fill(0, h1, h1 + D);
+  bias1.fill(0, C + h1, C + h1 + D);
+  compare(1, slotsA, -1, H);
+  for (let j = 0; j < D; j++) for (let i = 0; i < tokenDims; i++) attn1[i * W3 + 2 * C + h1 + j] = M[j * tokenDims + i];
 }

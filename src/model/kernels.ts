@@ -68,7 +68,7 @@ export const KERNEL_NAMES = [
   'gemmRows', 'gemmCols', 'transpose', 'embed', 'embedBackward', 'layerNorm', 'layerNormBackward',
   'layerNormParamsBackward', 'gelu', 'mul', 'softmaxRows', 'softmaxRowsBackward', 'attnForward', 'attnBackward',
   'decodeRows', 'scale', 'adamw', 'gemmRowsTA', 'gemmRowsGelu', 'gemmRowsMul', 'gemmRowsRes', 'packPanels', 'packLayers',
-  'sampleWeights', 'linearBackward',
+  'sampleWeights', 'linearBackward', 'rope',
 ] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
 

@@ -6,9 +6,9 @@ import { MIN_PART_WORK, type Ops } from './ops.ts';
 
 /** Order of the descriptor's int32 fields: D_* in assembly/kernels.ts and native/src/kernels.cc. */
 const DESC_FIELDS = ['V', 'C', 'nLayer', 'nHead', 'k', 'v', 'slots', 'ctx', 'wteP', 'tokens', 'slotIdx',
-  'positions', 'x', 'ln', 'qkv', 'atty', 'fc', 'logits', 'packed', 'weights'] as const;
-/** Order of the weight table (pointers): wte, wpe, ln_f weight and bias, then these for each layer; T_* and L_* in the
- *  kernels. */
+  'positions', 'x', 'ln', 'qkv', 'atty', 'fc', 'logits', 'packed', 'weights', 'rope'] as const;
+/** Order of the weight table (pointers): wte, wpe (0 with rotary positions), ln_f weight and bias, then these for each
+ *  layer; T_* and L_* in the kernels. */
 const LAYER_FIELDS: readonly (keyof LayerOffsets)[] = ['ln1w', 'ln1b', 'attnW', 'attnB', 'projW', 'projB', 'ln2w', 'ln2b',
   'fcW', 'fcB', 'fc2W', 'fc2B'];
 
@@ -18,6 +18,8 @@ export interface DecodeWeights {
   layout: ParamLayout;
   params: number;
   wteT: number;
+  /** Rotary positions' table (gpt.ts), 0 for learned positions. */
+  ropeTable: number;
 }
 
 /** A KV cache and its step buffers. It holds a packed copy of the matmul weights made at its creation: a cache made
@@ -69,11 +71,12 @@ export class KVCache {
     const L = w.layout;
     const weights = al(4 + LAYER_FIELDS.length * nLayer);
     const at = (offset: number): number => w.params + offset;
-    e.i32(weights, 4 + LAYER_FIELDS.length * nLayer).set([at(L.wte), at(L.wpe), at(L.lnfW), at(L.lnfB),
+    e.i32(weights, 4 + LAYER_FIELDS.length * nLayer).set([at(L.wte), L.wpe === undefined ? 0 : at(L.wpe), at(L.lnfW), at(L.lnfB),
       ...L.layers.flatMap((o) => LAYER_FIELDS.map((f) => at(o[f])))]);
     const fields: Record<(typeof DESC_FIELDS)[number], number> = {
       V, C, nLayer, nHead, k: kBase, v: vBase, slots, ctx: this.ctx, wteP, tokens: this.tokens,
       slotIdx: this.slotIdx, positions: this.positions, x, ln, qkv, atty, fc, logits: this.logits, packed, weights,
+      rope: w.ropeTable,
     };
     e.i32(this.desc, DESC_FIELDS.length).set(DESC_FIELDS.map((f) => fields[f]));
     // Decoding reads every weight once per token: they are packed here, once per cache, into the panels its GEMM streams.

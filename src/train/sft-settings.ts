@@ -2,7 +2,7 @@
 // preset, the checks of runSft, the `canvasgym sft` flags and their help, and the table in docs/sft.md all come from
 // this schema.
 import { z } from 'zod';
-import { MODEL_INITS, type ModelInit } from '../model/gpt.ts';
+import { MODEL_INITS, POSITIONS, type ModelInit, type Positions } from '../model/gpt.ts';
 import { MAX_VOCAB_SIZE, MIN_VOCAB_SIZE } from '../model/tokenizer.ts';
 import { threadsSetting } from '../settings.ts';
 
@@ -43,6 +43,7 @@ export const SftSettings = z.object({
   logging_steps: posInt().default(10).describe('steps between printed lines without a progress bar (log.jsonl has every step)'),
   seed: z.int().default(42).describe('seed for initialisation, data order and evaluation sampling'),
   model_init: z.enum(MODEL_INITS as [ModelInit, ...ModelInit[]]).default('induction').describe("how a new run's weights start; induction plants a copying circuit (3+ heads, 2+ layers; docs/sft.md)").meta({ arg: 'scheme' }),
+  positions: z.enum(POSITIONS as [Positions, ...Positions[]]).default('learned').describe("how a new run's model knows where a token stands: GPT-2's learned position embeddings, or rotary positions (docs/model.md)").meta({ arg: 'kind' }),
   stutter_rate: share().default(0.03).describe('share of assistant tokens repeated once in the input, untrained (teaches recovery from a stutter)'),
   threads: threadsSetting("worker threads of the model's kernels"),
 });

@@ -392,7 +392,7 @@ export async function runSft(o: SftRunOptions): Promise<SftResult> {
     const preset = presetConfig(cfg.preset, tok.vocabSize);
     const longest = train.reduce((m, r) => Math.max(m, renderChat(tok, r.messages).ids.length), 0);
     const nCtx = Math.max(preset.nCtx, Math.min(cfg.max_length, Math.ceil(longest / 64) * 64));
-    const gptConfig: GPTConfig = { ...preset, nCtx };
+    const gptConfig: GPTConfig = { ...preset, nCtx, ...(cfg.positions === 'rotary' ? { positions: 'rotary' as const } : {}) };
     if (cfg.model_init === 'induction') {
       try {
         inductionLayout(gptConfig);

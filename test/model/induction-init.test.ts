@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { GPT, presetConfig, type ModelInit } from '../../src/model/gpt.ts';
+import { GPT, POSITIONS, presetConfig, type ModelInit, type Positions } from '../../src/model/gpt.ts';
 import { rng } from '../../src/random.ts';
 
 const models: GPT[] = [];
@@ -25,8 +25,8 @@ function repeatedSpans(seed: number): { tokens: Int32Array; targets: Int32Array;
   return { tokens, targets, T };
 }
 
-async function copyLoss(init: ModelInit): Promise<number> {
-  const m = await GPT.create({ ...presetConfig('default', V), nCtx: 64 }, { seed: 3, init });
+async function copyLoss(init: ModelInit, positions: Positions): Promise<number> {
+  const m = await GPT.create({ ...presetConfig('default', V), nCtx: 64, positions }, { seed: 3, init });
   models.push(m);
   const { tokens, targets, T } = repeatedSpans(5);
   const { logprobs } = m.forward(tokens, targets, ROWS, T);
@@ -36,10 +36,10 @@ async function copyLoss(init: ModelInit): Promise<number> {
 }
 
 describe('induction init', () => {
-  it('copies an unseen span before any training, where GPT-2 init is at chance', async () => {
+  it.each(POSITIONS)('copies an unseen span before any training, where GPT-2 init is at chance (%s positions)', async (positions) => {
     const chance = Math.log(V);
-    const plain = await copyLoss('gpt2');
-    const planted = await copyLoss('induction');
+    const plain = await copyLoss('gpt2', positions);
+    const planted = await copyLoss('induction', positions);
     // Weak on purpose (0.3 nats at these gains): a strong planted circuit is torn apart by the first updates, a weak one
     // is amplified (bench/copy.ts).
     expect(Math.abs(plain - chance)).toBeLessThan(0.1);
@@ -67,9 +67,9 @@ describe('induction init', () => {
 });
 
 describe('induction init, where the heads look', () => {
-  it('points layer 1 head 0 at the token after an earlier occurrence and head 1 at the token two after it', async () => {
-    const m = await GPT.create({ ...presetConfig('default', V), nCtx: 64 }, { seed: 3, init: 'induction' });
-    const plain = await GPT.create({ ...presetConfig('default', V), nCtx: 64 }, { seed: 3 });
+  it.each(POSITIONS)('points layer 1 head 0 at the token after an earlier occurrence and head 1 at the token two after it (%s positions)', async (positions) => {
+    const m = await GPT.create({ ...presetConfig('default', V), nCtx: 64, positions }, { seed: 3, init: 'induction' });
+    const plain = await GPT.create({ ...presetConfig('default', V), nCtx: 64, positions }, { seed: 3 });
     models.push(m, plain);
     const { tokens, T } = repeatedSpans(5);
     const nh = m.config.nHead;
