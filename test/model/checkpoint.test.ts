@@ -88,6 +88,20 @@ describe('checkpoint', () => {
     await Promise.all([model.dispose(), loaded.model.dispose()]);
   });
 
+  it('writes and loads a model with rotary positions: no wpe, the rotation in config.json', async () => {
+    const model = await GPT.create({ ...presetConfig('tiny', tok.vocabSize), positions: 'rotary', ropeTheta: 1000 }, { seed: 3 });
+    randomize(model, 7);
+    const dir = join(mkdtempSync(join(tmpdir(), 'ckpt-')), 'final');
+    saveCheckpoint(dir, { model, tokenizer: tok });
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toMatchObject({ position_embedding_type: 'rotary', rope_theta: 1000 });
+    const loaded = await loadCheckpoint(dir);
+    expect(loaded.model.config).toMatchObject({ positions: 'rotary', ropeTheta: 1000 });
+    expect(loaded.model.parameters().map((p) => p.name)).not.toContain('transformer.wpe.weight');
+    const ids = Int32Array.from(sequences[1]);
+    expect(Array.from(loaded.model.logits(ids, 1, ids.length))).toEqual(Array.from(model.logits(ids, 1, ids.length)));
+    await Promise.all([model.dispose(), loaded.model.dispose()]);
+  });
+
   it('refuses a checkpoint whose weights do not fit its config', async () => {
     const { dir, model } = await makeCheckpoint();
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));

@@ -119,6 +119,10 @@ describe.skipIf(!available)('native kernels against the wasm kernels', () => {
     const emb = [{ n: rows, int: V }, { n: rows, int: ctx }, { n: V * C }, { n: ctx * C }, { n: rows * C }];
     expect(agree('embed', emb, ([t, p, te, pe, x]) => [t, p, te, pe, x, C], rows, { grain: 1 }, [4])).toBe(0);
     expect(agree('embedBackward', emb, ([t, p, te, pe, x]) => [t, p, te, pe, x, C, rows], C / 4, { grain: 1 }, [2, 3])).toBeLessThan(1e-6);
+    // rope: 7 rows of qkv (C 48, 3 heads of 16), positions < 9 (a table of any numbers: the kernel is the same on them),
+    // forward and back
+    const ropeBufs = [{ n: 7 * 144, lo: -1, hi: 1 }, { n: 7, int: 9 }, { n: 9 * 16, lo: -1, hi: 1 }];
+    for (const sign of [1, -1]) expect(agree('rope', ropeBufs, ([q, p, t]) => [q, p, t, 48, 3, sign], 7, { grain: 2 }, [0])).toBeLessThan(1e-6);
     expect(agree('mul', [{ n: 400 }, { n: 400 }, { n: 400 }], ([x, y, z]) => [x, y, z], 100, { grain: 1 }, [2])).toBe(0);
     expect(agree('scale', [{ n: 401 }], ([x]) => [x, 0.37], 401, { grain: 16 }, [0])).toBe(0);
   });
@@ -203,8 +207,8 @@ describe.skipIf(!available)('the model on the native backend against the wasm ba
     await Promise.all(models.map((m) => m.dispose()));
   });
 
-  it.each([[2, 11, undefined], [5, 70, undefined], [5, 70, 0]])('gives the same log-probs, entropies and gradients (B=%i, T=%i, attnProbsBytes %s)', async (B, T, attnProbsBytes) => {
-    const cfg: GPTConfig = { vocabSize: 61, nCtx: 80, nEmbd: 48, nLayer: 2, nHead: 4 };
+  it.each([[2, 11, undefined, 'learned'], [5, 70, undefined, 'learned'], [5, 70, 0, 'learned'], [5, 70, undefined, 'rotary']] as const)('gives the same log-probs, entropies and gradients (B=%i, T=%i, attnProbsBytes %s, %s positions)', async (B, T, attnProbsBytes, positions) => {
+    const cfg: GPTConfig = { vocabSize: 61, nCtx: 80, nEmbd: positions === 'rotary' ? 64 : 48, nLayer: 2, nHead: 4, positions, ropeTheta: 100 };
     const [a, b] = await pair(cfg, { seed: 3, attnProbsBytes });
     const { tokens, targets } = batch(cfg.vocabSize, B, T, 8);
     const r = lcg(5);
@@ -258,9 +262,11 @@ describe.skipIf(!available)('the model on the native backend against the wasm ba
 
   // The second model's weights are over the size below which native decoding splits rows between the threads: its
   // steps split every GEMM's columns instead (decodeRows in native/src/kernels.cc).
-  it.each([
+  it.each<[GPTConfig]>([
     [{ vocabSize: 29, nCtx: 64, nEmbd: 32, nLayer: 2, nHead: 4 }],
     [{ vocabSize: 61, nCtx: 64, nEmbd: 256, nLayer: 3, nHead: 8 }],
+    [{ vocabSize: 29, nCtx: 64, nEmbd: 32, nLayer: 2, nHead: 4, positions: 'rotary', ropeTheta: 100 }],
+    [{ vocabSize: 61, nCtx: 64, nEmbd: 256, nLayer: 3, nHead: 8, positions: 'rotary', ropeTheta: 100 }],
   ])('samples the same tokens for a seed, with log-probs within float32 rounding (%o)', async (cfg: GPTConfig) => {
     const [a, b] = await pair(cfg, { seed: 4 });
     for (const m of [a, b]) for (const p of m.parameters()) if (p.name.endsWith('.weight') && !p.name.includes('ln_')) p.data.forEach((x, i) => (p.data[i] = x * 8));

@@ -65,6 +65,20 @@ describe('GPT', () => {
     expect(worst).toBeLessThan(3e-3);
   });
 
+  it.each([[2, 11, undefined], [3, 40, 0]])('computes gradients that match finite differences with rotary positions (B=%i, T=%i, attnProbsBytes %s)', async (B, T, attnProbsBytes) => {
+    // a low base, so that every pair of a head turns by a good part of a radian or more over these positions
+    const cfg: GPTConfig = { vocabSize: 23, nCtx: 48, nEmbd: 32, nLayer: 2, nHead: 2, positions: 'rotary', ropeTheta: 50 };
+    const m = await make(cfg, { seed: 7, threads: 1, attnProbsBytes });
+    expect(m.parameters().map((p) => p.name)).not.toContain('transformer.wpe.weight');
+    perturb(m, 11);
+    const { tokens, targets } = batch(cfg.vocabSize, B, T, 5);
+    const r = lcg(99);
+    const coef = Float32Array.from({ length: B * T }, () => r() * 2 - 1);
+    const { worst, name: worstName } = gradientError(m, tokens, targets, B, T, coef);
+    console.log(`rotary gradient check B=${B} T=${T}: worst relative error ${worst.toExponential(2)} (${worstName})`);
+    expect(worst).toBeLessThan(3e-3);
+  });
+
   // 2 threads run a linear layer's backward as dW beside dx (linearBackward); 3 split each GEMM between the threads
   it.each([2, 3])('gives the same results on 1 and %i threads', async (threads) => {
     // rows > 256 and T > 32 exercise the GEMM's K blocks and the attention's row blocks

@@ -128,6 +128,26 @@ describe('generate', () => {
   });
 });
 
+describe('generate with rotary positions', () => {
+  it("matches a full forward's log-probs, the prompts' keys rotated as the samples' are", async () => {
+    const rotary = await GPT.create({ ...cfg, nEmbd: 64, positions: 'rotary', ropeTheta: 100 }, { seed: 4, threads: 2 });
+    try {
+      for (const p of rotary.parameters()) if (p.name.endsWith('.weight') && !p.name.includes('ln_')) p.data.forEach((x, i) => (p.data[i] = x * 8));
+      const samples = await generate(rotary, prompts, { ...base, maxNewTokens: 20 });
+      let worst = 0;
+      for (const s of samples) {
+        const seq = Int32Array.from([...prompts[s.promptIndex], ...s.tokens]);
+        const T = seq.length - 1;
+        const ref = rotary.forward(seq.subarray(0, T), seq.subarray(1), 1, T).logprobs.subarray(prompts[s.promptIndex].length - 1);
+        s.logprobs.forEach((lp, i) => (worst = Math.max(worst, Math.abs(lp - ref[i]))));
+      }
+      expect(worst).toBeLessThan(1e-4);
+    } finally {
+      await rotary.dispose();
+    }
+  });
+});
+
 describe('decode: requests with their own settings in one batch', () => {
   it("gives each request the samples it gets alone, whatever the others' settings", async () => {
     const reqs = [
