@@ -1,9 +1,11 @@
 // A checkpoint is a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer files, generation_config.json)
-// that transformers' GPT2LMHeadModel/AutoTokenizer load as is, plus, for resumable training, the optimizer moments and trainer state.
+// that transformers' GPT2LMHeadModel/AutoTokenizer load as is, or with rotary positions a GPT-NeoX one
+// (GPTNeoXForCausalLM, neox-format.ts), plus, for resumable training, the optimizer moments and trainer state.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointError } from './checkpoint-error.ts';
-import { GPT, ROPE_THETA, parameterShapes, validateConfig, type GPTConfig } from './gpt.ts';
+import { GPT, parameterShapes, validateConfig, type GPTConfig } from './gpt.ts';
+import { configFromNeox, fromNeox, neoxConfig, toNeox } from './neox-format.ts';
 import { Tokenizer } from './tokenizer.ts';
 import { CHAT_TEMPLATE } from './chat.ts';
 import { loadSafetensors, saveSafetensors, type NamedTensor } from './safetensors.ts';
@@ -24,7 +26,9 @@ export interface TrainerState {
   args: Record<string, unknown>;
 }
 
+/** config.json: GPT-2's, or with rotary positions GPT-NeoX's (neox-format.ts). */
 export function huggingFaceConfig(config: GPTConfig, tok: Tokenizer): Record<string, unknown> {
+  if (config.positions === 'rotary') return neoxConfig(config, tok, LAYER_NORM_EPSILON);
   return {
     model_type: 'gpt2',
     architectures: ['GPT2LMHeadModel'],
@@ -49,7 +53,6 @@ export function huggingFaceConfig(config: GPTConfig, tok: Tokenizer): Record<str
     eos_token_id: tok.endId,
     pad_token_id: tok.endId,
     torch_dtype: 'float32',
-    ...(config.positions === 'rotary' ? { position_embedding_type: 'rotary', rope_theta: config.ropeTheta ?? ROPE_THETA } : {}),
   };
 }
 
@@ -59,19 +62,15 @@ export function configFromHuggingFace(json: Record<string, unknown>, source = 'c
     if (!Number.isInteger(v) || (v as number) <= 0) throw new Error(`${source}: ${key} must be a positive integer, got ${JSON.stringify(v)}`);
     return v as number;
   };
-  if (json.model_type !== 'gpt2') throw new Error(`${source}: model_type is ${JSON.stringify(json.model_type)}, expected "gpt2"`);
+  if (json.model_type === 'gpt_neox') return configFromNeox(json, source);
+  if (json.model_type !== 'gpt2') throw new Error(`${source}: model_type is ${JSON.stringify(json.model_type)}, expected "gpt2" or "gpt_neox"`);
   if (json.activation_function !== undefined && json.activation_function !== 'gelu_new') {
     throw new Error(`${source}: activation_function ${JSON.stringify(json.activation_function)} is not supported (gelu_new only)`);
   }
   if (json.n_inner !== undefined && json.n_inner !== null && json.n_inner !== 4 * int('n_embd')) {
     throw new Error(`${source}: n_inner must be 4 * n_embd`);
   }
-  const config: GPTConfig = { vocabSize: int('vocab_size'), nCtx: int('n_positions'), nEmbd: int('n_embd'), nLayer: int('n_layer'), nHead: int('n_head') };
-  if (json.position_embedding_type === undefined || json.position_embedding_type === 'absolute') return config;
-  if (json.position_embedding_type !== 'rotary') throw new Error(`${source}: position_embedding_type ${JSON.stringify(json.position_embedding_type)} is not supported (absolute or rotary)`);
-  const theta = json.rope_theta;
-  if (typeof theta !== 'number' || !(theta > 1)) throw new Error(`${source}: rope_theta must be a number above 1, got ${JSON.stringify(theta)}`);
-  return { ...config, positions: 'rotary', ropeTheta: theta };
+  return { vocabSize: int('vocab_size'), nCtx: int('n_positions'), nEmbd: int('n_embd'), nLayer: int('n_layer'), nHead: int('n_head') };
 }
 
 function tokenizerConfig(tok: Tokenizer, nCtx: number): Record<string, unknown> {
@@ -131,7 +130,7 @@ export function saveCheckpoint(dir: string, o: SaveCheckpointOptions): void {
   writeJson(join(tmp, 'config.json'), huggingFaceConfig(model.config, tok));
   saveSafetensors(
     join(tmp, 'model.safetensors'),
-    model.parameters().map((p) => ({ name: p.name, shape: p.shape, data: p.data })),
+    model.config.positions === 'rotary' ? toNeox(model.parameters(), model.config) : model.parameters(),
     { format: 'pt' },
   );
   writeJson(join(tmp, 'generation_config.json'), {
@@ -232,7 +231,8 @@ function readCheckpointFiles(dir: string, withOptimizer: boolean) {
     const weightsPath = join(dir, 'model.safetensors');
     const params = parameterShapes(config);
     // Every tensor checked against the config before GPT.create takes the memory the config claims.
-    const weights = matchTensors(params, loadSafetensors(weightsPath).tensors, weightsPath);
+    const { tensors } = loadSafetensors(weightsPath);
+    const weights = config.positions === 'rotary' ? fromNeox(params, tensors, config, weightsPath) : matchTensors(params, tensors, weightsPath);
     if (!withOptimizer) return { config, tokenizer, weights };
     const trainerState = readJson(join(dir, 'trainer_state.json')) as TrainerState;
     const optPath = join(dir, 'optimizer.safetensors');

@@ -29,9 +29,10 @@ export interface GPTConfig {
 
 export type Positions = 'learned' | 'rotary';
 export const POSITIONS: readonly Positions[] = ['learned', 'rotary'];
-/** The rotary base unless a config says otherwise. Far above Llama's 10,000: at 1e8 the slow half of each head's pairs
- *  turns by under a radian over the whole 512-token context, so that a head can match content wherever it stands (the
- *  planted induction head does), while the fast pairs tell neighbours apart. */
+/** The rotary base unless a config says otherwise. Far above Llama's 10,000: at 1e12 a head of 32 dimensions has three
+ *  pairs that tell neighbours apart (1, 0.18 and 0.03 radians a position) and twelve that turn by at most half a radian
+ *  over the whole 512-token context, so that a head can match content wherever it stands (the planted induction heads
+ *  do, induction-init.ts). */
 export const ROPE_THETA = 1e12;
 
 export type PresetName = 'tiny' | 'default' | 'large';

@@ -62,7 +62,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     heldoutTasks: 200,
     teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: true },
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
-    sft: { preset: 'default', positions: 'rotary', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
+    sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
     // A tenth of the teacher's answers to held-out tasks are longer than GRPO's default 384 new tokens. 150 steps:
     // with the student in the valid region, RL moves entities + edges by +0.16 (60 steps: +0.04, not significant).
     grpo: { max_steps: 150, max_completion_length: 512 },
@@ -77,7 +77,7 @@ export const RUN_CONFIGS: Record<RunPreset, RunConfig> = {
     teacher: { attempts: 1, minReward: 0.6, quirks: TEACHER_QUIRKS, walk: true },
     // Longer SFT fits the training phrasings and does worse on unseen ones (docs/sft.md): the extra time goes to GRPO.
     // The run evaluates the SFT student on its own held-out tasks below: SFT's own evaluation samples only a few.
-    sft: { preset: 'default', positions: 'rotary', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
+    sft: { preset: 'default', eval_samples: 16, final_eval_samples: 32, final_eval_structured_output: false },
     grpo: { max_steps: 150, max_completion_length: 512 },
     eval: { temperature: 0.7, maxTokens: 640 },
   },

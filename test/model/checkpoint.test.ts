@@ -3,8 +3,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeSafetensors, encodeSafetensors } from '../../src/model/safetensors.ts';
-import { GPT, presetConfig } from '../../src/model/gpt.ts';
+import { decodeSafetensors, encodeSafetensors, loadSafetensors } from '../../src/model/safetensors.ts';
+import { GPT, presetConfig, type Positions } from '../../src/model/gpt.ts';
 import { trainTokenizer } from '../../src/model/tokenizer.ts';
 import { loadCheckpoint, saveCheckpoint } from '../../src/model/checkpoint.ts';
 import { seededRandom } from '../../src/random.ts';
@@ -65,8 +65,9 @@ describe('checkpoint', () => {
   const tok = trainTokenizer(corpus, { vocabSize: 300 });
   const sequences = [tok.encode(corpus[3]), tok.encode(corpus[11] + corpus[12]).slice(0, 40), [tok.endId, ...tok.encode('héllo ✓')]];
 
-  async function makeCheckpoint(): Promise<{ dir: string; model: GPT }> {
-    const model = await GPT.create(presetConfig('tiny', tok.vocabSize), { seed: 3 });
+  async function makeCheckpoint(positions: Positions = 'learned'): Promise<{ dir: string; model: GPT }> {
+    // rotary: a low base, so that every pair turns over these positions
+    const model = await GPT.create({ ...presetConfig('tiny', tok.vocabSize), ...(positions === 'rotary' ? { positions, ropeTheta: 30 } : {}) }, { seed: 3 });
     randomize(model, 7);
     const dir = join(mkdtempSync(join(tmpdir(), 'ckpt-')), 'final');
     saveCheckpoint(dir, { model, tokenizer: tok });
@@ -88,17 +89,28 @@ describe('checkpoint', () => {
     await Promise.all([model.dispose(), loaded.model.dispose()]);
   });
 
-  it('writes and loads a model with rotary positions: no wpe, the rotation in config.json', async () => {
+  it('writes a model with rotary positions as a GPT-NeoX directory and loads it back to the same logits', async () => {
     const model = await GPT.create({ ...presetConfig('tiny', tok.vocabSize), positions: 'rotary', ropeTheta: 1000 }, { seed: 3 });
     randomize(model, 7);
     const dir = join(mkdtempSync(join(tmpdir(), 'ckpt-')), 'final');
     saveCheckpoint(dir, { model, tokenizer: tok });
-    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toMatchObject({ position_embedding_type: 'rotary', rope_theta: 1000 });
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toMatchObject({
+      model_type: 'gpt_neox', architectures: ['GPTNeoXForCausalLM'], rope_theta: 1000, rotary_pct: 1, use_parallel_residual: false, tie_word_embeddings: true,
+    });
+    const names = loadSafetensors(join(dir, 'model.safetensors')).tensors.map((t) => t.name);
+    expect(names).toContain('gpt_neox.layers.1.attention.query_key_value.weight');
+    expect(names).toContain('embed_out.weight');
     const loaded = await loadCheckpoint(dir);
     expect(loaded.model.config).toMatchObject({ positions: 'rotary', ropeTheta: 1000 });
     expect(loaded.model.parameters().map((p) => p.name)).not.toContain('transformer.wpe.weight');
     const ids = Int32Array.from(sequences[1]);
     expect(Array.from(loaded.model.logits(ids, 1, ids.length))).toEqual(Array.from(model.logits(ids, 1, ids.length)));
+    // what the block does not compute is refused, not loaded wrong
+    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, use_parallel_residual: true }));
+    await expect(loadCheckpoint(dir)).rejects.toThrow(/use_parallel_residual must be false/);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, rotary_pct: 0.25 }));
+    await expect(loadCheckpoint(dir)).rejects.toThrow(/rotary_pct 0.25 is not supported/);
     await Promise.all([model.dispose(), loaded.model.dispose()]);
   });
 
@@ -110,11 +122,11 @@ describe('checkpoint', () => {
     await model.dispose();
   });
 
-  it.skipIf(!hasTorch)('matches a plain PyTorch GPT-2 forward within 1e-4', async () => {
-    const { dir, model } = await makeCheckpoint();
+  it.skipIf(!hasTorch).each(['learned', 'rotary'] as const)('matches a plain PyTorch forward of the Hugging Face layout (GPT-2, or GPT-NeoX with rotary positions) within 1e-4 (%s positions)', async (positions) => {
+    const { dir, model } = await makeCheckpoint(positions);
     const work = mkdtempSync(join(tmpdir(), 'ref-'));
     writeFileSync(join(work, 'tokens.json'), JSON.stringify(sequences));
-    execFileSync(PYTHON, ['python/gpt2_reference.py', dir, join(work, 'tokens.json'), join(work, 'logits.f32')], {
+    execFileSync(PYTHON, ['python/reference_logits.py', dir, join(work, 'tokens.json'), join(work, 'logits.f32')], {
       env: { ...process.env, OMP_NUM_THREADS: '1' },
     });
     const raw = readFileSync(join(work, 'logits.f32'));
