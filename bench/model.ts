@@ -3,7 +3,7 @@
 // them and OpenBLAS by shape ('native+blas', CANVASGYM_NATIVE_GEMM=auto): training tokens/s (forward + backward + AdamW, batch 16 x 256) and KV-cached sampling tokens/s (8 and 64
 // sequences, 200 new tokens after a 16-token prompt, the fastest of 5 runs). PyTorch runs python/bench_model.py with
 // /usr/bin/python3 (Debian's python3-torch) at 1 and 2 threads; the better figure counts, on every side.
-//   npm run bench:model -- [--configs small,big,sft] [--backends native,native+blas,wasm] [--steps 10] [--threads 1,2] [--no-torch] [--profile]
+//   npm run bench:model -- [--configs small,big,sft,sft-rotary] [--backends native,native+blas,wasm] [--steps 10] [--threads 1,2] [--no-torch] [--profile]
 // --profile times every kernel call of training steps instead (first backend and thread count only) and prints where a
 // step goes.
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { GPT, type GPTConfig } from '../src/model/gpt.ts';
+import { GPT, ROPE_THETA, type GPTConfig } from '../src/model/gpt.ts';
 import type { Backend } from '../src/model/kernels.ts';
 import { loadNative, type GemmMode, type NativeAddon } from '../src/model/kernels-native.ts';
 import { generate } from '../src/model/sampler.ts';
@@ -21,6 +21,8 @@ const CONFIGS: Record<string, GPTConfig & { batch?: number; seq?: number }> = {
   big: { vocabSize: 512, nCtx: 512, nEmbd: 256, nLayer: 6, nHead: 8 },
   // the default SFT stage's shape: the default preset with its 2,048-token vocabulary, 2,048 padded tokens a step
   sft: { vocabSize: 2048, nCtx: 512, nEmbd: 128, nLayer: 4, nHead: 4, batch: 4, seq: 512 },
+  // the same with rotary positions (`canvasgym sft --positions rotary`)
+  'sft-rotary': { vocabSize: 2048, nCtx: 512, nEmbd: 128, nLayer: 4, nHead: 4, batch: 4, seq: 512, positions: 'rotary' },
 };
 const PROMPT = 16, NEW_TOKENS = 200, SAMPLE_SEQS = [8, 64];
 /** Sampling runs per figure, the fastest counting: a run of 8 sequences lasts a tenth of a second, and on shared cores
@@ -169,7 +171,7 @@ function benchTorch(cfg: GPTConfig & { batch?: number; seq?: number }, steps: nu
     const res = spawnSync(PYTHON, [script, '--vocab', `${cfg.vocabSize}`, '--ctx', `${cfg.nCtx}`, '--embd', `${cfg.nEmbd}`,
       '--layers', `${cfg.nLayer}`, '--heads', `${cfg.nHead}`, '--batch', `${BATCH}`, '--seq', `${SEQ}`, '--steps', `${steps}`,
       '--threads', `${s.threads}`, '--sample-seqs', SAMPLE_SEQS.join(','), '--prompt-len', `${PROMPT}`, '--new-tokens', `${NEW_TOKENS}`,
-      '--sample-runs', `${SAMPLE_RUNS}`],
+      '--sample-runs', `${SAMPLE_RUNS}`, ...(cfg.positions === 'rotary' ? ['--rope-theta', `${cfg.ropeTheta ?? ROPE_THETA}`] : [])],
     { encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: `${s.blas}`, OMP_NUM_THREADS: `${s.blas}` } });
     if (res.status !== 0) return `python3 failed: ${(res.stderr || res.error?.message || '').trim().split('\n').pop()}`;
     const out = JSON.parse(res.stdout) as { trainTokensPerSec: number; trainTokensPerCpuSec: number; sampleTokensPerSec: Record<string, number> };

@@ -18,6 +18,12 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
+def rotate(x, cos, sin):
+    """Rotary positions on (B, nh, T, hs), cos and sin (T, hs) for the rows' positions (rotate_half's layout)."""
+    half = x.size(-1) // 2
+    return x * cos + torch.cat([-x[..., half:], x[..., :half]], dim=-1) * sin
+
+
 class Block(nn.Module):
     def __init__(self, C, nh):
         super().__init__()
@@ -36,12 +42,15 @@ class Block(nn.Module):
             att = att.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float('-inf'))
         return F.softmax(att, dim=-1) @ v
 
-    def forward(self, x, cache=None, pos=0):
+    def forward(self, x, cache=None, pos=0, rope=None):
         B, T, C = x.shape
         q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
         q = q.view(B, T, self.nh, -1).transpose(1, 2)  # (B, nh, T, hs)
         k = k.view(B, T, self.nh, -1).transpose(1, 2)
         v = v.view(B, T, self.nh, -1).transpose(1, 2)
+        if rope is not None:
+            cos, sin = rope[0][pos:pos + T], rope[1][pos:pos + T]
+            q, k = rotate(q, cos, sin), rotate(k, cos, sin)
         if cache is None:
             y = self.attend(q, k, v, True)
         else:
@@ -55,10 +64,18 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, V, n_ctx, C, L, nh):
+    """GPT-2, or with rope_theta rotary positions in place of wpe (canvasgym's positions: 'rotary')."""
+
+    def __init__(self, V, n_ctx, C, L, nh, rope_theta=None):
         super().__init__()
         self.wte = nn.Embedding(V, C)
-        self.wpe = nn.Embedding(n_ctx, C)
+        self.wpe = nn.Embedding(n_ctx, C) if rope_theta is None else None
+        self.rope = None
+        if rope_theta is not None:
+            hs = C // nh
+            inv_freq = 1.0 / (rope_theta ** (torch.arange(0, hs, 2, dtype=torch.float64) / hs))
+            angles = torch.outer(torch.arange(n_ctx, dtype=torch.float64), inv_freq)
+            self.rope = (torch.cat([angles.cos()] * 2, dim=-1).float(), torch.cat([angles.sin()] * 2, dim=-1).float())
         self.h = nn.ModuleList([Block(C, nh) for _ in range(L)])
         self.ln_f = nn.LayerNorm(C, eps=1e-5)
         for p in self.parameters():
@@ -67,9 +84,11 @@ class GPT(nn.Module):
 
     def forward(self, idx, caches=None, pos=0):
         B, T = idx.shape
-        x = self.wte(idx) + self.wpe(torch.arange(pos, pos + T))
+        x = self.wte(idx)
+        if self.wpe is not None:
+            x = x + self.wpe(torch.arange(pos, pos + T))
         for i, block in enumerate(self.h):
-            x = block(x, None if caches is None else caches[i], pos)
+            x = block(x, None if caches is None else caches[i], pos, self.rope)
         return self.ln_f(x) @ self.wte.weight.t()  # (B, T, V), tied head
 
 
@@ -128,10 +147,11 @@ def main():
     ap.add_argument('--prompt-len', type=int, default=16)
     ap.add_argument('--new-tokens', type=int, default=200)
     ap.add_argument('--sample-runs', type=int, default=5)
+    ap.add_argument('--rope-theta', type=float, default=None, help='rotary positions with this base instead of learned ones')
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    model = GPT(a.vocab, a.ctx, a.embd, a.layers, a.heads)
+    model = GPT(a.vocab, a.ctx, a.embd, a.layers, a.heads, a.rope_theta)
     out = {
         'torch': torch.__version__,
         'threads': a.threads,
