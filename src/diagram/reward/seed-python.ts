@@ -71,22 +71,28 @@ function decodeErrorMessage(doc: string, msg: string, unit: number): string {
   return `${msg}: line ${lineno} column ${colno} (char ${pos})`;
 }
 
-/** A port of CPython's C scanner (Modules/_json.c): same grammar, same error kinds and positions. */
+/**
+ * A port of CPython's C scanner (Modules/_json.c): same grammar, same error kinds and positions. Each step returns
+ * the index after what it read and leaves the value read in `value`; with `build` false it only checks (no value is
+ * made), which is all a refused text's error message needs.
+ */
 class Scanner {
   private depth = 0;
-  constructor(private readonly s: string) {}
+  value: PyValue = null;
+  constructor(private readonly s: string, private readonly build: boolean) {}
 
   private skipWs(i: number): number {
     while (i < this.s.length && isWs(this.s.charCodeAt(i))) i++;
     return i;
   }
 
-  private matches(i: number, word: string): boolean {
-    return this.s.startsWith(word, i);
+  private word(i: number, word: string, value: PyValue): number {
+    this.value = value;
+    return i + word.length;
   }
 
-  /** Returns [value, next index]; a value that cannot start here is Python's StopIteration ("Expecting value"). */
-  scan(i: number): [PyValue, number] {
+  /** Reads a value at i; one that cannot start there is Python's StopIteration ("Expecting value"). */
+  scan(i: number): number {
     const s = this.s;
     if (i >= s.length) throw new DecodeError('JSONDecodeError', 'Expecting value', i);
     const c = s[i];
@@ -104,31 +110,32 @@ class Scanner {
         return r;
       }
       case 'n':
-        if (this.matches(i, 'null')) return [null, i + 4];
+        if (s.startsWith('null', i)) return this.word(i, 'null', null);
         break;
       case 't':
-        if (this.matches(i, 'true')) return [true, i + 4];
+        if (s.startsWith('true', i)) return this.word(i, 'true', true);
         break;
       case 'f':
-        if (this.matches(i, 'false')) return [false, i + 5];
+        if (s.startsWith('false', i)) return this.word(i, 'false', false);
         break;
       case 'N':
-        if (this.matches(i, 'NaN')) return [NaN, i + 3];
+        if (s.startsWith('NaN', i)) return this.word(i, 'NaN', NaN);
         break;
       case 'I':
-        if (this.matches(i, 'Infinity')) return [Infinity, i + 8];
+        if (s.startsWith('Infinity', i)) return this.word(i, 'Infinity', Infinity);
         break;
       case '-':
-        if (this.matches(i, '-Infinity')) return [-Infinity, i + 9];
+        if (s.startsWith('-Infinity', i)) return this.word(i, '-Infinity', -Infinity);
         break;
     }
     return this.number(i);
   }
 
-  private number(start: number): [PyValue, number] {
+  private number(start: number): number {
     const s = this.s;
     let i = start;
-    if (s.charCodeAt(i) === 0x2d) i++;
+    const negative = s.charCodeAt(i) === 0x2d;
+    if (negative) i++;
     const first = s.charCodeAt(i);
     if (first >= 0x31 && first <= 0x39) {
       i++;
@@ -156,22 +163,25 @@ class Scanner {
         i = j;
       }
     }
-    const literal = s.slice(start, i);
-    if (isFloat) return [Number(literal), i];
-    const unsigned = literal.startsWith('-') ? literal.slice(1) : literal;
-    if (unsigned.length > PY_INT_MAX_STR_DIGITS) {
+    const digits = i - start - (negative ? 1 : 0);
+    if (!isFloat && digits > PY_INT_MAX_STR_DIGITS) {
       throw new DecodeError(
         'ValueError',
-        `Exceeds the limit (${PY_INT_MAX_STR_DIGITS} digits) for integer string conversion: value has ${unsigned.length} digits; use sys.set_int_max_str_digits() to increase the limit`,
+        `Exceeds the limit (${PY_INT_MAX_STR_DIGITS} digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`,
         start,
       );
     }
-    return [new PyInt(unsigned === '0' ? '0' : literal), i];
+    if (this.build) {
+      const literal = s.slice(start, i);
+      this.value = isFloat ? Number(literal) : new PyInt(literal === '-0' ? '0' : literal);
+    }
+    return i;
   }
 
-  private string(begin: number): [string, number] {
+  private string(begin: number): number {
     const s = this.s;
     const quoteAt = begin - 1;
+    const build = this.build;
     let out = '';
     let i = begin;
     for (;;) {
@@ -183,15 +193,18 @@ class Scanner {
         if (c <= 0x1f) throw new DecodeError('JSONDecodeError', 'Invalid control character at', j);
       }
       if (j >= s.length) throw new DecodeError('JSONDecodeError', 'Unterminated string starting at', quoteAt);
-      out += s.slice(i, j);
-      if (c === 0x22) return [out, j + 1];
+      if (build) out += s.slice(i, j);
+      if (c === 0x22) {
+        this.value = out;
+        return j + 1;
+      }
       j++;
       if (j >= s.length) throw new DecodeError('JSONDecodeError', 'Unterminated string starting at', quoteAt);
       const esc = s[j];
       if (esc !== 'u') {
         const simple = SIMPLE_ESCAPES[esc];
         if (simple === undefined) throw new DecodeError('JSONDecodeError', 'Invalid \\escape', j - 1);
-        out += simple;
+        if (build) out += simple;
         i = j + 1;
         continue;
       }
@@ -208,45 +221,57 @@ class Scanner {
         if (!/^[0-9a-fA-F]{4}$/.test(hex2)) throw new DecodeError('JSONDecodeError', 'Invalid \\uXXXX escape', i + 1);
         const low = parseInt(hex2, 16);
         if (low >= 0xdc00 && low <= 0xdfff) {
-          out += String.fromCharCode(unit, low);
+          if (build) out += String.fromCharCode(unit, low);
           i += 6;
           continue;
         }
       }
-      out += String.fromCharCode(unit);
+      if (build) out += String.fromCharCode(unit);
     }
   }
 
-  private object(start: number): [Map<string, PyValue>, number] {
+  private object(start: number): number {
     const s = this.s;
-    const obj = new Map<string, PyValue>();
+    const obj = this.build ? new Map<string, PyValue>() : null;
     let i = this.skipWs(start);
-    if (i < s.length && s[i] === '}') return [obj, i + 1];
+    if (i < s.length && s[i] === '}') {
+      this.value = obj;
+      return i + 1;
+    }
     for (;;) {
       if (i >= s.length || s[i] !== '"') throw new DecodeError('JSONDecodeError', 'Expecting property name enclosed in double quotes', i);
-      const [key, afterKey] = this.string(i + 1);
-      i = this.skipWs(afterKey);
+      i = this.string(i + 1);
+      const key = this.value as string;
+      i = this.skipWs(i);
       if (i >= s.length || s[i] !== ':') throw new DecodeError('JSONDecodeError', "Expecting ':' delimiter", i);
-      i = this.skipWs(i + 1);
-      const [value, afterValue] = this.scan(i);
-      obj.set(key, value);
-      i = this.skipWs(afterValue);
-      if (i < s.length && s[i] === '}') return [obj, i + 1];
+      i = this.scan(this.skipWs(i + 1));
+      obj?.set(key, this.value);
+      i = this.skipWs(i);
+      if (i < s.length && s[i] === '}') {
+        this.value = obj;
+        return i + 1;
+      }
       if (i >= s.length || s[i] !== ',') throw new DecodeError('JSONDecodeError', "Expecting ',' delimiter", i);
       i = this.skipWs(i + 1);
     }
   }
 
-  private array(start: number): [PyValue[], number] {
+  private array(start: number): number {
     const s = this.s;
-    const arr: PyValue[] = [];
+    const arr: PyValue[] | null = this.build ? [] : null;
     let i = this.skipWs(start);
-    if (i < s.length && s[i] === ']') return [arr, i + 1];
+    if (i < s.length && s[i] === ']') {
+      this.value = arr;
+      return i + 1;
+    }
     for (;;) {
-      const [value, after] = this.scan(i);
-      arr.push(value);
-      i = this.skipWs(after);
-      if (i < s.length && s[i] === ']') return [arr, i + 1];
+      i = this.scan(i);
+      arr?.push(this.value);
+      i = this.skipWs(i);
+      if (i < s.length && s[i] === ']') {
+        this.value = arr;
+        return i + 1;
+      }
       if (i >= s.length || s[i] !== ',') throw new DecodeError('JSONDecodeError', "Expecting ',' delimiter", i);
       i = this.skipWs(i + 1);
     }
@@ -255,17 +280,18 @@ class Scanner {
 
 const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
-/** Python's `json.loads(s)`, results and failures as values. */
-export function pyJsonLoads(s: string): PyLoadResult {
+/** Python's `json.loads(s)`, results and failures as values; with `check`, only whether it loads and why not (the value
+ *  is then null). */
+export function pyJsonLoads(s: string, opts: { check?: boolean } = {}): PyLoadResult {
   if (s.startsWith('\ufeff')) {
     return { ok: false, error: { type: 'JSONDecodeError', message: decodeErrorMessage(s, 'Unexpected UTF-8 BOM (decode using utf-8-sig)', 0) } };
   }
-  const scanner = new Scanner(s);
+  const scanner = new Scanner(s, !opts.check);
   let i = 0;
   while (i < s.length && isWs(s.charCodeAt(i))) i++;
   try {
-    const [value, end] = scanner.scan(i);
-    let j = end;
+    let j = scanner.scan(i);
+    const value = scanner.value;
     while (j < s.length && isWs(s.charCodeAt(j))) j++;
     if (j !== s.length) return { ok: false, error: { type: 'JSONDecodeError', message: decodeErrorMessage(s, 'Extra data', j) } };
     return { ok: true, value };
@@ -511,7 +537,7 @@ class DeferredDecodeError implements PyError {
   readonly type = 'JSONDecodeError';
   constructor(private readonly doc: string) {}
   get message(): string {
-    const exact = pyJsonLoads(this.doc);
+    const exact = pyJsonLoads(this.doc, { check: true });
     if (exact.ok) throw new Error('seed-python: the exact reader accepts a text JSON.parse refused within Python limits');
     return exact.error.message;
   }
