@@ -54,29 +54,33 @@ with open(sys.argv[1], "rb") as i, open(sys.argv[2], "wb") as o:
 u = resource.getrusage(resource.RUSAGE_CHILDREN)
 if p.returncode != 0:
     sys.exit(p.stderr.decode(errors="replace"))
-print(json.dumps({"wall": wall, "cpu": u.ru_utime + u.ru_stime}))
+print(json.dumps({"wall": wall, "cpu": u.ru_utime + u.ru_stime, "stderr": p.stderr.decode(errors="replace")}))
 `;
 
 interface Run {
   wall: number;
   cpu: number;
+  /** The threads `canvasgym score` said it scored on (its last line: "... on N threads ..."; none said: 1). */
+  threads: number;
 }
 
 function timed(input: string, output: string, command: string[]): Run {
   const r = spawnSync('python3', ['-c', TIMER, input, output, ...command], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${command.join(' ')} failed: ${r.stderr || r.stdout}`);
-  return JSON.parse(r.stdout) as Run;
+  const { wall, cpu, stderr } = JSON.parse(r.stdout) as { wall: number; cpu: number; stderr: string };
+  return { wall, cpu, threads: Number(/ on (\d+) threads/.exec(stderr)?.[1] ?? 1) };
 }
 
 /** Best wall and best CPU seconds of each command over `rounds` rounds, the commands taking turns within a round: a
  *  change of the machine's load then falls on all of them alike. */
 function bestInterleaved(runs: { input: string; output: string; command: string[] }[]): Run[] {
-  const best = runs.map(() => ({ wall: Infinity, cpu: Infinity }));
+  const best = runs.map(() => ({ wall: Infinity, cpu: Infinity, threads: 0 }));
   for (let r = 0; r < rounds; r++) {
     runs.forEach(({ input, output, command }, k) => {
       const run = timed(input, output, command);
       best[k].wall = Math.min(best[k].wall, run.wall);
       best[k].cpu = Math.min(best[k].cpu, run.cpu);
+      best[k].threads = Math.max(best[k].threads, run.threads);
     });
   }
   return best;
@@ -119,7 +123,7 @@ try {
   console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
   console.log(row(['python3 reward.py (seed_reference_score.py)', python.wall.toFixed(2), python.cpu.toFixed(2), Math.round(n / python.wall), '1.00', '1.00', '']));
   for (const { preset, threads, run, agreement } of results) {
-    console.log(row([`canvasgym score --reward ${preset}${threads === DEFAULT_THREADS ? ` (default: at most ${threads} threads)` : ` --threads ${threads}`}`, run.wall.toFixed(2), run.cpu.toFixed(2), Math.round(n / run.wall),
+    console.log(row([`canvasgym score --reward ${preset}${threads === DEFAULT_THREADS ? ` (default: at most ${threads} threads; used ${run.threads})` : ` --threads ${threads}`}`, run.wall.toFixed(2), run.cpu.toFixed(2), Math.round(n / run.wall),
       (python.wall / run.wall).toFixed(2), (python.cpu / run.cpu).toFixed(2), agreement ?? '']));
   }
   console.log('\nx Python: Python\'s seconds over canvasgym\'s (above 1: canvasgym is faster).');
