@@ -1,4 +1,5 @@
-// The student model: GPT-2 (pre-LayerNorm, learned positions, tanh-GELU MLP 4x, tied embeddings, biases, LayerNorm eps 1e-5)
+// The student model: GPT-2 (pre-LayerNorm, learned positions or rotary ones, tanh-GELU MLP 4x, tied embeddings, biases,
+// LayerNorm eps 1e-5)
 // as nanoGPT's model.py lays it out: config, parameter layout, init, forward, and beside it the backward, as in llm.c.
 // Tensors live in the engine's arena (kernels.ts) and are named by byte offsets; shapes are in the comments:
 // B batch, T time, C channels (nEmbd), nh heads, hs = C / nh, V vocabulary, BT = B * T rows.
