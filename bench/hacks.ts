@@ -1,7 +1,8 @@
 // Every known hack against the honest diagram under each preset, with and without the task spec (the second path
 // reads entities and edges from the prompt), on the hack prompts and the hand-written requests of
 // test/fixtures/; then the figures issue 22 asks of `task`, and each fixed baseline on 200 held-out tasks.
-// Usage: npx tsx bench/hacks.ts [--seed S]
+// Usage: npx tsx bench/hacks.ts [--seed S] [--requests FILE]   (FILE: JSONL requests with a spec, e.g. the hand-written
+// evaluation set, in place of the hack prompts and the tuned hand-written sets)
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { HACKS, HACK_PROMPTS, hackFigures, honestCompletion, type HackInput } from '../src/diagram/reward/hacks.ts';
@@ -10,22 +11,24 @@ import { BASELINE_NAMES, BaselinePolicy } from '../src/diagram/teacher/baselines
 import { generateTasks } from '../src/diagram/tasks/generate.ts';
 import { conversationFor } from '../src/diagram/language/prompt.ts';
 
-const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, requests: { type: 'string' } } });
 const seed = Number(values.seed);
 
-function requests(file: string): HackInput[] {
-  return readFileSync(new URL(`../test/fixtures/${file}`, import.meta.url), 'utf8')
+/** Requests with their specs: a row's `spec`, or its own `entities` and `edges` (the tuned sets' rows). */
+function requests(file: string | URL): HackInput[] {
+  return readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as { prompt: string; entities: string[]; edges: [string, string][] })
-    .map((r) => ({ prompt: r.prompt, spec: { entities: r.entities, edges: r.edges } }));
+    .map((l) => JSON.parse(l) as { prompt: string; spec?: HackInput['spec']; entities?: string[]; edges?: [string, string][] })
+    .map((r) => ({ prompt: r.prompt, spec: r.spec ?? { entities: r.entities ?? [], edges: r.edges ?? [] } }));
 }
+const fixture = (name: string) => new URL(`../test/fixtures/${name}`, import.meta.url);
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const rubrics = ['seed', 'strong', 'task'].map(getRubric);
-const cases = [...HACK_PROMPTS, ...requests('handwritten-requests.jsonl'), ...requests('handwritten-requests-heldout.jsonl')];
+const cases = values.requests ? requests(values.requests) : [...HACK_PROMPTS, ...requests(fixture('handwritten-requests.jsonl')), ...requests(fixture('handwritten-requests-heldout.jsonl'))];
 
-console.log(`mean reward over ${cases.length} requests (${HACK_PROMPTS.length} hack prompts and the hand-written ones)\n`);
+console.log(values.requests ? `mean reward over the ${cases.length} requests of ${values.requests}\n` : `mean reward over ${cases.length} requests (${HACK_PROMPTS.length} hack prompts and the hand-written ones)\n`);
 const header = rubrics.flatMap((r) => [`${r.name} (spec)`, `${r.name} (prompt)`]);
 console.log(`| completion | ${header.join(' | ')} |`);
 console.log(`|---|${header.map(() => '---:').join('|')}|`);

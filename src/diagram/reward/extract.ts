@@ -5,6 +5,7 @@
 // ("each tier connects to the next"), decisions ("if yes, go to A; if no, go to B") and label requests (which name
 // an edge but not an entity). A list becomes a chain only when the prompt says it is a sequence (pipeline, flow, ...).
 import type { DiagramSpec } from '../tasks/spec.ts';
+import pluralize from 'pluralize';
 import { normalizeLabel } from './labels.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
 import {
@@ -572,7 +573,53 @@ function headNounAliases(byKey: Map<string, string>): Map<string, string> {
   return alias;
 }
 
-/** Entities deduplicated by canonical form, keeping the first spelling; edges renamed to it and deduplicated. */
+const COUNT_WORDS = ['two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+/** "three consumers", "2 switches": a count of 2 to 12 before a name whose last word is a plural. */
+const COUNTED = new RegExp(`^(${COUNT_WORDS.join('|')}|\\d{1,2})\\s+(.*\\S)$`, 'i');
+/** Words that refer back to a counted group: "both services", "all the workers". */
+const GROUP_REFERENCE = /^(?:(?:both|all|each|the|these|those|of)\s+)+/i;
+
+/**
+ * A counted plural as that many boxes: "three consumers" is `consumer 1`, `consumer 2`, `consumer 3`, and an arrow to
+ * or from the group (or a later "both consumers", "the consumers") is an arrow to or from each. Singulars come from
+ * `pluralize` (the English plural rules and their exceptions, which `stem` only approximates for matching).
+ */
+function expandCounts(entities: string[], edges: [string, string][]): DiagramSpec {
+  const groups = new Map<string, string[]>();
+  const members = new Map<string, string[]>();
+  for (const name of entities) {
+    const m = COUNTED.exec(name);
+    if (!m) continue;
+    const n = /^\d/.test(m[1]) ? Number(m[1]) : COUNT_WORDS.indexOf(m[1].toLowerCase()) + 2;
+    const words = m[2].split(/\s+/);
+    const last = words[words.length - 1];
+    if (n < 2 || n > 12 || !/^[a-z]+$/i.test(last) || !pluralize.isPlural(last) || pluralize.isSingular(last)) continue;
+    const singular = [...words.slice(0, -1), pluralize.singular(last)].join(' ');
+    const instances = Array.from({ length: n }, (_, i) => `${singular} ${i + 1}`);
+    members.set(name, instances);
+    groups.set(canonical(m[2]), instances);
+  }
+  if (members.size === 0) return { entities, edges };
+  const expand = (name: string): string[] => members.get(name) ?? groups.get(canonical(name.replace(GROUP_REFERENCE, ''))) ?? [name];
+  const out: string[] = [];
+  for (const name of entities) for (const e of expand(name)) if (!out.includes(e)) out.push(e);
+  const seen = new Set<string>();
+  const outEdges: [string, string][] = [];
+  for (const [a, b] of edges) {
+    for (const x of expand(a)) {
+      for (const y of expand(b)) {
+        const key = `${x}\u0000${y}`;
+        if (x === y || seen.has(key)) continue;
+        seen.add(key);
+        outEdges.push([x, y]);
+      }
+    }
+  }
+  return { entities: out, edges: outEdges };
+}
+
+/** Entities deduplicated by canonical form, keeping the first spelling; edges renamed to it and deduplicated; counted
+ *  plurals as that many boxes (expandCounts). */
 function finish(found: Found, names: readonly string[]): DiagramSpec {
   const byKey = new Map<string, string>();
   const real = (n: string) => restoreQuotes(n, names);
@@ -596,7 +643,7 @@ function finish(found: Found, names: readonly string[]): DiagramSpec {
     seen.add(key);
     edges.push([byKey.get(ka)!, byKey.get(kb)!]);
   }
-  return { entities: [...byKey.values()], edges };
+  return expandCounts([...byKey.values()], edges);
 }
 
 function extract(prompt: string): DiagramSpec {

@@ -191,6 +191,19 @@ describe('extractSpec', () => {
     for (const r of results.slice(0, 5)) expect(r.entitiesOk && r.edgesOk, r.prompt).toBe(true);
   });
 
+  it('reads a counted plural as that many boxes, each joined as the group was', () => {
+    expect(extractSpec('a queue feeds 3 workers')).toEqual({
+      entities: ['queue', 'worker 1', 'worker 2', 'worker 3'],
+      edges: [['queue', 'worker 1'], ['queue', 'worker 2'], ['queue', 'worker 3']],
+    });
+    // a later mention of the group ("both services") is every member too
+    expect(extractSpec('the gateway fans out to two services, and both services write to a single database').entities).toEqual(['gateway', 'service 1', 'service 2']);
+    const producers = extractSpec('two producers write into one topic');
+    expect(producers).toEqual({ entities: ['producer 1', 'producer 2', 'topic'], edges: [['producer 1', 'topic'], ['producer 2', 'topic']] });
+    // a number before a singular is part of a name, not a count
+    expect(extractSpec('Draw Two Phase Commit -> Coordinator').entities).toEqual(['Two Phase Commit', 'Coordinator']);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
