@@ -1,5 +1,6 @@
 // Text handling for prompt-to-spec extraction: quoted names kept whole, label requests told apart from names,
 // prompts cut into prose sentences and bullet blocks, and phrases trimmed to the entity they name.
+import { clauseSubject } from './clause-subject.ts';
 
 /** A quoted name stands in the text as this token until the spec is built, so no rule splits or trims inside it. */
 const QUOTE_OPEN = '\uE000';
@@ -160,7 +161,12 @@ export function cleanEntity(phrase: string, item = false): string {
   s = s.replace(item ? ITEM_LEAD_WORDS : LEAD_WORDS, '').replace(EACH_OF, '').replace(TRAIL_PUNCT, '').replace(TRAIL_WORDS, '').replace(TRAIL_PUNCT, '');
   if (!item) s = s.replace(TRAIL_NOUN, '');
   if (QUANTIFIED.test(s) || ANSWER.test(s)) return '';
-  const words = s.split(' ').filter(Boolean);
+  let words = s.split(' ').filter(Boolean);
+  // A sentence where a name was expected ("then the scanner checks it"): the rules' verb lists do not know every verb.
+  if (!item && words.length >= 3) {
+    const subject = clauseSubject(words.join(' '));
+    if (subject) words = subject.split(' ');
+  }
   if (words.length === 0 || words.length > MAX_ENTITY_WORDS) return '';
   return words.join(' ');
 }

@@ -204,6 +204,14 @@ describe('extractSpec', () => {
     expect(extractSpec('Draw Two Phase Commit -> Coordinator').entities).toEqual(['Two Phase Commit', 'Coordinator']);
   });
 
+  it('reads the subject of a step written as a sentence, or the place after a pronoun, and keeps names whole', () => {
+    const steps = extractSpec('first the user uploads a file, then the scanner checks it, and then it lands in storage');
+    expect(steps.entities[0]).toBe('user');
+    expect(steps.entities).toContain('storage');
+    // a made-up name whose word the tagger takes for a verb is no clause: nothing follows it
+    expect(extractSpec('Delsand Semzairk Get -> Hirpos Customer').entities).toEqual(['Delsand Semzairk Get', 'Hirpos Customer']);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
