@@ -88,7 +88,8 @@ export function layeredLayout(spec: DiagramSpec, gapX = GAP_X, gapY = GAP_Y): Pl
   }
   const colSize: number[] = [];
   for (const c of level) colSize[c] = (colSize[c] ?? 0) + 1;
-  const tallest = Math.max(...colSize.map((n) => n ?? 0));
+  // A cycle can leave a level empty: Array.from visits the hole (map would keep it, and the max would be NaN).
+  const tallest = Math.max(...Array.from(colSize, (n) => n ?? 0));
   const rowInCol: number[] = [];
   // Columns are centred on the tallest one, so that fan-outs spread evenly around their source.
   return spec.entities.map((e, i) => {

@@ -24,3 +24,19 @@ describe.each([
     });
   }
 });
+
+describe('the honest answer', () => {
+  it('lays out a graph whose cycle leaves a level empty, every coordinate a number', () => {
+    // "In progress" and "Blocked" point at each other: the level pass leaves a column between them empty
+    const spec = { entities: ['Open', 'In progress', 'Done', 'Blocked'], edges: [['Open', 'In progress'], ['In progress', 'Done'], ['In progress', 'Blocked'], ['Blocked', 'In progress']] as [string, string][] };
+    const completion = honestCompletion({ prompt: 'Open -> In progress -> Done; In progress <-> Blocked', spec });
+    const actions = (JSON.parse(completion) as { actions: { type: string; x?: number; y?: number }[] }).actions;
+    for (const a of actions.filter((x) => x.type === 'create_shape')) {
+      expect(Number.isFinite(a.x)).toBe(true);
+      expect(Number.isFinite(a.y)).toBe(true);
+    }
+    const scored = strongRubric.score({ prompt: 'Open -> In progress -> Done; In progress <-> Blocked', completion, spec });
+    expect(scored.errors).toEqual([]);
+    expect(scored.reward).toBeGreaterThan(0.95);
+  });
+});
