@@ -143,6 +143,8 @@ const PARENS = /\s*\([^)]*\)/g;
 /** A quantified phrase ("each item", "every component in a layer") talks about entities, it does not name one. */
 const QUANTIFIED = /^(?:each|every|all|any|both)\b(?!\s+of\b)/i;
 const EACH_OF = /^(?:(?:each|every|all|any|both|one)\s+of\s+(?:the\s+)?(?:following\s*:?\s*)?)/i;
+/** A joining word left alone where a list's last item was cut off ("..., fix bugs, and go back to ..."). */
+const LONE_JOINER = /^(?:and|or|then|also|so|but|nor|plus)$/i;
 /** Words that answer a decision, never an entity of their own. */
 const ANSWER = /^(?:yes|no|true|false|yes\/no)$/i;
 const MAX_ENTITY_WORDS = 6;
@@ -160,7 +162,7 @@ export function cleanEntity(phrase: string, item = false): string {
   s = s.replace(LEAD_PUNCT, '').replace(TRAIL_PUNCT, '');
   s = s.replace(item ? ITEM_LEAD_WORDS : LEAD_WORDS, '').replace(EACH_OF, '').replace(TRAIL_PUNCT, '').replace(TRAIL_WORDS, '').replace(TRAIL_PUNCT, '');
   if (!item) s = s.replace(TRAIL_NOUN, '');
-  if (QUANTIFIED.test(s) || ANSWER.test(s)) return '';
+  if (QUANTIFIED.test(s) || ANSWER.test(s) || LONE_JOINER.test(s)) return '';
   let words = s.split(' ').filter(Boolean);
   // A sentence where a name was expected ("then the scanner checks it"): the rules' verb lists do not know every verb.
   if (!item && words.length >= 3) {

@@ -217,6 +217,9 @@ describe('extractSpec', () => {
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
     expect(cleanEntity('LLM (language model)')).toBe('LLM');
     expect(cleanEntity('this is a whole sentence that names no single thing at all')).toBe('');
+    // the joining word left where a list's last item was cut off
+    expect(cleanEntity(' and')).toBe('');
+    expect(extractSpec('write code, run tests, fix bugs, and go back to run tests').entities).not.toContain('and');
   });
 
   it('returns no entities for a request it cannot read, rather than guessing', () => {
