@@ -81,20 +81,27 @@ function qkvColumn(o: number, C: number, nh: number): number {
   return part * C + h * hs + d;
 }
 
+/** The one definition of the layouts' correspondence: for each element j of the GPT-NeoX tensor, the index of the
+ *  GPT-2 tensor's element it holds (null where they are the same), and the GPT-NeoX shape. */
+function neoxLayout(n: ReturnType<typeof neoxName>, shape: number[], config: GPTConfig): { from: Int32Array | null; shape: number[] } {
+  const { nEmbd: C, nHead: nh } = config;
+  if (!n.qkv && !n.linear) return { from: null, shape };
+  if (!n.linear) return { from: Int32Array.from({ length: 3 * C }, (_, o) => qkvColumn(o, C, nh)), shape };
+  const [K, N] = shape;
+  const from = new Int32Array(K * N);
+  for (let o = 0; o < N; o++) {
+    const col = n.qkv ? qkvColumn(o, C, nh) : o;
+    for (let i = 0; i < K; i++) from[o * K + i] = i * N + col;
+  }
+  return { from, shape: [N, K] };
+}
+
 /** The model's tensors (GPT-2 names and layouts) as GPT-NeoX's, embed_out written out beside embed_in (tied). */
 export function toNeox(params: NamedTensor[], config: GPTConfig): NamedTensor[] {
-  const { nEmbd: C, nHead: nh } = config;
   const out = params.map((p): NamedTensor => {
     const n = neoxName(p.name);
-    if (n.qkv && !n.linear) return { name: n.name, shape: p.shape, data: Float32Array.from({ length: 3 * C }, (_, o) => p.data[qkvColumn(o, C, nh)]) };
-    if (!n.linear) return { name: n.name, shape: p.shape, data: p.data };
-    const [K, N] = p.shape;
-    const data = new Float32Array(K * N);
-    for (let o = 0; o < N; o++) {
-      const col = n.qkv ? qkvColumn(o, C, nh) : o;
-      for (let i = 0; i < K; i++) data[o * K + i] = p.data[i * N + col];
-    }
-    return { name: n.name, shape: [N, K], data };
+    const { from, shape } = neoxLayout(n, p.shape, config);
+    return { name: n.name, shape, data: from ? Float32Array.from(from, (i) => p.data[i]) : p.data };
   });
   const wte = out.find((t) => t.name === 'gpt_neox.embed_in.weight')!;
   return [...out, { name: 'embed_out.weight', shape: wte.shape, data: wte.data }];
@@ -103,27 +110,17 @@ export function toNeox(params: NamedTensor[], config: GPTConfig): NamedTensor[] 
 /** GPT-NeoX tensors in the model's names and layouts, for the parameters `params` names (checked by the caller); a
  *  tensor the model does not have is refused, embed_out must equal embed_in (the model ties them). */
 export function fromNeox(params: { name: string; shape: number[] }[], tensors: NamedTensor[], config: GPTConfig, source: string): NamedTensor[] {
-  const { nEmbd: C, nHead: nh } = config;
   const byName = new Map(tensors.map((t) => [t.name, t]));
   const out = params.map((p): NamedTensor => {
     const n = neoxName(p.name);
     const t = byName.get(n.name);
     if (!t) throw new Error(`${source}: tensor ${n.name} is missing`);
     byName.delete(n.name);
-    const want = n.linear ? [p.shape[1], p.shape[0]] : p.shape;
-    if (t.shape.join(',') !== want.join(',')) throw new Error(`${source}: tensor ${n.name} has shape [${t.shape}], the model in config.json needs [${want}]`);
-    if (n.qkv && !n.linear) {
-      const data = new Float32Array(3 * C);
-      for (let o = 0; o < 3 * C; o++) data[qkvColumn(o, C, nh)] = t.data[o];
-      return { name: p.name, shape: p.shape, data };
-    }
-    if (!n.linear) return { name: p.name, shape: p.shape, data: t.data };
-    const [K, N] = p.shape;
-    const data = new Float32Array(K * N);
-    for (let o = 0; o < N; o++) {
-      const col = n.qkv ? qkvColumn(o, C, nh) : o;
-      for (let i = 0; i < K; i++) data[i * N + col] = t.data[o * K + i];
-    }
+    const { from, shape } = neoxLayout(n, p.shape, config);
+    if (t.shape.join(',') !== shape.join(',')) throw new Error(`${source}: tensor ${n.name} has shape [${t.shape}], the model in config.json needs [${shape}]`);
+    if (!from) return { name: p.name, shape: p.shape, data: t.data };
+    const data = new Float32Array(t.data.length);
+    from.forEach((i, j) => (data[i] = t.data[j]));
     return { name: p.name, shape: p.shape, data };
   });
   const head = byName.get('embed_out.weight');
