@@ -108,18 +108,15 @@ export function plantInductionCircuit(model: GPT, opts: InductionInitOptions = {
   // c_attn.weight is (C, 3C), x @ W: row = input dim, column = q | k | v output dim; head h owns columns [hD, hD + D) of
   // each. Q (the first D/2 rows of M) is the token code the two previous-token heads write and the induction head matches.
   const W3 = 3 * C, H = D / 2;
-  const clearHead = (attn: Float32Array, proj: Float32Array, h: number): void => {
-    for (let i = 0; i < C; i++) for (let j = h * D; j < (h + 1) * D; j++) attn[i * W3 + j] = attn[i * W3 + C + j] = attn[i * W3 + 2 * C + j] = 0;
-    proj.fill(0, h * D * C, (h + 1) * D * C);
-  };
 
   const attn0 = get('transformer.h.0.attn.c_attn.weight');
+  const bias0 = get('transformer.h.0.attn.c_attn.bias');
   const proj0 = get('transformer.h.0.attn.c_proj.weight');
   // No other head of layer 0 writes into R.
   for (let j = 0; j < C; j++) proj0.fill(0, j * C + prevStart, (j + 1) * C);
   for (const back of [1, 2]) {
     const h = back - 1;
-    clearHead(attn0, proj0, h);
+    clearHead(attn0, bias0, proj0, h, C, D);
     const q = h * D, k = C + h * D, v = 2 * C + h * D;
     freqs.forEach((w, i) => {
       const s = posStart + 2 * i, c = s + 1, a = back * w;
@@ -140,8 +137,9 @@ export function plantInductionCircuit(model: GPT, opts: InductionInitOptions = {
   // Layer 1, head 0: query (Q token(t), Q token(t-1)) against key (Q token(p-1), Q token(p-2)) = R(p): two tokens of
   // context, because one is ambiguous where it matters (a space or a quote precedes most words of a name).
   const attn1 = get('transformer.h.1.attn.c_attn.weight');
+  const bias1 = get('transformer.h.1.attn.c_attn.bias');
   const proj1 = get('transformer.h.1.attn.c_proj.weight');
-  clearHead(attn1, proj1, 0);
+  clearHead(attn1, bias1, proj1, 0, C, D);
   for (let j = 0; j < D; j++) {
     for (let i = 0; i < tokenDims; i++) {
       if (j < H) attn1[i * W3 + j] = MATCH_GAIN * M[j * tokenDims + i];
@@ -161,7 +159,7 @@ export function plantInductionCircuit(model: GPT, opts: InductionInitOptions = {
   // where the id ends was 0.17 on average. Its output projection keeps GPT-2's random init: what to make of the token
   // is for training to learn, finding where to look is what it does not find in a CPU run's steps.
   const h1 = D;
-  for (let i = 0; i < C; i++) for (let j = 0; j < D; j++) attn1[i * W3 + h1 + j] = attn1[i * W3 + C + h1 + j] = attn1[i * W3 + 2 * C + h1 + j] = 0;
+  clearHead(attn1, bias1, null, 1, C, D);
   for (let j = 0; j < D; j++) {
     for (let i = 0; i < tokenDims; i++) {
       if (j < H) attn1[i * W3 + h1 + j] = MATCH_GAIN * M[j * tokenDims + i];
@@ -169,6 +167,15 @@ export function plantInductionCircuit(model: GPT, opts: InductionInitOptions = {
     }
     if (j < H) attn1[(prevStart + H + j) * W3 + C + h1 + j] = 1;
   }
+}
+
+/** Zeroes head h's query, key and value columns of c_attn (C, 3C) and their biases, and with `proj` its rows of
+ *  c_proj: the head then computes only what is planted in it (a null `proj` keeps GPT-2's random output). */
+function clearHead(attn: Float32Array, bias: Float32Array, proj: Float32Array | null, h: number, C: number, D: number): void {
+  const W3 = 3 * C;
+  for (let i = 0; i < C; i++) for (let j = h * D; j < (h + 1) * D; j++) attn[i * W3 + j] = attn[i * W3 + C + j] = attn[i * W3 + 2 * C + j] = 0;
+  for (let j = h * D; j < (h + 1) * D; j++) bias[j] = bias[C + j] = bias[2 * C + j] = 0;
+  proj?.fill(0, h * D * C, (h + 1) * D * C);
 }
 
 /** `rows` orthonormal vectors of length `cols` (Gram-Schmidt on seeded Gaussians), row-major. */
@@ -198,11 +205,6 @@ function plantRotary(config: GPTConfig, get: (name: string) => Float32Array, M: 
   const { D, tokenDims, prevStart } = inductionLayout(config);
   const W3 = 3 * C, H = D / 2;
   const theta = (d: number): number => Math.pow(config.ropeTheta ?? ROPE_THETA, -(2 * d) / D);
-  const clearHead = (attn: Float32Array, bias: Float32Array, proj: Float32Array, h: number): void => {
-    for (let i = 0; i < C; i++) for (let j = h * D; j < (h + 1) * D; j++) attn[i * W3 + j] = attn[i * W3 + C + j] = attn[i * W3 + 2 * C + j] = 0;
-    for (let j = h * D; j < (h + 1) * D; j++) bias[j] = bias[C + j] = bias[2 * C + j] = 0;
-    proj.fill(0, h * D * C, (h + 1) * D * C);
-  };
   // The score's drop one position off the peak, sum over the fast pairs of 1 - cos(theta_d), sets the biases' size:
   // the same logit gap (after attention's 1 / sqrt(D)) as the learned positions' circuit.
   let drop = 0;
@@ -216,7 +218,7 @@ function plantRotary(config: GPTConfig, get: (name: string) => Float32Array, M: 
   for (let j = 0; j < C; j++) proj0.fill(0, j * C + prevStart, (j + 1) * C);
   for (const back of [1, 2]) {
     const h = back - 1;
-    clearHead(attn0, bias0, proj0, h);
+    clearHead(attn0, bias0, proj0, h, C, D);
     for (let d = 0; d < FAST_PAIRS; d++) {
       // key (1, 0) on pair d, query the key turned by -back * theta_d: rotated by their positions p and t, their dot
       // product is cos((p - t + back) theta_d)
@@ -252,7 +254,7 @@ function plantRotary(config: GPTConfig, get: (name: string) => Float32Array, M: 
       attn1[(prevStart + to + j) * W3 + C + col] = 1;
     });
   };
-  clearHead(attn1, bias1, proj1, 0);
+  clearHead(attn1, bias1, proj1, 0, C, D);
   // head 0: (token(t), token(t-1)) against (token(p-1), token(p-2)); value M token(p), written back into T
   compare(0, slotsA, -1, 0);
   compare(0, slotsB, 0, H);
@@ -265,9 +267,7 @@ function plantRotary(config: GPTConfig, get: (name: string) => Float32Array, M: 
   if (!lookahead) return;
   // head 1, the lookahead: token(t) against token(p-2); its output projection keeps GPT-2's init (as above)
   const h1 = D;
-  for (let i = 0; i < C; i++) for (let j = 0; j < D; j++) attn1[i * W3 + h1 + j] = attn1[i * W3 + C + h1 + j] = attn1[i * W3 + 2 * C + h1 + j] = 0;
-  bias1.fill(0, h1, h1 + D);
-  bias1.fill(0, C + h1, C + h1 + D);
+  clearHead(attn1, bias1, null, 1, C, D);
   compare(1, slotsA, -1, H);
   for (let j = 0; j < D; j++) for (let i = 0; i < tokenDims; i++) attn1[i * W3 + 2 * C + h1 + j] = M[j * tokenDims + i];
 }
