@@ -1,6 +1,6 @@
 // Text handling for prompt-to-spec extraction: quoted names kept whole, label requests told apart from names,
 // prompts cut into prose sentences and bullet blocks, and phrases trimmed to the entity they name.
-import { clauseSubject } from './clause-subject.ts';
+import { clauseSubject } from './clauses.ts';
 
 /** A quoted name stands in the text as this token until the spec is built, so no rule splits or trims inside it. */
 const QUOTE_OPEN = '\uE000';

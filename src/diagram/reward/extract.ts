@@ -7,6 +7,7 @@
 import type { DiagramSpec } from '../tasks/spec.ts';
 import pluralize from 'pluralize';
 import { normalizeLabel } from './labels.ts';
+import { clauseRelations } from './clauses.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
 import {
   cleanEntity,
@@ -387,6 +388,56 @@ function relations(sentence: string, out: Found): void {
   }
 }
 
+/**
+ * A sentence written as prose, read by its grammar (clauses.ts): "the crawler sends pages to the parsers and the
+ * parsers store links in the index". A "then" sentence only when each of its steps is such a clause ("git push
+ * triggers ci, then ci builds an image"); otherwise its steps are the chain (thenSequence).
+ */
+function prose(sentence: string): Found | null {
+  if (HAS_THEN.test(sentence) && !sentence.split(THEN_SPLIT).filter((p) => p.trim()).every((p) => clauseRelations(p) !== null)) return null;
+  const found = clauseRelations(sentence);
+  if (!found) return null;
+  const name = (n: string) => cleanEntity(n, true);
+  const out: Found = { entities: found.entities.map(name).filter(Boolean), edges: [] };
+  for (const [a, b] of found.edges) if (name(a) && name(b)) out.edges.push([name(a), name(b)]);
+  return out;
+}
+
+/** A word that joins a clause, not a name: "images to browsers", "frontend is served by nginx", "returns it". */
+const CLAUSE_WORD = /\s(?:to|into|in|is|are|was|were|by|from)\s/i;
+const PRONOUN_WORD = /(?:^|\s)(?:it|them|they)(?:\s|$)/i;
+
+/** The rules that read a sentence by its words (verbs and prepositions), tried in turn until one finds edges. */
+const WORDED_RULES = [fromTo, startsEnds, under, connectOrParent, relations];
+
+/**
+ * The worded rules' reading of a sentence, or its grammar's (prose) where that reads more edges, or the rules' reading
+ * swallowed a clause into a name ("customers place orders" -> warehouse, where the grammar reads customers -> orders
+ * -> warehouse): the rules know the phrasings of generated requests, the grammar the rest.
+ */
+function wordedOrProse(sentence: string, out: Found): void {
+  // The rules read the names found so far ("from Promote to Production to ..." keeps a known name whole).
+  const known = out.entities.length;
+  const rules: Found = { entities: [...out.entities], edges: [] };
+  for (const rule of WORDED_RULES) {
+    rule(sentence, rules);
+    if (rules.edges.length > 0) break;
+  }
+  rules.entities.splice(0, known);
+  const grammar = prose(sentence);
+  let pick = rules;
+  if (grammar && grammar.edges.length > 0) {
+    const keys = new Set(grammar.entities.map(canonical));
+    const inside = (e: string) => grammar.entities.filter((g) => e.length > g.length && ` ${e} `.includes(` ${g} `));
+    const swallowed = rules.entities.some(
+      (e) => !keys.has(canonical(e)) && (inside(e).length >= 2 || (inside(e).length === 1 && CLAUSE_WORD.test(e)) || PRONOUN_WORD.test(e)),
+    );
+    if (grammar.edges.length > rules.edges.length || swallowed) pick = grammar;
+  }
+  out.edges.push(...pick.edges);
+  out.entities.push(...pick.entities);
+}
+
 /** "first A, then B, then C" or "A then B then C": a chain. */
 function thenSequence(sentence: string, out: Found): void {
   if (!HAS_THEN.test(sentence) || FROM_THEN_TO.test(sentence)) return;
@@ -429,7 +480,7 @@ function toHops(sentence: string, out: Found): void {
 function general(sentence: string, state: State): void {
   const out = state.found;
   const before = out.edges.length;
-  const rules = [arrowChains, edgeList, fromTo, startsEnds, under, connectOrParent, relations, thenSequence, toHops];
+  const rules = [arrowChains, edgeList, wordedOrProse, thenSequence, toHops];
   for (const rule of rules) {
     rule(sentence, out);
     if (out.edges.length > before) return;

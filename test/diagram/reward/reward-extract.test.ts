@@ -197,7 +197,10 @@ describe('extractSpec', () => {
       edges: [['queue', 'worker 1'], ['queue', 'worker 2'], ['queue', 'worker 3']],
     });
     // a later mention of the group ("both services") is every member too
-    expect(extractSpec('the gateway fans out to two services, and both services write to a single database').entities).toEqual(['gateway', 'service 1', 'service 2']);
+    expect(extractSpec('the gateway fans out to two services, and both services write to a single database')).toEqual({
+      entities: ['gateway', 'service 1', 'service 2', 'database'],
+      edges: [['gateway', 'service 1'], ['gateway', 'service 2'], ['service 1', 'database'], ['service 2', 'database']],
+    });
     const producers = extractSpec('two producers write into one topic');
     expect(producers).toEqual({ entities: ['producer 1', 'producer 2', 'topic'], edges: [['producer 1', 'topic'], ['producer 2', 'topic']] });
     // a number before a singular is part of a name, not a count
@@ -210,6 +213,30 @@ describe('extractSpec', () => {
     expect(steps.entities).toContain('storage');
     // a made-up name whose word the tagger takes for a verb is no clause: nothing follows it
     expect(extractSpec('Delsand Semzairk Get -> Hirpos Customer').entities).toEqual(['Delsand Semzairk Get', 'Hirpos Customer']);
+  });
+
+  it('reads a request written as prose by its grammar: subjects, objects, "which", passives and "from"', () => {
+    const edges = (p: string) => extractSpec(p).edges;
+    expect(edges('the crawler sends pages to the parsers and the parsers store links in the index')).toEqual([['crawler', 'parsers'], ['parsers', 'index']]);
+    expect(edges('customers place orders, orders go to the warehouse')).toEqual([['customers', 'orders'], ['orders', 'warehouse']]);
+    expect(edges('The frontend is served by nginx, which proxies api calls to the node server.')).toEqual([['nginx', 'frontend'], ['nginx', 'node server']]);
+    expect(edges('A translator service takes text from the chat app and returns it to the chat app in another language.')).toEqual([
+      ['chat app', 'translator service'],
+      ['translator service', 'chat app'],
+    ]);
+    expect(edges('In our setup, the thermostat reads the temperature sensor and controls the furnace.')).toEqual([
+      ['thermostat', 'temperature sensor'],
+      ['thermostat', 'furnace'],
+    ]);
+    expect(edges('two web servers sit behind one load balancer')).toEqual([['load balancer', 'web server 1'], ['load balancer', 'web server 2']]);
+    // a verb-like word inside a listed or capitalised name stays part of the name
+    expect(extractSpec('would you make a diagram showing crm export, ad spend report, and hr system converging on data warehouse?').entities).toEqual([
+      'crm export',
+      'ad spend report',
+      'hr system',
+      'data warehouse',
+    ]);
+    expect(edges('Fall Term connects to Winter Break. Winter Break connects to Spring Term.')).toEqual([['Fall Term', 'Winter Break'], ['Winter Break', 'Spring Term']]);
   });
 
   it('cleans entity phrases', () => {

@@ -1,0 +1,314 @@
+// Sentences read by their grammar, for prompt-to-spec extraction where a request is written as prose ("the crawler
+// sends pages to the parsers and the parsers store links in the index"): part-of-speech tags from wink-nlp's English
+// model (loaded on first use, about 160 ms, so that a command that never meets prose does not pay for it), a few
+// repairs of them, and who-does-what-to-whom read off the tagged words.
+// The repairs are hand-written because the lite model tags a verb written after a compound noun as a noun more often
+// than not ("the backend service stores/NOUN its data", "the form posts/NOUN to the api"), which is exactly the shape
+// of a diagram request; wink-nlp's model has no dependency parse to read subjects and objects from either.
+import { createRequire } from 'node:module';
+import type { ItemToken, ItsFunction, WinkMethods } from 'wink-nlp';
+
+let nlp: WinkMethods | undefined;
+
+function tagger(): WinkMethods {
+  if (!nlp) {
+    const require = createRequire(import.meta.url);
+    const winkNLP = require('wink-nlp') as (model: unknown) => WinkMethods;
+    nlp = winkNLP(require('wink-eng-lite-web-model'));
+  }
+  return nlp;
+}
+
+interface Token {
+  word: string;
+  lower: string;
+  lemma: string;
+  tag: string;
+}
+
+const NOUN_RUN = new Set(['NOUN', 'PROPN', 'ADJ', 'NUM']);
+const isNoun = (t: Token | undefined) => t !== undefined && (t.tag === 'NOUN' || t.tag === 'PROPN');
+/** What may follow a verb directly: an article, a pronoun or a preposition (not "of": "the flow of data"). */
+const opensObject = (t: Token | undefined) =>
+  t !== undefined && (t.tag === 'DET' || t.tag === 'PRON' || (t.tag === 'ADP' && t.lower !== 'of') || t.lower === 'back');
+const RELATIVE = new Set(['which', 'that', 'who']);
+const CAPITALISED = /^[A-Z][\w-]*$/;
+const DRAW_VERBS = new Set(['draw', 'show', 'make', 'create', 'sketch', 'build', 'render', 'design', 'add', 'put', 'label']);
+/** A verb form a noun tag may hide: "stores", "posts", "replicating"; a bare "call" only after a plural ("clients call"). */
+const VERB_FORM = /^[a-z]{2,}(?:[^s]s|ies|ing)$/;
+
+/** wink-nlp's tags, with the verbs it takes for nouns after a noun phrase put back as verbs. */
+function tokens(text: string): Token[] {
+  const n = tagger();
+  // wink-nlp's typings give the lemma helper the signature of a document-level one; it is a token's, like pos.
+  const lemma = n.its.lemma as unknown as ItsFunction<string>;
+  const out: Token[] = [];
+  n.readDoc(text)
+    .tokens()
+    .each((t: ItemToken) => {
+      const word = t.out();
+      out.push({ word, lower: word.toLowerCase(), lemma: t.out(lemma).toLowerCase(), tag: t.out(n.its.pos) as string });
+    });
+  // "Show employee offboarding as ...": a request opens with its verb, whatever the tagger makes of it.
+  if (out.length > 1 && DRAW_VERBS.has(out[0].lower)) out[0].tag = 'VERB';
+  // "Ad Spend Report", "Winter Break": capitalised words in a row are one name, whatever their tags.
+  for (let i = 0; i + 1 < out.length; i++) {
+    if (!CAPITALISED.test(out[i].word) || !CAPITALISED.test(out[i + 1].word)) continue;
+    let j = i;
+    // ... up to a capitalised verb that opens a clause of lower-case words: "... Electrical Engineering Keep it simple".
+    const opensSentence = (k: number) => out[k].tag === 'VERB' && opensObject(out[k + 1]) && out[k + 1].word === out[k + 1].lower;
+    while (j < out.length && CAPITALISED.test(out[j].word) && !(j > i && opensSentence(j))) out[j++].tag = 'PROPN';
+    i = j;
+  }
+  for (let i = 1; i < out.length; i++) {
+    const t = out[i];
+    // "the chat/VERB app": a word between an article and a noun is part of the noun phrase.
+    if (t.tag === 'VERB' && out[i - 1].tag === 'DET' && isNoun(out[i + 1])) t.tag = 'NOUN';
+    if (t.tag !== 'NOUN' && t.tag !== 'PROPN' && t.tag !== 'ADJ') continue;
+    if (t.word !== t.lower) continue;
+    const prev = out[i - 1];
+    const next = out[i + 1];
+    const sForm = /^[a-z]{2,}(?:[^s]s|ies)$/.test(t.lower);
+    const afterRelative = RELATIVE.has(prev.lower) && sForm;
+    // "takes text from the app and returns it": a verb joined to an earlier one.
+    const joined = prev.tag === 'CCONJ' && sForm && opensObject(next) && out.slice(0, i).some((x) => x.tag === 'VERB');
+    let afterNoun = false;
+    if (isNoun(prev) && startsClause(out, i - 1)) {
+      // After a plural, a verb has no -s ("the parsers store links in the index", "customers place orders").
+      const bare = /^[a-z]+s$/.test(prev.lower) && /^[a-z]{3,}$/.test(t.lower) && !/s$/.test(t.lower);
+      afterNoun = (opensObject(next) && (VERB_FORM.test(t.lower) || bare)) || (bare && isNoun(next));
+    }
+    if (afterRelative || joined || afterNoun) t.tag = 'VERB';
+  }
+  // "..., ad spend report, hr system, ...": a list item between commas is a name, whatever its words' tags.
+  const commas = out.filter((t) => t.word === ',').length;
+  for (let i = -1; i < out.length; i++) {
+    // The text's start opens an item too where commas list several ("nodes: pas pol vensail, taimdoumpe, dasha").
+    if (i === -1 ? commas < 2 : out[i].word !== ',') continue;
+    let j = i + 1;
+    while (j < out.length && (NOUN_RUN.has(out[j].tag) || out[j].tag === 'VERB')) j++;
+    const item = out.slice(i + 1, j);
+    const closes = out[j] !== undefined && (out[j].word === ',' || (out[j].tag === 'CCONJ' && out[j - 1]?.word !== ','));
+    if (closes && item.length >= 2 && item.filter((t) => t.tag === 'VERB').length === 1 && item.some(isNoun)) for (const t of item) t.tag = 'NOUN';
+  }
+  for (let i = 1; i + 1 < out.length; i++) {
+    if (out[i + 1].tag !== 'VERB' || !/^[a-z]+s$/.test(out[i + 1].lower)) continue;
+    // "git push triggers ci", "passing tests trigger deploy": of two verbs in a row the first is part of the subject.
+    if (out[i].tag === 'VERB' && isNoun(out[i - 1])) out[i].tag = 'NOUN';
+    // "proxies api calls to the server": a verb right after a verb's bare nouns is the last of those nouns.
+    let k = i;
+    while (k > 0 && isNoun(out[k])) k--;
+    if (k < i && out[k].tag === 'VERB' && out[i + 2]?.tag === 'ADP') out[i + 1].tag = 'NOUN';
+  }
+  return out;
+}
+
+/** Whether the noun run ending at token `end` starts a clause: no verb or preposition governs it ("from the field
+ *  devices into ..." is an object, "after that the api emails ..." is a new clause). */
+function startsClause(toks: Token[], end: number): boolean {
+  let k = end;
+  while (k >= 0 && (NOUN_RUN.has(toks[k].tag) || toks[k].tag === 'DET')) k--;
+  if (k < 0) return true;
+  const before = toks[k];
+  if (before.tag === 'VERB' || before.tag === 'AUX') return false;
+  if (before.tag === 'ADP') return before.lower === 'after' && /^(?:that|this)$/.test(toks[k + 1]?.lower ?? '');
+  return true;
+}
+
+/** The subject (or, after a pronoun, the last object) of a clause of three or more words; null when the tags show no
+ *  noun phrase before a verb followed by a function word, and the phrase is kept as written. */
+export function clauseSubject(phrase: string): string | null {
+  const toks = tokens(phrase);
+  const verb = toks.findIndex((t, i) => i > 0 && t.tag === 'VERB');
+  // A clause goes on with a function word ("uploads a file", "checks it", "lands in storage"); a name whose word the
+  // tagger takes for a verb ("Delsand Semzairk Get", "Foutbre Vex 1") does not.
+  // (A preposition that ends the phrase opens nothing: "vyndgais teswyr under".)
+  const after = toks.slice(verb + 1);
+  if (verb < 0 || !after.some((t, k) => t.tag === 'PRON' || ((t.tag === 'DET' || t.tag === 'ADP') && k + 1 < after.length))) return null;
+  const before = toks.slice(0, verb).filter((t) => t.tag !== 'DET');
+  if (before.length > 0 && before.every((t) => NOUN_RUN.has(t.tag)) && before.some(isNoun)) return before.map((t) => t.word).join(' ');
+  if (before.length === 1 && before[0].tag === 'PRON') {
+    let end = toks.length;
+    while (end > verb && !isNoun(toks[end - 1])) end--;
+    let start = end;
+    while (start > verb + 1 && NOUN_RUN.has(toks[start - 1].tag)) start--;
+    if (end > start) return toks.slice(start, end).map((t) => t.word).join(' ');
+  }
+  return null;
+}
+
+export interface ClauseRelations {
+  entities: string[];
+  edges: [string, string][];
+}
+
+/** Prepositions before the thing a relation goes to ("sends pages to the parsers", "stores links in the index"). */
+const TOWARD = new Set(['to', 'into', 'onto', 'on', 'toward', 'towards', 'through', 'via', 'in', 'with', 'at']);
+/** Prepositions before the thing a relation comes from, with the verbs that read that way ("pulls jobs from"). */
+const FROM = new Set(['from']);
+const FROM_VERBS = new Set(['receive', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe']);
+/** "web servers sit behind a load balancer", "the frontend is served by nginx": the object comes first. */
+const BEHIND = new Set(['behind']);
+/** What travels along an arrow rather than being a box: "data arrives from the devices into a broker". */
+const PAYLOAD = new Set(['data', 'traffic', 'information', 'info', 'messages', 'events', 'requests', 'packets', 'logs', 'metrics']);
+/** Words before a noun that count or pick it, not part of its name ("a single database", "one load balancer"). */
+const PICKERS = new Set(['single', 'one', 'each', 'every', 'all', 'both', 'some', 'several', 'another', 'other', 'same']);
+/** Determiners and possessives a noun phrase starts with. */
+const OPENERS = new Set(['DET', 'PRON']);
+/** Phrases about the drawing, not things in it: "a diagram showing ...", "with these connections". */
+const DRAWING = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|images?|canvas|boxes|nodes|arrows?|connections|edges|shapes|root)$/i;
+/** A drawing named in the sentence ("Create the whole thing as a dataset splits tree"): it is a request to draw. */
+const DRAWING_NOUN = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|state machine|map|tree|hierarchy|sequence)\b/i;
+/** What introduces the contents of a drawing: "a diagram where ...", "a picture showing ...". */
+const SHOWS = /\b(?:where|in which|showing|that shows|shows|of how|how)\s+/gi;
+const WORD_BOUNDARY = new Set([';', ':', '.', '!', '?']);
+
+interface Phrase {
+  /** Index of its first and one past its last token. */
+  start: number;
+  end: number;
+  text: string;
+  pronoun: boolean;
+}
+
+/** The noun phrase that starts at token `i` (after articles and possessives), or null. */
+function nounPhrase(toks: Token[], i: number): Phrase | null {
+  let j = i;
+  if (toks[j] && toks[j].tag === 'PRON' && !/^(?:its|our|their|my|your|his|her)$/.test(toks[j].lower)) {
+    return { start: i, end: j + 1, text: toks[j].lower, pronoun: true };
+  }
+  while (toks[j] && OPENERS.has(toks[j].tag)) j++;
+  while (toks[j] && PICKERS.has(toks[j].lower) && toks[j + 1] && NOUN_RUN.has(toks[j + 1].tag) && !(toks[j].lower === 'one' && toks[j + 1].tag === 'ADJ' && !isNoun(toks[j + 2]))) j++;
+  const from = j;
+  while (toks[j] && (NOUN_RUN.has(toks[j].tag) || (toks[j].word === '-' && isNoun(toks[j + 1])))) j++;
+  let end = j;
+  while (end > from && !isNoun(toks[end - 1]) && toks[end - 1].tag !== 'NUM') end--;
+  if (end === from) return null;
+  return { start: i, end, text: toks.slice(from, end).map((t) => t.word).join(' ').replace(/ - /g, '-'), pronoun: false };
+}
+
+/** Noun phrases joined by "and", "or" and commas from token `i`: "the parsers and the index". */
+function phraseList(toks: Token[], i: number): { phrases: Phrase[]; end: number } {
+  const phrases: Phrase[] = [];
+  let at = i;
+  for (;;) {
+    const p = nounPhrase(toks, at);
+    if (!p) break;
+    phrases.push(p);
+    at = p.end;
+    const joiner = toks[at];
+    if (!joiner || !(joiner.tag === 'CCONJ' || joiner.word === ',')) break;
+    // "A sends to B, and C reads from D": a joiner before a new subject's verb ends the list.
+    const next = nounPhrase(toks, at + 1 + (toks[at + 1]?.tag === 'CCONJ' ? 1 : 0));
+    if (!next || next.pronoun || toks[next.end]?.tag === 'VERB' || toks[next.end]?.tag === 'AUX') break;
+    at = at + 1 + (toks[at + 1]?.tag === 'CCONJ' ? 1 : 0);
+  }
+  return { phrases, end: phrases.length ? phrases[phrases.length - 1].end : i };
+}
+
+/**
+ * Who sends, calls or feeds whom in a sentence written as prose, read off its tags: each verb's subject (the noun
+ * phrase before it, the antecedent of "which", or the subject of the verb it is joined to by "and"), and its object (a
+ * phrase after a preposition toward something, else its direct object). Null when the sentence holds no such verb, or
+ * holds a quoted name (a token the tagger cannot read).
+ */
+export function clauseRelations(sentence: string): ClauseRelations | null {
+  if (/[\uE000\uE001]/.test(sentence)) return null;
+  // "Think of a library: members borrow books ...": what a colon introduces is the sentence; "a diagram where A calls
+  // B": what the drawing is to show.
+  let text = sentence.slice(sentence.lastIndexOf(':') + 1);
+  if (DRAWING_NOUN.test(text)) {
+    const shows = [...text.matchAll(SHOWS)].pop();
+    if (!shows) return null;
+    text = text.slice((shows.index ?? 0) + shows[0].length);
+  }
+  const toks = tokens(text);
+  const entities: string[] = [];
+  const edges: [string, string][] = [];
+  const add = (a: string, b: string) => {
+    if (a.toLowerCase() === b.toLowerCase() || edges.some(([x, y]) => x === a && y === b)) return;
+    edges.push([a, b]);
+    if (!entities.includes(a)) entities.push(a);
+    if (!entities.includes(b)) entities.push(b);
+  };
+  let lastSubject: Phrase[] = [];
+  let lastPhrase: Phrase | undefined;
+  // Prose has function words; a row of bare words with a verb-like one among them is a name ("plondux listen poxnul").
+  const prose = toks.some((t) => t.tag === 'DET' || t.tag === 'ADP');
+  for (let v = 1; v < toks.length; v++) {
+    if (toks[v].tag !== 'VERB') continue;
+    const verb = toks[v];
+    const next = toks[v + 1];
+    // A verb right after a preposition is a name's word or an infinitive ("to pat limits", "to Launch").
+    if (toks[v - 1].tag === 'ADP' || toks[v - 1].tag === 'PART') continue;
+    // A participle before a bare noun is part of a name ("lerkbrertum boosting dendzes"), and so is a bare word in a
+    // text without function words.
+    if (isNoun(next) && (verb.lower.endsWith('ing') || (!prose && !/s$/.test(verb.lower)))) continue;
+    // The subject: the phrase that ends right before the verb (an adverb such as "also" between), or for "which" the
+    // phrase before it, or for "and <verb>" the last verb's subject.
+    let s = v - 1;
+    let passive = false;
+    while (s > 0 && (toks[s].tag === 'ADV' || toks[s].tag === 'AUX' || toks[s].tag === 'PART')) {
+      if (toks[s].tag === 'AUX' && /^(?:is|are|was|were|be|been|being|gets?)$/.test(toks[s].lower)) passive = /(?:ed|en|wn)$/.test(verb.lower);
+      s--;
+    }
+    let subject: Phrase[] = [];
+    if (RELATIVE.has(toks[s].lower) && lastPhrase) subject = [lastPhrase];
+    else if (toks[s].tag === 'CCONJ' || toks[s].word === ',') subject = lastSubject;
+    else {
+      // Back over the noun run and its determiners to where the phrase (or a list of phrases) starts.
+      // The earliest start (a phrase's first word, at most a dozen words back) whose list of phrases ends at the verb.
+      const inPhrase = (t: Token) => NOUN_RUN.has(t.tag) || OPENERS.has(t.tag) || PICKERS.has(t.lower) || t.word === '-';
+      for (let back = s; back >= 0 && back >= s - 12; back--) {
+        if (back > 0 && inPhrase(toks[back - 1])) continue;
+        const list = phraseList(toks, back);
+        if (list.end === s + 1 && list.phrases.length) subject = list.phrases;
+        else if (subject.length) break;
+        if (back === 0 || !(toks[back - 1].tag === 'CCONJ' || toks[back - 1].word === ',')) {
+          if (subject.length) break;
+        }
+      }
+    }
+    subject = subject.filter((p) => !DRAWING.test(p.text) && (!p.pronoun || !/^(?:it|this|that|they|we|i|you)$/.test(p.text)));
+    if (subject.length === 0) continue;
+    lastSubject = subject;
+    lastPhrase = subject[subject.length - 1];
+    // The objects: from the verb to the next boundary, the first phrase after each preposition, and a direct object.
+    let direct: Phrase[] = [];
+    let toward: Phrase[] = [];
+    let from: Phrase[] = [];
+    let behind: Phrase[] = [];
+    // A comma or "and" the phrase lists did not take ends the objects: what follows is another clause.
+    for (let i = v + 1; i < toks.length && !WORD_BOUNDARY.has(toks[i].word) && !/^(?:VERB|SCONJ|CCONJ)$/.test(toks[i].tag) && toks[i].word !== ','; ) {
+      const t = toks[i];
+      const prep = t.tag === 'ADP' ? t.lower : t.tag === 'ADV' && t.lower === 'back' ? '' : null;
+      const list = phraseList(toks, prep === null ? i : i + 1);
+      if (list.phrases.length === 0) {
+        i++;
+        continue;
+      }
+      const named = list.phrases.filter((p) => !p.pronoun && !DRAWING.test(p.text));
+      if (named.length) lastPhrase = named[named.length - 1];
+      if (prep === null) {
+        if (direct.length === 0 && toward.length === 0 && from.length === 0) direct = named;
+      } else if ((prep === 'by' && passive) || BEHIND.has(prep)) behind = named;
+      else if (FROM.has(prep)) from = from.length ? from : named;
+      else if (TOWARD.has(prep) && toward.length === 0) toward = named;
+      i = list.end;
+      // "... to the chat app in another language": a second phrase toward something is a circumstance, not a target.
+      if (toward.length && toks[i]?.tag === 'ADP' && !FROM.has(toks[i].lower)) break;
+    }
+    const reads = FROM_VERBS.has(verb.lemma);
+    const payload = subject.every((p) => PAYLOAD.has(p.text.toLowerCase()));
+    const names = (ps: Phrase[]) => ps.map((p) => p.text);
+    if (payload && from.length && toward.length) {
+      for (const a of names(from)) for (const b of names(toward)) add(a, b);
+      continue;
+    }
+    for (const a of names(behind)) for (const b of names(subject)) add(a, b);
+    if (from.length && reads) for (const a of names(from)) for (const b of names(subject)) add(a, b);
+    const targets = toward.length ? toward : from.length ? (reads ? [] : from) : direct;
+    for (const a of names(subject)) for (const b of names(targets)) add(a, b);
+  }
+  return edges.length ? { entities, edges } : null;
+}
