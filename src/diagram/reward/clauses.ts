@@ -73,7 +73,8 @@ function tokens(text: string): Token[] {
     // "takes text from the app and returns it": a verb joined to an earlier one.
     const joined = prev.tag === 'CCONJ' && sForm && opensObject(next) && out.slice(0, i).some((x) => x.tag === 'VERB');
     let afterNoun = false;
-    if (isNoun(prev) && startsClause(out, i - 1)) {
+    // ("The patient/ADJ books ...": an adjective after an article stands for a noun.)
+    if ((isNoun(prev) || (prev.tag === 'ADJ' && out[i - 2]?.tag === 'DET')) && startsClause(out, i - 1)) {
       // After a plural, a verb has no -s ("the parsers store links in the index", "customers place orders").
       const bare = /^[a-z]+s$/.test(prev.lower) && /^[a-z]{3,}$/.test(t.lower) && !/s$/.test(t.lower);
       afterNoun = (opensObject(next) && (VERB_FORM.test(t.lower) || bare)) || (bare && isNoun(next));
@@ -88,8 +89,17 @@ function tokens(text: string): Token[] {
     let j = i + 1;
     while (j < out.length && (NOUN_RUN.has(out[j].tag) || out[j].tag === 'VERB')) j++;
     const item = out.slice(i + 1, j);
-    const closes = out[j] !== undefined && (out[j].word === ',' || (out[j].tag === 'CCONJ' && out[j - 1]?.word !== ','));
+    // An item ends at the next comma or joiner, or the last one (after ", and") at the end of the sentence.
+    const last = i >= 0 && (out[i - 1]?.word === ',' || out[i + 1]?.tag === 'CCONJ') && (j === out.length || WORD_BOUNDARY.has(out[j].word));
+    const closes = last || (out[j] !== undefined && (out[j].word === ',' || (out[j].tag === 'CCONJ' && out[j - 1]?.word !== ',')));
     if (closes && item.length >= 2 && item.filter((t) => t.tag === 'VERB').length === 1 && item.some(isNoun)) for (const t of item) t.tag = 'NOUN';
+  }
+  // "cesterhou chats jondpit connects to ...": a verb before bare nouns and another verb is a word of the subject.
+  for (let i = 0; i < out.length; i++) {
+    if (out[i].tag !== 'VERB') continue;
+    let k = i + 1;
+    while (k < out.length && (isNoun(out[k]) || out[k].tag === 'NUM')) k++;
+    if (k > i + 1 && (out[k]?.tag === 'VERB' || out[k]?.tag === 'AUX') && !RELATIVE.has(out[i - 1]?.lower ?? '')) out[i].tag = 'NOUN';
   }
   for (let i = 1; i + 1 < out.length; i++) {
     if (out[i + 1].tag !== 'VERB' || !/^[a-z]+s$/.test(out[i + 1].lower)) continue;
@@ -140,6 +150,8 @@ export function clauseSubject(phrase: string): string | null {
 export interface ClauseRelations {
   entities: string[];
   edges: [string, string][];
+  /** The verbs the edges were read from, as written ("sends", "queries"). */
+  verbs: string[];
 }
 
 /** Prepositions before the thing a relation goes to ("sends pages to the parsers", "stores links in the index"). */
@@ -152,7 +164,7 @@ const BEHIND = new Set(['behind']);
 /** What travels along an arrow rather than being a box: "data arrives from the devices into a broker". */
 const PAYLOAD = new Set(['data', 'traffic', 'information', 'info', 'messages', 'events', 'requests', 'packets', 'logs', 'metrics']);
 /** Words before a noun that count or pick it, not part of its name ("a single database", "one load balancer"). */
-const PICKERS = new Set(['single', 'one', 'each', 'every', 'all', 'both', 'some', 'several', 'another', 'other', 'same']);
+const PICKERS = new Set(['single', 'one', 'each', 'every', 'all', 'both', 'some', 'several', 'another', 'other', 'same', 'right', 'correct', 'appropriate', 'relevant', 'proper', 'whole', 'entire']);
 /** Determiners and possessives a noun phrase starts with. */
 const OPENERS = new Set(['DET', 'PRON']);
 /** Phrases about the drawing, not things in it: "a diagram showing ...", "with these connections". */
@@ -225,8 +237,11 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   const toks = tokens(text);
   const entities: string[] = [];
   const edges: [string, string][] = [];
+  const verbs: string[] = [];
+  let verbWord = '';
   const add = (a: string, b: string) => {
     if (a.toLowerCase() === b.toLowerCase() || edges.some(([x, y]) => x === a && y === b)) return;
+    if (!verbs.includes(verbWord)) verbs.push(verbWord);
     edges.push([a, b]);
     if (!entities.includes(a)) entities.push(a);
     if (!entities.includes(b)) entities.push(b);
@@ -238,12 +253,14 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   for (let v = 1; v < toks.length; v++) {
     if (toks[v].tag !== 'VERB') continue;
     const verb = toks[v];
+    verbWord = verb.word;
     const next = toks[v + 1];
     // A verb right after a preposition is a name's word or an infinitive ("to pat limits", "to Launch").
     if (toks[v - 1].tag === 'ADP' || toks[v - 1].tag === 'PART') continue;
     // A participle before a bare noun is part of a name ("lerkbrertum boosting dendzes"), and so is a bare word in a
-    // text without function words.
+    // text without function words, and a verb after an object's noun ("connects to souwais source stelelgyt").
     if (isNoun(next) && (verb.lower.endsWith('ing') || (!prose && !/s$/.test(verb.lower)))) continue;
+    if (!opensObject(next) && isNoun(toks[v - 1]) && !startsClause(toks, v - 1)) continue;
     // The subject: the phrase that ends right before the verb (an adverb such as "also" between), or for "which" the
     // phrase before it, or for "and <verb>" the last verb's subject.
     let s = v - 1;
@@ -257,16 +274,11 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     else if (toks[s].tag === 'CCONJ' || toks[s].word === ',') subject = lastSubject;
     else {
       // Back over the noun run and its determiners to where the phrase (or a list of phrases) starts.
-      // The earliest start (a phrase's first word, at most a dozen words back) whose list of phrases ends at the verb.
-      const inPhrase = (t: Token) => NOUN_RUN.has(t.tag) || OPENERS.has(t.tag) || PICKERS.has(t.lower) || t.word === '-';
+      // The earliest start, at most a dozen words back, of a list of phrases that ends at the verb ("In this system
+      // the scheduler assigns ...": the scheduler; "web, mobile and desktop clients call ...": all three).
       for (let back = s; back >= 0 && back >= s - 12; back--) {
-        if (back > 0 && inPhrase(toks[back - 1])) continue;
         const list = phraseList(toks, back);
         if (list.end === s + 1 && list.phrases.length) subject = list.phrases;
-        else if (subject.length) break;
-        if (back === 0 || !(toks[back - 1].tag === 'CCONJ' || toks[back - 1].word === ',')) {
-          if (subject.length) break;
-        }
       }
     }
     subject = subject.filter((p) => !DRAWING.test(p.text) && (!p.pronoun || !/^(?:it|this|that|they|we|i|you)$/.test(p.text)));
@@ -310,5 +322,5 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     const targets = toward.length ? toward : from.length ? (reads ? [] : from) : direct;
     for (const a of names(subject)) for (const b of names(targets)) add(a, b);
   }
-  return edges.length ? { entities, edges } : null;
+  return edges.length ? { entities, edges, verbs } : null;
 }

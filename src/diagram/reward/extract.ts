@@ -393,46 +393,59 @@ function relations(sentence: string, out: Found): void {
  * parsers store links in the index". A "then" sentence only when each of its steps is such a clause ("git push
  * triggers ci, then ci builds an image"); otherwise its steps are the chain (thenSequence).
  */
-function prose(sentence: string): Found | null {
+function prose(sentence: string): (Found & { verbs: string[] }) | null {
   if (HAS_THEN.test(sentence) && !sentence.split(THEN_SPLIT).filter((p) => p.trim()).every((p) => clauseRelations(p) !== null)) return null;
   const found = clauseRelations(sentence);
   if (!found) return null;
   const name = (n: string) => cleanEntity(n, true);
-  const out: Found = { entities: found.entities.map(name).filter(Boolean), edges: [] };
+  const out = { entities: found.entities.map(name).filter(Boolean), edges: [] as [string, string][], verbs: found.verbs };
   for (const [a, b] of found.edges) if (name(a) && name(b)) out.edges.push([name(a), name(b)]);
   return out;
 }
 
 /** A word that joins a clause, not a name: "images to browsers", "frontend is served by nginx", "returns it". */
-const CLAUSE_WORD = /\s(?:to|into|in|is|are|was|were|by|from)\s/i;
+const CLAUSE_WORD = /(?:^|\s)(?:to|into|in|is|are|was|were|by|from|the|a|an)\s/i;
 const PRONOUN_WORD = /(?:^|\s)(?:it|them|they)(?:\s|$)/i;
 
 /** The rules that read a sentence by its words (verbs and prepositions), tried in turn until one finds edges. */
 const WORDED_RULES = [fromTo, startsEnds, under, connectOrParent, relations];
 
 /**
- * The worded rules' reading of a sentence, or its grammar's (prose) where that reads more edges, or the rules' reading
- * swallowed a clause into a name ("customers place orders" -> warehouse, where the grammar reads customers -> orders
- * -> warehouse): the rules know the phrasings of generated requests, the grammar the rest.
+ * The worded rules' reading of a sentence, or its grammar's (prose) where the rules' reading swallowed a clause into a
+ * name ("customers place orders" -> warehouse, where the grammar reads customers -> orders -> warehouse), or, after a
+ * relation verb, where the grammar reads more edges (after a path, more edges and all of the path's): the rules know the
+ * phrasings of generated requests, the grammar the rest. A path ("from A to B", a label request's) is the grammar's only where the rules' names hold a clause's
+ * words: made-up names the tagger reads as verbs ("her brobo grant") are common there.
  */
 function wordedOrProse(sentence: string, out: Found): void {
   // The rules read the names found so far ("from Promote to Production to ..." keeps a known name whole).
   const known = out.entities.length;
   const rules: Found = { entities: [...out.entities], edges: [] };
+  let winner: (typeof WORDED_RULES)[number] | undefined;
   for (const rule of WORDED_RULES) {
     rule(sentence, rules);
-    if (rules.edges.length > 0) break;
+    if (rules.edges.length > 0) {
+      winner = rule;
+      break;
+    }
   }
   rules.entities.splice(0, known);
   const grammar = prose(sentence);
-  let pick = rules;
+  let pick: Found = rules;
   if (grammar && grammar.edges.length > 0) {
     const keys = new Set(grammar.entities.map(canonical));
     const inside = (e: string) => grammar.entities.filter((g) => e.length > g.length && ` ${e} `.includes(` ${g} `));
-    const swallowed = rules.entities.some(
-      (e) => !keys.has(canonical(e)) && (inside(e).length >= 2 || (inside(e).length === 1 && CLAUSE_WORD.test(e)) || PRONOUN_WORD.test(e)),
-    );
-    if (grammar.edges.length > rules.edges.length || swallowed) pick = grammar;
+    const clause = (e: string) => inside(e).length >= 2 || (inside(e).length === 1 && CLAUSE_WORD.test(e)) || PRONOUN_WORD.test(e);
+    // A name holding a verb the grammar read an edge from ("user searches") is a clause too, where the grammar reads
+    // as many edges.
+    const verbs = new Set(grammar.verbs.filter((v) => v === v.toLowerCase()));
+    const holdsVerb = (e: string) => grammar.edges.length >= rules.edges.length && e.split(' ').some((w) => verbs.has(w));
+    const relation = winner === undefined || winner === relations;
+    const swallowed = rules.entities.some((e) => !keys.has(canonical(e)) && (clause(e) || (relation && holdsVerb(e))));
+    const edgeKey = ([a, b]: [string, string]) => `${canonical(a)}\u0000${canonical(b)}`;
+    const grammarEdges = new Set(grammar.edges.map(edgeKey));
+    const more = grammar.edges.length > rules.edges.length;
+    if (swallowed || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
   }
   out.edges.push(...pick.edges);
   out.entities.push(...pick.entities);
