@@ -33,6 +33,7 @@ const opensObject = (t: Token | undefined) =>
   t !== undefined && (t.tag === 'DET' || t.tag === 'PRON' || (t.tag === 'ADP' && t.lower !== 'of') || t.lower === 'back');
 const RELATIVE = new Set(['which', 'that', 'who']);
 const CAPITALISED = /^[A-Z][\w-]*$/;
+const PARTICLES = new Set(['in', 'out', 'up', 'down', 'off', 'back', 'over', 'through']);
 const DRAW_VERBS = new Set(['draw', 'show', 'make', 'create', 'sketch', 'build', 'render', 'design', 'add', 'put', 'label']);
 /** A verb form a noun tag may hide: "stores", "posts", "replicating"; a bare "call" only after a plural ("clients call"). */
 const VERB_FORM = /^[a-z]{2,}(?:[^s]s|ies|ing)$/;
@@ -43,10 +44,23 @@ function tokens(text: string): Token[] {
   // wink-nlp's typings give the lemma helper the signature of a document-level one; it is a token's, like pos.
   const lemma = n.its.lemma as unknown as ItsFunction<string>;
   const out: Token[] = [];
+  let joinNext = false;
   n.readDoc(text)
     .tokens()
     .each((t: ItemToken) => {
       const word = t.out();
+      const spaced = t.out(n.its.precedingSpaces) !== '';
+      const last = out[out.length - 1];
+      // "check-in desk", "End-to-End Tests": words joined by hyphens are one word of a name.
+      if (last && !spaced && (word === '-' || joinNext)) {
+        last.word += word;
+        last.lower = last.word.toLowerCase();
+        last.lemma = last.lower;
+        last.tag = CAPITALISED.test(last.word) ? 'PROPN' : 'NOUN';
+        joinNext = word === '-';
+        return;
+      }
+      joinNext = false;
       out.push({ word, lower: word.toLowerCase(), lemma: t.out(lemma).toLowerCase(), tag: t.out(n.its.pos) as string });
     });
   // "Show employee offboarding as ...": a request opens with its verb, whatever the tagger makes of it.
@@ -94,6 +108,11 @@ function tokens(text: string): Token[] {
     const closes = last || (out[j] !== undefined && (out[j].word === ',' || (out[j].tag === 'CCONJ' && out[j - 1]?.word !== ',')));
     if (closes && item.length >= 2 && item.filter((t) => t.tag === 'VERB').length === 1 && item.some(isNoun)) for (const t of item) t.tag = 'NOUN';
   }
+  // "connects to production deploy.", "connects to souwais source stelelgyt": a verb right after an object's noun,
+  // opening nothing, is the name's last word.
+  for (let i = 1; i < out.length; i++) {
+    if (out[i].tag === 'VERB' && isNoun(out[i - 1]) && !opensObject(out[i + 1]) && !startsClause(out, i - 1)) out[i].tag = 'NOUN';
+  }
   // "cesterhou chats jondpit connects to ...": a verb before bare nouns and another verb is a word of the subject.
   for (let i = 0; i < out.length; i++) {
     if (out[i].tag !== 'VERB') continue;
@@ -132,9 +151,11 @@ export function clauseSubject(phrase: string): string | null {
   const verb = toks.findIndex((t, i) => i > 0 && t.tag === 'VERB');
   // A clause goes on with a function word ("uploads a file", "checks it", "lands in storage"); a name whose word the
   // tagger takes for a verb ("Delsand Semzairk Get", "Foutbre Vex 1") does not.
-  // (A preposition that ends the phrase opens nothing: "vyndgais teswyr under".)
+  // (A preposition that ends the phrase opens nothing, "vyndgais teswyr under", unless it is a verb's particle:
+  // "the ticket comes in".)
   const after = toks.slice(verb + 1);
-  if (verb < 0 || !after.some((t, k) => t.tag === 'PRON' || ((t.tag === 'DET' || t.tag === 'ADP') && k + 1 < after.length))) return null;
+  const opens = (t: Token, k: number) => t.tag === 'PRON' || ((t.tag === 'DET' || t.tag === 'ADP') && (k + 1 < after.length || PARTICLES.has(t.lower)));
+  if (verb < 0 || !after.some(opens)) return null;
   const before = toks.slice(0, verb).filter((t) => t.tag !== 'DET');
   if (before.length > 0 && before.every((t) => NOUN_RUN.has(t.tag)) && before.some(isNoun)) return before.map((t) => t.word).join(' ');
   if (before.length === 1 && before[0].tag === 'PRON') {
@@ -258,9 +279,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     // A verb right after a preposition is a name's word or an infinitive ("to pat limits", "to Launch").
     if (toks[v - 1].tag === 'ADP' || toks[v - 1].tag === 'PART') continue;
     // A participle before a bare noun is part of a name ("lerkbrertum boosting dendzes"), and so is a bare word in a
-    // text without function words, and a verb after an object's noun ("connects to souwais source stelelgyt").
+    // text without function words.
     if (isNoun(next) && (verb.lower.endsWith('ing') || (!prose && !/s$/.test(verb.lower)))) continue;
-    if (!opensObject(next) && isNoun(toks[v - 1]) && !startsClause(toks, v - 1)) continue;
     // The subject: the phrase that ends right before the verb (an adverb such as "also" between), or for "which" the
     // phrase before it, or for "and <verb>" the last verb's subject.
     let s = v - 1;

@@ -31,14 +31,14 @@ const HAS_ARROW = /-+>|→|=+>|⟶|➔|\s>\s|[\p{L}\p{N}]>[\p{L}\p{N}]/u;
 const THEN_SPLIT = /\s*,?\s*(?:and\s+)?(?:then|finally|next|afterwards|after that)\s+|\s*,?\s*(?:(?:which|that|and)\s+)?(?:(?:is|are)\s+)?followed\s+by\s+|\s*,\s*/i;
 const CHAIN_SPLIT = new RegExp(`${ARROW.source}|${THEN_SPLIT.source}`, 'iu');
 const WHICH_FOLLOWED = /,?\s*(?:which|that)\s+(?:is|are)\s+followed\s+by/gi;
-const HAS_THEN = /\bthen\b|\bfollowed\s+by\b/i;
+const HAS_THEN = /\bthen\b|\bfollowed\s+by\b|\bafter\s+that\b|\bafterwards\b/i;
 const FIRST_LEAD = /^(?:.*?[:,]\s*)?(?:first(?:ly)?,?|(?:it\s+)?start(?:s|ing)?\s+(?:with|at)|(?:it\s+)?begin(?:s|ning)?\s+(?:with|at))\s+/i;
 /** "it goes A, then B": the subject and verb before a sequence. */
 const SEQUENCE_LEAD = /^(?:it|this|they|which)\s+(?:goes|go|runs|run|moves|flows|is|are|passes)\s+(?:(?:through|via)\s+)?/i;
 const LIST_LEAD = /^.*\b(?:with|including|includes|containing|contains|showing|featuring|of|between|among|for)\s+/i;
 /** A class noun before the members it introduces: "with states A, B and C". */
 const CLASS_NOUN = /^(?:the\s+)?(?:following\s+)?(?:states|steps|stages|nodes|components|parts|items|boxes|phases|elements|services)\s+(?=\S)/i;
-const LIST_TAIL = /\s+(?:where|which|that|so that|connected|linked|wired|arranged|laid out|in\s+(?:a|one)\s+(?:chain|row|line|sequence|circle|loop))\b.*$/i;
+const LIST_TAIL = /(?<!\bafter)\s+(?:where|which|that|so that|connected|linked|wired|arranged|laid out|in\s+(?:a|one)\s+(?:chain|row|line|sequence|circle|loop))\b.*$/i;
 /** "Draw nodes X, Y and Z": a drawing verb and a class noun before the members. */
 const DRAW_MEMBERS = /^(?:please\s+)?(?:draw|show|make|create|add|sketch)\s+(?:the\s+)?(?:following\s+)?(?:nodes|boxes|states|steps|stages|components|items|shapes|elements)\s+(?!(?:of|for|in|on|at|to|from)\b)(?=\S)/i;
 /** "box: laptop": one member after a class noun and a colon. */
@@ -47,7 +47,7 @@ const ONE_MEMBER = /^(?:box|node|shape|entity|item|state|component)\s*:\s*(.+)$/
 const TO_HOPS = /\s+(?:to|into)\s+/i;
 const FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/gi;
 const THROUGH_TO = /^(.+?)\s+(?:to|into)\s+(.+)$/i;
-const CHAIN_MORE = /^\s*,?\s*(?:and\s+)?(?:then\s+)?(?:on\s+)?(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/i;
+const CHAIN_MORE = /^\s*,?\s*(?:and\s+)?(?:then\s+)?(?:back\s+|on\s+)?(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/i;
 /** "From the router, draw arrows to ...": the source ends at the comma before the instruction. */
 const FROM_AFTER_COMMA = /,\s*(?:draw|add|put|make|show|create|sketch)\b.*$/i;
 const FROM_MORE = /^\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?!.*\b(?:to|into|from|then|through|via)\b)([^.!?;]+)/i;
@@ -404,7 +404,7 @@ function prose(sentence: string): (Found & { verbs: string[] }) | null {
 }
 
 /** A word that joins a clause, not a name: "images to browsers", "frontend is served by nginx", "returns it". */
-const CLAUSE_WORD = /(?:^|\s)(?:to|into|in|is|are|was|were|by|from|the|a|an)\s/i;
+const CLAUSE_WORD = /(?:^|\s)(?:to|into|in|is|are|was|were|by|from|over|via|through|the|a|an)\s/;
 const PRONOUN_WORD = /(?:^|\s)(?:it|them|they)(?:\s|$)/i;
 
 /** The rules that read a sentence by its words (verbs and prepositions), tried in turn until one finds edges. */
