@@ -451,6 +451,38 @@ function wordedOrProse(sentence: string, out: Found): void {
   out.entities.push(...pick.entities);
 }
 
+/** A list of steps that ends by going back: "..., and go back to run tests", "..., repeat from read input". */
+const LOOP_BACK =
+  /(?:^|,\s*|\s+)(?:and\s+)?(?:then\s+)?(?:(?:(?:go(?:es)?|loops?|jumps?|comes?)\s+)?back\s+to|returns?\s+to|repeats?\s+(?:from|with)|starts?\s+over\s+(?:at|from|with))\s+(.+?)\s*$/i;
+/** ... or by starting over: "measure, adjust, measure again", "..., and repeat". */
+const LOOP_AGAIN = /(?:^|,\s*|\s+)(?:and\s+)?(?:then\s+)?(?:repeats?|starts?\s+over|loops?|(?:do|does)\s+it\s+again|again)\s*$/i;
+const UNTIL_TAIL = /\s+(?:until|till|unless|while)\b.*$/i;
+const STEP_SPLIT = /\s*,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+/i;
+/** Words a step of a loop holds at most: longer parts are clauses, which the other rules read. */
+const LOOP_STEP_WORDS = 4;
+
+/** A loop of short steps: the steps in order, and an arrow from the last back to the one named (or to the first). */
+function loopSteps(sentence: string, out: Found): void {
+  let text = sentence.replace(/[.!?]+$/, '').replace(UNTIL_TAIL, '');
+  text = text.slice(text.lastIndexOf(':') + 1);
+  const back = LOOP_BACK.exec(text);
+  const again = back ? null : LOOP_AGAIN.exec(text);
+  const end = back ?? again;
+  if (!end) return;
+  const parts = text.slice(0, end.index).split(STEP_SPLIT).filter((p) => p.trim());
+  if (parts.length < 2 || parts.some((p) => p.trim().split(/\s+/).length > LOOP_STEP_WORDS || /\s(?:to|into|from)\s/i.test(` ${p} `))) return;
+  const steps = parts.map((p) => cleanEntity(p, true)).filter(Boolean);
+  // "measure, adjust, measure again": a last step that repeats an earlier one is the arrow back to it.
+  const last = steps[steps.length - 1];
+  const repeated = again ? steps.slice(0, -1).find((x) => canonical(x) === canonical(last)) : undefined;
+  if (repeated) steps.pop();
+  const target = back ? cleanEntity(back[1], true) : (repeated ?? steps[0]);
+  if (steps.length < 2 || !target) return;
+  addChain(out, steps);
+  out.edges.push([steps[steps.length - 1], target]);
+  out.entities.push(target);
+}
+
 /** "first A, then B, then C" or "A then B then C": a chain. */
 function thenSequence(sentence: string, out: Found): void {
   if (!HAS_THEN.test(sentence) || FROM_THEN_TO.test(sentence)) return;
@@ -493,7 +525,7 @@ function toHops(sentence: string, out: Found): void {
 function general(sentence: string, state: State): void {
   const out = state.found;
   const before = out.edges.length;
-  const rules = [arrowChains, edgeList, wordedOrProse, thenSequence, toHops];
+  const rules = [arrowChains, edgeList, loopSteps, wordedOrProse, thenSequence, toHops];
   for (const rule of rules) {
     rule(sentence, out);
     if (out.edges.length > before) return;
