@@ -7,6 +7,7 @@
 // of a diagram request; wink-nlp's model has no dependency parse to read subjects and objects from either.
 import { createRequire } from 'node:module';
 import type { ItemToken, ItsFunction, WinkMethods } from 'wink-nlp';
+import { removeChatter } from './chatter.ts';
 
 let nlp: WinkMethods | undefined;
 
@@ -93,7 +94,19 @@ function tokens(text: string): Token[] {
       const bare = /^[a-z]+s$/.test(prev.lower) && /^[a-z]{3,}$/.test(t.lower) && !/s$/.test(t.lower);
       afterNoun = (opensObject(next) && (VERB_FORM.test(t.lower) || bare)) || (bare && isNoun(next));
     }
-    if (afterRelative || joined || afterNoun) t.tag = 'VERB';
+    // "the router hooked/ADJ up to the modem", "a modem connected to a router": a participle joining a noun to a
+    // preposition's object.
+    const participle = isNoun(prev) && /^[a-z]{3,}ed$/.test(t.lower) && next?.tag === 'ADP' && next.lower !== 'of';
+    if (afterRelative || joined || afterNoun || participle) t.tag = 'VERB';
+  }
+  // "the scraper dumps/NOUN stuff/VERB into s3": the tagger swapped a verb and its object (after "the" and one noun:
+  // "two web servers sit behind ..." is a plural and its verb).
+  for (let i = 2; i + 2 < out.length; i++) {
+    const [a, b, c] = [out[i], out[i + 1], out[i + 2]];
+    if (out[i - 2].tag === 'DET' && isNoun(out[i - 1]) && !/s$/.test(out[i - 1].lower) && a.tag === 'NOUN' && /^[a-z]{3,}[^s]s$/.test(a.word) && b.tag === 'VERB' && !/s$/.test(b.lower) && c.tag === 'ADP') {
+      a.tag = 'VERB';
+      b.tag = 'NOUN';
+    }
   }
   // "..., ad spend report, hr system, ...": a list item between commas is a name, whatever its words' tags.
   const commas = out.filter((t) => t.word === ',').length;
@@ -166,6 +179,32 @@ export function clauseSubject(phrase: string): string | null {
     if (end > start) return toks.slice(start, end).map((t) => t.word).join(' ');
   }
   return null;
+}
+
+/**
+ * A condition written without a comma before its outcome ("the payment succeeds send a receipt", "it is right go to
+ * the dashboard", "over 21 let them in"): the condition's subject, and the outcome, which starts after the condition's
+ * verb and what completes it (an adjective, a participle, a particle), or at the first verb where the condition has no
+ * subject. Null without a verb, or without words after the condition.
+ */
+export function splitCondition(text: string): { subject: string | null; outcome: string } | null {
+  const toks = tokens(text);
+  const v = toks.findIndex((t) => t.tag === 'VERB' || t.tag === 'AUX');
+  if (v < 0) return null;
+  const before = toks.slice(0, v);
+  const hasSubject = before.some((t) => isNoun(t) || t.tag === 'PRON');
+  let end = v;
+  if (hasSubject) {
+    end = v + 1;
+    if (toks[v].tag === 'AUX') {
+      while (end < toks.length && (toks[end].tag === 'PART' || toks[end].tag === 'ADV')) end++;
+      if (end < toks.length && /^(?:ADJ|VERB|NUM)$/.test(toks[end].tag)) end++;
+    }
+    while (end < toks.length && toks[end].tag === 'ADP' && PARTICLES.has(toks[end].lower)) end++;
+  }
+  if (end >= toks.length) return null;
+  const subject = hasSubject ? before.filter((t) => t.tag !== 'DET').map((t) => t.word).join(' ') : null;
+  return { subject, outcome: toks.slice(end).map((t) => t.word).join(' ') };
 }
 
 export interface ClauseRelations {
@@ -249,7 +288,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   if (/[\uE000\uE001]/.test(sentence)) return null;
   // "Think of a library: members borrow books ...": what a colon introduces is the sentence; "a diagram where A calls
   // B": what the drawing is to show.
-  let text = sentence.slice(sentence.lastIndexOf(':') + 1);
+  let text = removeChatter(sentence.slice(sentence.lastIndexOf(':') + 1));
   if (DRAWING_NOUN.test(text)) {
     const shows = [...text.matchAll(SHOWS)].pop();
     if (!shows) return null;

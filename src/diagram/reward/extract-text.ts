@@ -1,5 +1,6 @@
 // Text handling for prompt-to-spec extraction: quoted names kept whole, label requests told apart from names,
 // prompts cut into prose sentences and bullet blocks, and phrases trimmed to the entity they name.
+import { CHATTER, CHATTER_TAIL } from './chatter.ts';
 import { clauseSubject } from './clauses.ts';
 
 /** A quoted name stands in the text as this token until the spec is built, so no rule splits or trims inside it. */
@@ -162,7 +163,8 @@ export function cleanEntity(phrase: string, item = false): string {
   s = s.replace(LEAD_PUNCT, '').replace(TRAIL_PUNCT, '');
   s = s.replace(item ? ITEM_LEAD_WORDS : LEAD_WORDS, '').replace(EACH_OF, '').replace(TRAIL_PUNCT, '').replace(TRAIL_WORDS, '').replace(TRAIL_PUNCT, '');
   if (!item) s = s.replace(TRAIL_NOUN, '');
-  if (QUANTIFIED.test(s) || ANSWER.test(s) || LONE_JOINER.test(s)) return '';
+  s = s.replace(CHATTER_TAIL, '');
+  if (QUANTIFIED.test(s) || ANSWER.test(s) || LONE_JOINER.test(s) || CHATTER.test(s)) return '';
   let words = s.split(' ').filter(Boolean);
   // A sentence where a name was expected ("then the scanner checks it"): the rules' verb lists do not know every verb.
   if (!item && words.length >= 3) {

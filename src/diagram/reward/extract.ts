@@ -7,7 +7,8 @@
 import type { DiagramSpec } from '../tasks/spec.ts';
 import pluralize from 'pluralize';
 import { normalizeLabel } from './labels.ts';
-import { clauseRelations } from './clauses.ts';
+import { clauseRelations, clauseSubject } from './clauses.ts';
+import { readBranches, type Branches } from './extract-condition.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
 import {
   cleanEntity,
@@ -133,6 +134,9 @@ interface State {
   /** The decision's node when the prompt has branches for both answers; '' while it is still to be found. */
   decision: string | undefined;
   branchNodes: Set<string>;
+  /** The entities the sentence before this one named, in order, and its text. */
+  previous: string[];
+  previousText: string;
 }
 
 const KEY_CACHE_LIMIT = 50_000;
@@ -521,9 +525,38 @@ function toHops(sentence: string, out: Found): void {
   addChain(out, names);
 }
 
+/**
+ * Branches written as conditions (extract-condition.ts): an arrow from what decides to each outcome's first step. What
+ * decides is named in the sentence, or is the thing the branches qualify where the sentence before named it ("the
+ * build runs tests; passing tests trigger deploy, ..."), or the first thing the sentence before named.
+ */
+function conditionBranches(b: Branches, state: State): void {
+  const out = state.found;
+  const named = b.qualified && state.previous.find((e) => canonical(e) === canonical(b.qualified!));
+  // A sentence before that named nothing is a step of its own: "check the password; if it is right ...".
+  const step = state.previousText ? (clauseSubject(state.previousText) ?? cleanEntity(state.previousText, true)) : '';
+  const before = b.before?.map(([x, y]): [string, string] => [cleanEntity(x, true), cleanEntity(y, true)]).filter(([x, y]) => x && y) ?? [];
+  for (const [x, y] of before) {
+    out.edges.push([x, y]);
+    out.entities.push(x, y);
+  }
+  const decider = before.length ? before[before.length - 1][1] : (b.decider ?? named ?? state.previous[0] ?? step);
+  if (!decider) return;
+  out.entities.push(decider);
+  for (const steps of b.outcomes) {
+    out.edges.push([decider, steps[0]]);
+    addChain(out, steps);
+  }
+}
+
 /** Every rule that reads edges from one sentence, until one finds some; a list without edges is kept for later. */
 function general(sentence: string, state: State): void {
   const out = state.found;
+  const branches = readBranches(sentence);
+  if (branches) {
+    conditionBranches(branches, state);
+    return;
+  }
   const before = out.edges.length;
   const rules = [arrowChains, edgeList, loopSteps, wordedOrProse, thenSequence, toHops];
   for (const rule of rules) {
@@ -567,6 +600,15 @@ function tierGroups(sentence: string, bullet: boolean): string[][] {
 function sentenceOrClause(text: string, state: State, bullet: boolean): boolean {
   const s = stripLabelRequest(text);
   if (isLabelOnly(s)) return false;
+  const before = state.found.edges.length;
+  const named = state.found.entities.length;
+  const read = readSentence(s, state, bullet);
+  state.previous = state.found.entities.slice(named);
+  state.previousText = s;
+  return read || state.found.edges.length > before;
+}
+
+function readSentence(s: string, state: State, bullet: boolean): boolean {
   const before = state.found.edges.length;
   if (state.tiers) {
     const groups = tierGroups(s, bullet);
@@ -755,6 +797,8 @@ function extract(prompt: string): DiagramSpec {
     tiers: TIER_CUE.test(text) && TIER_WORD.test(text) ? [] : undefined,
     decision: decisive ? (declared ? cleanEntity(declared) : '') : undefined,
     branchNodes: new Set(),
+    previous: [],
+    previousText: '',
   };
   if (state.decision) state.found.entities.push(state.decision);
   let numbered = false;

@@ -239,6 +239,34 @@ describe('extractSpec', () => {
     expect(edges('Fall Term connects to Winter Break. Winter Break connects to Spring Term.')).toEqual([['Fall Term', 'Winter Break'], ['Winter Break', 'Spring Term']]);
   });
 
+  it('reads branches written as conditions: what decides, an arrow to each outcome, and no box for a condition', () => {
+    expect(extractSpec('check the password; if it is right go to the dashboard, otherwise show an error')).toEqual({
+      entities: ['check the password', 'dashboard', 'error'],
+      edges: [['check the password', 'dashboard'], ['check the password', 'error']],
+    });
+    expect(extractSpec('if the order is paid the warehouse ships it, else the order is cancelled').edges).toEqual([['order', 'warehouse'], ['order', 'cancelled']]);
+    // branches that qualify a thing the sentence before named hang off that thing
+    expect(extractSpec('the build runs tests; passing tests trigger deploy, failing tests trigger an alert').edges).toEqual([
+      ['build', 'tests'],
+      ['tests', 'deploy'],
+      ['tests', 'alert'],
+    ]);
+    expect(extractSpec('spam filter: spam goes to the junk folder, everything else goes to the inbox').edges).toEqual([
+      ['spam filter', 'junk folder'],
+      ['spam filter', 'inbox'],
+    ]);
+  });
+
+  it('reads a loop of short steps as their chain and an arrow back', () => {
+    expect(extractSpec('write code, run tests, fix bugs, and go back to run tests').edges).toEqual([
+      ['write code', 'run tests'],
+      ['run tests', 'fix bugs'],
+      ['fix bugs', 'run tests'],
+    ]);
+    expect(extractSpec('measure, adjust, measure again').edges).toEqual([['measure', 'adjust'], ['adjust', 'measure']]);
+    expect(extractSpec('draft, review, revise, and loop back to review until approved').entities).toEqual(['draft', 'review', 'revise']);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
