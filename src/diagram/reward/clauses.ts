@@ -99,6 +99,26 @@ function tokens(text: string): Token[] {
     const participle = isNoun(prev) && /^[a-z]{3,}ed$/.test(t.lower) && next?.tag === 'ADP' && next.lower !== 'of';
     if (afterRelative || joined || afterNoun || participle) t.tag = 'VERB';
   }
+  // Terse clauses without a verb: "app reads/NOUN database", "visitor fills/NOUN form": the -s word between a clause's
+  // first noun and its next is the verb. And "writes result to/PART cache/VERB": a last word after "to" is its object.
+  for (let start = 0; start < out.length; ) {
+    let end = start;
+    while (end < out.length && out[end].word !== ',' && out[end].tag !== 'CCONJ' && !WORD_BOUNDARY.has(out[end].word)) end++;
+    const clause = out.slice(start, end);
+    const k = clause.findIndex((t, j) => j > 0 && t.tag === 'NOUN' && /^[a-z]{3,}[^s]s$/.test(t.word) && isNoun(clause[j - 1]) && isNoun(clause[j + 1]));
+    // (Only a clause of its own, at the start or after a comma: "... to luscaind and bot gronddrais terkpo" goes on
+    // naming objects.)
+    const own = start === 0 || out[start - 1].word === ',';
+    if (own && k > 0 && k <= 2 && !clause.some((t) => t.tag === 'VERB' || t.tag === 'AUX' || t.tag === 'DET') && clause.slice(0, k).every(isNoun)) clause[k].tag = 'VERB';
+    start = end + 1;
+  }
+  for (let i = 0; i + 1 < out.length; i++) {
+    const after = out[i + 2];
+    if (out[i].lower === 'to' && out[i].tag === 'PART' && out[i + 1].tag === 'VERB' && (!after || after.tag === 'PUNCT' || after.tag === 'CCONJ')) {
+      out[i].tag = 'ADP';
+      out[i + 1].tag = 'NOUN';
+    }
+  }
   // "the scraper dumps/NOUN stuff/VERB into s3": the tagger swapped a verb and its object (after "the" and one noun:
   // "two web servers sit behind ..." is a plural and its verb).
   for (let i = 2; i + 2 < out.length; i++) {
@@ -111,14 +131,17 @@ function tokens(text: string): Token[] {
   // "..., ad spend report, hr system, ...": a list item between commas is a name, whatever its words' tags.
   const commas = out.filter((t) => t.word === ',').length;
   for (let i = -1; i < out.length; i++) {
-    // The text's start opens an item too where commas list several ("nodes: pas pol vensail, taimdoumpe, dasha").
+    // Items of a list of names, which commas separate ("nodes: pas pol vensail, taimdoumpe, dasha": the text's start
+    // opens one too).
     if (i === -1 ? commas < 2 : out[i].word !== ',') continue;
     let j = i + 1;
     while (j < out.length && (NOUN_RUN.has(out[j].tag) || out[j].tag === 'VERB')) j++;
     const item = out.slice(i + 1, j);
     // An item ends at the next comma or joiner, or the last one (after ", and") at the end of the sentence.
     const last = i >= 0 && (out[i - 1]?.word === ',' || out[i + 1]?.tag === 'CCONJ') && (j === out.length || WORD_BOUNDARY.has(out[j].word));
-    const closes = last || (out[j] !== undefined && (out[j].word === ',' || (out[j].tag === 'CCONJ' && out[j - 1]?.word !== ',')));
+    // (A joiner before a verb joins clauses, not names: "app reads database and writes result to cache".)
+    const joinsNames = out[j]?.tag === 'CCONJ' && out[j - 1]?.word !== ',' && out[j + 1]?.tag !== 'VERB';
+    const closes = last || (out[j] !== undefined && (out[j].word === ',' || joinsNames));
     if (closes && item.length >= 2 && item.filter((t) => t.tag === 'VERB').length === 1 && item.some(isNoun)) for (const t of item) t.tag = 'NOUN';
   }
   // "connects to production deploy.", "connects to souwais source stelelgyt": a verb right after an object's noun,
@@ -207,11 +230,16 @@ export function splitCondition(text: string): { subject: string | null; outcome:
   return { subject, outcome: toks.slice(end).map((t) => t.word).join(' ') };
 }
 
+/** Whether a phrase holds a verb: "we send verification email", "account activated", not "verification email". */
+export const isClause = (phrase: string) => tokens(phrase).some((t) => t.tag === 'VERB');
+
 export interface ClauseRelations {
   entities: string[];
   edges: [string, string][];
   /** The verbs the edges were read from, as written ("sends", "queries"). */
   verbs: string[];
+  /** Whether an object was a pronoun read as the thing named before ("... read from it"). */
+  resolved: boolean;
 }
 
 /** Prepositions before the thing a relation goes to ("sends pages to the parsers", "stores links in the index"). */
@@ -308,12 +336,17 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   };
   let lastSubject: Phrase[] = [];
   let lastPhrase: Phrase | undefined;
+  let lastObject: Phrase | undefined;
+  let objects: Phrase | undefined;
+  let resolved = false;
   // Prose has function words; a row of bare words with a verb-like one among them is a name ("plondux listen poxnul").
   const prose = toks.some((t) => t.tag === 'DET' || t.tag === 'ADP');
   for (let v = 1; v < toks.length; v++) {
     if (toks[v].tag !== 'VERB') continue;
     const verb = toks[v];
     verbWord = verb.word;
+    if (objects) lastObject = objects;
+    objects = undefined;
     const next = toks[v + 1];
     // A verb right after a preposition is a name's word or an infinitive ("to pat limits", "to Launch").
     if (toks[v - 1].tag === 'ADP' || toks[v - 1].tag === 'PART') continue;
@@ -358,8 +391,19 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
         i++;
         continue;
       }
-      const named = list.phrases.filter((p) => !p.pronoun && !DRAWING.test(p.text));
-      if (named.length) lastPhrase = named[named.length - 1];
+      // "... write into one topic and three consumers read from it": a pronoun object is the last thing named as an
+      // object before this verb.
+      const named = list.phrases
+        .map((p) => {
+          if (!p.pronoun || !/^(?:it|them)$/.test(p.text) || prep === null || !lastObject) return p;
+          resolved = true;
+          return lastObject;
+        })
+        .filter((p) => !p.pronoun && !DRAWING.test(p.text));
+      if (named.length) {
+        lastPhrase = named[named.length - 1];
+        objects = lastPhrase;
+      }
       if (prep === null) {
         if (direct.length === 0 && toward.length === 0 && from.length === 0) direct = named;
       } else if ((prep === 'by' && passive) || BEHIND.has(prep)) behind = named;
@@ -381,5 +425,5 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     const targets = toward.length ? toward : from.length ? (reads ? [] : from) : direct;
     for (const a of names(subject)) for (const b of names(targets)) add(a, b);
   }
-  return edges.length ? { entities, edges, verbs } : null;
+  return edges.length ? { entities, edges, verbs, resolved } : null;
 }

@@ -7,7 +7,7 @@
 import type { DiagramSpec } from '../tasks/spec.ts';
 import pluralize from 'pluralize';
 import { normalizeLabel } from './labels.ts';
-import { clauseRelations, clauseSubject } from './clauses.ts';
+import { clauseRelations, clauseSubject, isClause } from './clauses.ts';
 import { readBranches, type Branches } from './extract-condition.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
 import {
@@ -397,12 +397,12 @@ function relations(sentence: string, out: Found): void {
  * parsers store links in the index". A "then" sentence only when each of its steps is such a clause ("git push
  * triggers ci, then ci builds an image"); otherwise its steps are the chain (thenSequence).
  */
-function prose(sentence: string): (Found & { verbs: string[] }) | null {
+function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean }) | null {
   if (HAS_THEN.test(sentence) && !sentence.split(THEN_SPLIT).filter((p) => p.trim()).every((p) => clauseRelations(p) !== null)) return null;
   const found = clauseRelations(sentence);
   if (!found) return null;
   const name = (n: string) => cleanEntity(n, true);
-  const out = { entities: found.entities.map(name).filter(Boolean), edges: [] as [string, string][], verbs: found.verbs };
+  const out = { entities: found.entities.map(name).filter(Boolean), edges: [] as [string, string][], verbs: found.verbs, resolved: found.resolved };
   for (const [a, b] of found.edges) if (name(a) && name(b)) out.edges.push([name(a), name(b)]);
   return out;
 }
@@ -449,7 +449,9 @@ function wordedOrProse(sentence: string, out: Found): void {
     const edgeKey = ([a, b]: [string, string]) => `${canonical(a)}\u0000${canonical(b)}`;
     const grammarEdges = new Set(grammar.edges.map(edgeKey));
     const more = grammar.edges.length > rules.edges.length;
-    if (swallowed || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
+    // The rules do not read a pronoun object ("... and three consumers read from it"); the grammar does.
+    const resolved = relation && grammar.resolved && grammar.edges.length >= rules.edges.length;
+    if (swallowed || resolved || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
   }
   out.edges.push(...pick.edges);
   out.entities.push(...pick.entities);
@@ -549,6 +551,20 @@ function conditionBranches(b: Branches, state: State): void {
   }
 }
 
+const CLAUSE_STEP_SPLIT = /\s*,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+/i;
+const PRONOUN_SUBJECT = /^(?:we|they|you|u|i|he|she|it)\s+/i;
+/** Clauses in a row that make the fewest steps of a process. */
+const MIN_CLAUSE_STEPS = 3;
+
+/** "visitor fills form, we send verification email, they click link, account activated": three or more clauses in a
+ *  row, with nothing else to read, are a process's steps in order (a pronoun subject is no part of a step's name). */
+function clauseSteps(sentence: string, out: Found): void {
+  const parts = sentence.replace(/[.!?]+$/, '').split(CLAUSE_STEP_SPLIT).filter((p) => p.trim());
+  if (parts.length < MIN_CLAUSE_STEPS || !parts.every(isClause)) return;
+  const steps = parts.map((p) => cleanEntity(p.trim().replace(PRONOUN_SUBJECT, ''), true)).filter(Boolean);
+  if (steps.length === parts.length) addChain(out, steps);
+}
+
 /** Every rule that reads edges from one sentence, until one finds some; a list without edges is kept for later. */
 function general(sentence: string, state: State): void {
   const out = state.found;
@@ -558,7 +574,7 @@ function general(sentence: string, state: State): void {
     return;
   }
   const before = out.edges.length;
-  const rules = [arrowChains, edgeList, loopSteps, wordedOrProse, thenSequence, toHops];
+  const rules = [arrowChains, edgeList, loopSteps, wordedOrProse, thenSequence, toHops, clauseSteps];
   for (const rule of rules) {
     rule(sentence, out);
     if (out.edges.length > before) return;

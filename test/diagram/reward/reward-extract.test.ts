@@ -267,6 +267,25 @@ describe('extractSpec', () => {
     expect(extractSpec('draft, review, revise, and loop back to review until approved').entities).toEqual(['draft', 'review', 'revise']);
   });
 
+  it("reads the issue's terse requests: clauses in a row as steps, a pronoun object as the thing before, terse verbs", () => {
+    expect(extractSpec('visitor fills form, we send verification email, they click link, account activated').edges).toEqual([
+      ['visitor fills form', 'send verification email'],
+      ['send verification email', 'click link'],
+      ['click link', 'account activated'],
+    ]);
+    expect(extractSpec('two producers write into one topic and three consumers read from it').edges).toEqual([
+      ['producer 1', 'topic'],
+      ['producer 2', 'topic'],
+      ['topic', 'consumer 1'],
+      ['topic', 'consumer 2'],
+      ['topic', 'consumer 3'],
+    ]);
+    expect(extractSpec('app asks cache; on miss, app reads database and writes result to cache')).toEqual({
+      entities: ['app', 'cache', 'database'],
+      edges: [['app', 'cache'], ['app', 'database']],
+    });
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
