@@ -34,6 +34,8 @@ const opensObject = (t: Token | undefined) =>
   t !== undefined && (t.tag === 'DET' || t.tag === 'PRON' || (t.tag === 'ADP' && t.lower !== 'of') || t.lower === 'back');
 const RELATIVE = new Set(['which', 'that', 'who']);
 const CAPITALISED = /^[A-Z][\w-]*$/;
+/** Words a command may hold and still be a step's name as written. */
+const MAX_STEP_WORDS = 6;
 const PARTICLES = new Set(['in', 'out', 'up', 'down', 'off', 'back', 'over', 'through']);
 const DRAW_VERBS = new Set(['draw', 'show', 'make', 'create', 'sketch', 'build', 'render', 'design', 'add', 'put', 'label']);
 /** A verb form a noun tag may hide: "stores", "posts", "replicating"; a bare "call" only after a plural ("clients call"). */
@@ -228,6 +230,26 @@ export function splitCondition(text: string): { subject: string | null; outcome:
   if (end >= toks.length) return null;
   const subject = hasSubject ? before.filter((t) => t.tag !== 'DET').map((t) => t.word).join(' ') : null;
   return { subject, outcome: toks.slice(end).map((t) => t.word).join(' ') };
+}
+
+/**
+ * A sentence that is a command ("Preheat the oven", "Water them every day", "send it to legal"), as the step it names:
+ * the command as written, or, where its object is a pronoun and a preposition names a place, that place ("send it to
+ * legal": legal). Null for a sentence with a subject, or none of the tagger's verbs at its start.
+ */
+export function commandStep(text: string): string | null {
+  const toks = tokens(text);
+  const first = toks[0];
+  if (!first || (first.tag !== 'VERB' && !(/^(?:NOUN|ADJ|PROPN)$/.test(first.tag) && opensObject(toks[1])))) return null;
+  if (toks[1] && toks[1].tag === 'VERB') return null;
+  const pronoun = toks[1]?.tag === 'PRON' && /^(?:it|them)$/.test(toks[1].lower);
+  const prep = toks.findIndex((t, i) => i > 1 && t.tag === 'ADP' && TOWARD.has(t.lower));
+  // (A command too long to be a box's name is named by its place too: "store the parsed events in the index".)
+  if ((pronoun || toks.length > MAX_STEP_WORDS) && prep !== -1) {
+    const place = nounPhrase(toks, prep + 1);
+    if (place && !place.pronoun) return place.text;
+  }
+  return toks.filter((t) => t.tag !== 'PUNCT').map((t) => t.word).join(' ');
 }
 
 /** Whether a phrase holds a verb: "we send verification email", "account activated", not "verification email". */

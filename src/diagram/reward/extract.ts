@@ -7,7 +7,7 @@
 import type { DiagramSpec } from '../tasks/spec.ts';
 import pluralize from 'pluralize';
 import { normalizeLabel } from './labels.ts';
-import { clauseRelations, clauseSubject, isClause } from './clauses.ts';
+import { clauseRelations, clauseSubject, commandStep, isClause } from './clauses.ts';
 import { readBranches, type Branches } from './extract-condition.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
 import {
@@ -800,6 +800,44 @@ function finish(found: Found, names: readonly string[]): DiagramSpec {
   return expandCounts([...byKey.values()], edges);
 }
 
+/** A sentence that carries on a sequence: "Then grease the pan.", "After that, store ...", "Finally bake ...". */
+const SEQUENCE_START = /^(?:and\s+)?(?:then|next|after\s+that|afterwards|finally|lastly|last|later)\b[\s,]*/i;
+const FIRST_START = /^(?:first(?:ly)?|to\s+start|start\s+by)\b[\s,]*/i;
+
+/** A sentence of commands ("Afterwards send it to legal, and then file it in the archive") as its steps, or null. */
+function commandSteps(sentence: string): string[] | null {
+  const text = sentence.replace(SEQUENCE_START, '').replace(FIRST_START, '').replace(/[.!?]+$/, '');
+  const steps: string[] = [];
+  for (const part of text.split(THEN_SPLIT)) {
+    if (!part.trim()) continue;
+    const step = commandStep(part.trim());
+    const name = step ? cleanEntity(step, true) : '';
+    if (!name) return null;
+    steps.push(name);
+  }
+  return steps.length ? steps : null;
+}
+
+/**
+ * Sentences of commands in a row where a later one carries on from the one before ("Preheat the oven. Then grease the
+ * pan. Finally bake for 30 minutes."): a chain of their steps. Returns the indexes of the sentences it read.
+ */
+function commandSequences(sentences: { text: string; at: number }[], out: Found): Set<number> {
+  const read = new Set<number>();
+  const steps = sentences.map((s) => commandSteps(s.text));
+  for (let i = 0; i < sentences.length; ) {
+    let j = i;
+    while (j < sentences.length && steps[j] !== null && sentences[j].at === sentences[i].at + (j - i)) j++;
+    const carried = sentences.slice(i + 1, j).some((s) => SEQUENCE_START.test(s.text));
+    if (j - i >= 2 && carried) {
+      addChain(out, sentences.slice(i, j).flatMap((_, k) => steps[i + k]!));
+      for (let k = i; k < j; k++) read.add(sentences[k].at);
+    }
+    i = Math.max(j, i + 1);
+  }
+  return read;
+}
+
 function extract(prompt: string): DiagramSpec {
   const { text: quoted, names } = protectQuotes(prompt);
   const text = fixStructureTypos(quoted);
@@ -818,7 +856,10 @@ function extract(prompt: string): DiagramSpec {
   };
   if (state.decision) state.found.entities.push(state.decision);
   let numbered = false;
-  for (const p of parts) {
+  const sentences = parts.flatMap((p, at) => (p.kind === 'sentence' ? [{ text: p.text, at }] : []));
+  const commands = commandSequences(sentences, state.found);
+  for (const [at, p] of parts.entries()) {
+    if (commands.has(at)) continue;
     if (p.kind === 'sentence') sentenceOrClause(p.text, state, false);
     else {
       bulletBlock(p.block, state);

@@ -286,6 +286,19 @@ describe('extractSpec', () => {
     });
   });
 
+  it('reads commands in a row that carry on from each other as one chain of steps', () => {
+    expect(extractSpec('Preheat the oven. Then grease the pan. Next, pour in the batter. Finally bake for 30 minutes.').edges).toEqual([
+      ['Preheat the oven', 'grease the pan'],
+      ['grease the pan', 'pour in the batter'],
+      ['pour in the batter', 'bake for 30 minutes'],
+    ]);
+    // sentences with subjects stay relations between their things
+    expect(extractSpec('First the client sends a request to the gateway. After that, the gateway calls the auth service.').edges).toEqual([
+      ['client', 'gateway'],
+      ['gateway', 'auth service'],
+    ]);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
