@@ -81,6 +81,8 @@ function tokens(text: string): Token[] {
     const t = out[i];
     // "the chat/VERB app": a word between an article and a noun is part of the noun phrase.
     if (t.tag === 'VERB' && out[i - 1].tag === 'DET' && isNoun(out[i + 1])) t.tag = 'NOUN';
+    // ("bob forwards/ADV it to carol": an adverb tag on a verb form before an object.)
+    if (t.tag === 'ADV' && /^[a-z]{3,}[^s]s$/.test(t.lower) && isNoun(out[i - 1]) && opensObject(out[i + 1])) t.tag = 'NOUN';
     if (t.tag !== 'NOUN' && t.tag !== 'PROPN' && t.tag !== 'ADJ') continue;
     if (t.word !== t.lower) continue;
     const prev = out[i - 1];
@@ -94,23 +96,30 @@ function tokens(text: string): Token[] {
     if ((isNoun(prev) || (prev.tag === 'ADJ' && out[i - 2]?.tag === 'DET')) && startsClause(out, i - 1)) {
       // After a plural, a verb has no -s ("the parsers store links in the index", "customers place orders").
       const bare = /^[a-z]+s$/.test(prev.lower) && /^[a-z]{3,}$/.test(t.lower) && !/s$/.test(t.lower);
-      afterNoun = (opensObject(next) && (VERB_FORM.test(t.lower) || bare)) || (bare && isNoun(next));
+      // ("extracts sales from", "assigns tasks to": a verb form, its bare object and a preposition.)
+      const beforeObject = /^[a-z]{3,}[^s]s$/.test(t.lower) && isNoun(next) && out[i + 2]?.tag === 'ADP' && out[i + 2].lower !== 'of';
+      afterNoun = (opensObject(next) && (VERB_FORM.test(t.lower) || bare)) || (bare && isNoun(next)) || beforeObject;
     }
     // "the router hooked/ADJ up to the modem", "a modem connected to a router": a participle joining a noun to a
     // preposition's object.
     const participle = isNoun(prev) && /^[a-z]{3,}ed$/.test(t.lower) && next?.tag === 'ADP' && next.lower !== 'of';
     if (afterRelative || joined || afterNoun || participle) t.tag = 'VERB';
   }
+  // ("The patient/ADJ books ...": an adjective between an article and a verb is the noun.)
+  for (let i = 1; i + 1 < out.length; i++) if (out[i].tag === 'ADJ' && out[i - 1].tag === 'DET' && out[i + 1].tag === 'VERB') out[i].tag = 'NOUN';
   // Terse clauses without a verb: "app reads/NOUN database", "visitor fills/NOUN form": the -s word between a clause's
   // first noun and its next is the verb. And "writes result to/PART cache/VERB": a last word after "to" is its object.
   for (let start = 0; start < out.length; ) {
     let end = start;
     while (end < out.length && out[end].word !== ',' && out[end].tag !== 'CCONJ' && !WORD_BOUNDARY.has(out[end].word)) end++;
     const clause = out.slice(start, end);
+    // ("ok so alice emails bob": words that open a reply are no part of the clause.)
+    while (clause.length && (clause[0].tag === 'INTJ' || clause[0].tag === 'ADV')) clause.shift();
     const k = clause.findIndex((t, j) => j > 0 && t.tag === 'NOUN' && /^[a-z]{3,}[^s]s$/.test(t.word) && isNoun(clause[j - 1]) && isNoun(clause[j + 1]));
     // (Only a clause of its own, at the start or after a comma: "... to luscaind and bot gronddrais terkpo" goes on
     // naming objects.)
-    const own = start === 0 || out[start - 1].word === ',';
+    // (A whole sentence of three nouns is more likely a title: "gaxpur styszendzis structure.")
+    const own = (start === 0 || out[start - 1].word === ',') && (start > 0 || (end < out.length && !WORD_BOUNDARY.has(out[end].word)));
     if (own && k > 0 && k <= 2 && !clause.some((t) => t.tag === 'VERB' || t.tag === 'AUX' || t.tag === 'DET') && clause.slice(0, k).every(isNoun)) clause[k].tag = 'VERB';
     start = end + 1;
   }
@@ -174,6 +183,9 @@ function tokens(text: string): Token[] {
  *  devices into ..." is an object, "after that the api emails ..." is a new clause). */
 function startsClause(toks: Token[], end: number): boolean {
   let k = end;
+  while (k >= 0 && NOUN_RUN.has(toks[k].tag)) k--;
+  // "In this system the scheduler assigns ...": an article after another phrase's noun starts a phrase of its own.
+  if (k > 0 && toks[k].tag === 'DET' && isNoun(toks[k - 1])) return true;
   while (k >= 0 && (NOUN_RUN.has(toks[k].tag) || toks[k].tag === 'DET')) k--;
   if (k < 0) return true;
   const before = toks[k];
@@ -278,7 +290,7 @@ const PICKERS = new Set(['single', 'one', 'each', 'every', 'all', 'both', 'some'
 /** Determiners and possessives a noun phrase starts with. */
 const OPENERS = new Set(['DET', 'PRON']);
 /** Phrases about the drawing, not things in it: "a diagram showing ...", "with these connections". */
-const DRAWING = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|images?|canvas|boxes|nodes|arrows?|connections|edges|shapes|root)$/i;
+const DRAWING = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|canvas|boxes|nodes|arrows?|connections|edges|shapes|root)$/i;
 /** A drawing named in the sentence ("Create the whole thing as a dataset splits tree"): it is a request to draw. */
 const DRAWING_NOUN = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|state machine|map|tree|hierarchy|sequence)\b/i;
 /** What introduces the contents of a drawing: "a diagram where ...", "a picture showing ...". */

@@ -437,20 +437,22 @@ function wordedOrProse(sentence: string, out: Found): void {
   const grammar = prose(sentence);
   let pick: Found = rules;
   if (grammar && grammar.edges.length > 0) {
+    const edgeKey = ([a, b]: [string, string]) => `${canonical(a)}\u0000${canonical(b)}`;
+    const grammarEdges = new Set(grammar.edges.map(edgeKey));
+    // (The rules' edges counted as the spec will hold them: once each, no loops.)
+    const ruleEdges = new Set(rules.edges.filter(([a, b]) => canonical(a) !== canonical(b)).map(edgeKey)).size;
     const keys = new Set(grammar.entities.map(canonical));
     const inside = (e: string) => grammar.entities.filter((g) => e.length > g.length && ` ${e} `.includes(` ${g} `));
     const clause = (e: string) => inside(e).length >= 2 || (inside(e).length === 1 && CLAUSE_WORD.test(e)) || PRONOUN_WORD.test(e);
     // A name holding a verb the grammar read an edge from ("user searches") is a clause too, where the grammar reads
     // as many edges.
     const verbs = new Set(grammar.verbs.filter((v) => v === v.toLowerCase()));
-    const holdsVerb = (e: string) => grammar.edges.length >= rules.edges.length && e.split(' ').some((w) => verbs.has(w));
+    const holdsVerb = (e: string) => grammar.edges.length >= ruleEdges && e.split(' ').some((w) => verbs.has(w));
     const relation = winner === undefined || winner === relations;
     const swallowed = rules.entities.some((e) => !keys.has(canonical(e)) && (clause(e) || (relation && holdsVerb(e))));
-    const edgeKey = ([a, b]: [string, string]) => `${canonical(a)}\u0000${canonical(b)}`;
-    const grammarEdges = new Set(grammar.edges.map(edgeKey));
-    const more = grammar.edges.length > rules.edges.length;
+    const more = grammar.edges.length > ruleEdges;
     // The rules do not read a pronoun object ("... and three consumers read from it"); the grammar does.
-    const resolved = relation && grammar.resolved && grammar.edges.length >= rules.edges.length;
+    const resolved = relation && grammar.resolved && grammar.edges.length >= ruleEdges;
     if (swallowed || resolved || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
   }
   out.edges.push(...pick.edges);
