@@ -274,6 +274,10 @@ export interface ClauseRelations {
   verbs: string[];
   /** Whether an object was a pronoun read as the thing named before ("... read from it"). */
   resolved: boolean;
+  /** The first verb's subject. */
+  subject: string[];
+  /** What prepositions named ("at reception", "from the server", "behind one load balancer"): places, not payloads. */
+  places: string[];
 }
 
 /** Prepositions before the thing a relation goes to ("sends pages to the parsers", "stores links in the index"). */
@@ -373,6 +377,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   let lastObject: Phrase | undefined;
   let objects: Phrase | undefined;
   let resolved = false;
+  let firstSubject: string[] = [];
+  const places: string[] = [];
   // Prose has function words; a row of bare words with a verb-like one among them is a name ("plondux listen poxnul").
   const prose = toks.some((t) => t.tag === 'DET' || t.tag === 'ADP');
   for (let v = 1; v < toks.length; v++) {
@@ -450,6 +456,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     const reads = FROM_VERBS.has(verb.lemma);
     const payload = subject.every((p) => PAYLOAD.has(p.text.toLowerCase()));
     const names = (ps: Phrase[]) => ps.map((p) => p.text);
+    if (firstSubject.length === 0) firstSubject = names(subject);
+    for (const p of [...toward, ...from, ...behind]) if (!places.includes(p.text)) places.push(p.text);
     if (payload && from.length && toward.length) {
       for (const a of names(from)) for (const b of names(toward)) add(a, b);
       continue;
@@ -459,5 +467,5 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     const targets = toward.length ? toward : from.length ? (reads ? [] : from) : direct;
     for (const a of names(subject)) for (const b of names(targets)) add(a, b);
   }
-  return edges.length ? { entities, edges, verbs, resolved } : null;
+  return edges.length ? { entities, edges, verbs, resolved, subject: firstSubject, places } : null;
 }

@@ -840,6 +840,53 @@ function commandSequences(sentences: { text: string; at: number }[], out: Found)
   return read;
 }
 
+/** The head noun a name is mentioned by again ("the api gateway" ... "the gateway"). */
+const headOf = (name: string) => canonical(name.split(' ').pop() ?? name);
+
+/**
+ * Sentences that narrate one after another ("the user uploads a photo; then the resizer makes a thumbnail; after that
+ * the cdn serves it"): a chain of who acts, each handing on to the next. What a step acts on is a box of the chain
+ * only where it acts later itself ("webhook hits the api gateway. next the gateway queues the event") or a preposition
+ * names it as a place ("checks in at reception"); otherwise it is what travels (a photo, a thumbnail). Returns the
+ * indexes of the sentences it read, or none where a step has no subject (commands are commandSequences').
+ */
+function narratedSequences(sentences: { text: string; at: number }[], out: Found): Set<number> {
+  const read = new Set<number>();
+  for (let i = 0; i < sentences.length; ) {
+    let j = i + 1;
+    while (j < sentences.length && sentences[j].at === sentences[j - 1].at + 1 && SEQUENCE_START.test(sentences[j].text)) j++;
+    const run = sentences.slice(i, j);
+    i = j;
+    if (run.length < 2) continue;
+    const clauses = run.flatMap((s) => s.text.replace(SEQUENCE_START, '').replace(FIRST_START, '').replace(/[.!?]+$/, '').split(THEN_SPLIT).filter((p) => p.trim()));
+    // A step without a relation of its own still has a subject: "after that the cdn serves it".
+    const steps = clauses.map((c) => {
+      const r = clauseRelations(c);
+      if (r) return r;
+      const subject = clauseSubject(c.trim());
+      return subject && !PRONOUN_SUBJECT.test(`${subject} `) ? { edges: [] as [string, string][], subject: [subject], places: [] as string[] } : null;
+    });
+    if (steps.some((r) => r === null || r.subject.length !== 1)) continue;
+    const subjects = steps.map((r) => r!.subject[0]);
+    const laterSubject = (name: string, k: number) => subjects.slice(k + 1).some((x) => headOf(x) === headOf(name));
+    const edges: [string, string][] = [];
+    let before: string | undefined;
+    steps.forEach((r, k) => {
+      const subject = subjects[k];
+      if (before) edges.push([before, subject]);
+      const onward = r!.edges.filter(([a, b]) => a === subject && (laterSubject(b, k) || r!.places.includes(b))).map(([, b]) => b);
+      for (const [a, b] of r!.edges) if (b === subject && r!.places.includes(a)) edges.push([a, b]);
+      for (const b of onward) edges.push([subject, b]);
+      before = onward.length ? onward[onward.length - 1] : subject;
+    });
+    const name = (n: string) => cleanEntity(n, true);
+    for (const [a, b] of edges) if (name(a) && name(b)) out.edges.push([name(a), name(b)]);
+    out.entities.push(...edges.flat().map(name).filter(Boolean));
+    for (const s of run) read.add(s.at);
+  }
+  return read;
+}
+
 function extract(prompt: string): DiagramSpec {
   const { text: quoted, names } = protectQuotes(prompt);
   const text = fixStructureTypos(quoted);
@@ -860,8 +907,9 @@ function extract(prompt: string): DiagramSpec {
   let numbered = false;
   const sentences = parts.flatMap((p, at) => (p.kind === 'sentence' ? [{ text: p.text, at }] : []));
   const commands = commandSequences(sentences, state.found);
+  const narrated = narratedSequences(sentences.filter((s) => !commands.has(s.at)), state.found);
   for (const [at, p] of parts.entries()) {
-    if (commands.has(at)) continue;
+    if (commands.has(at) || narrated.has(at)) continue;
     if (p.kind === 'sentence') sentenceOrClause(p.text, state, false);
     else {
       bulletBlock(p.block, state);

@@ -299,6 +299,22 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads a narrated sequence as a chain of who acts; what they act on is a box only where it acts later or is a place', () => {
+    expect(extractSpec('the user uploads a photo; then the resizer makes a thumbnail; after that the cdn serves it').edges).toEqual([
+      ['user', 'resizer'],
+      ['resizer', 'cdn'],
+    ]);
+    expect(extractSpec('webhook hits the api gateway. next the gateway queues the event. then a worker processes it.').edges).toEqual([
+      ['webhook', 'api gateway'],
+      ['api gateway', 'worker'],
+    ]);
+    expect(extractSpec('the patient checks in at reception; after that a nurse takes vitals; finally the doctor sees the patient').edges).toEqual([
+      ['patient', 'reception'],
+      ['reception', 'nurse'],
+      ['nurse', 'doctor'],
+    ]);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
