@@ -278,6 +278,8 @@ export interface ClauseRelations {
   subject: string[];
   /** What prepositions named ("at reception", "from the server", "behind one load balancer"): places, not payloads. */
   places: string[];
+  /** Direct objects, each with the verb that takes it ("calls the auth service", "makes a thumbnail"). */
+  objects: { name: string; verb: string }[];
 }
 
 /** Prepositions before the thing a relation goes to ("sends pages to the parsers", "stores links in the index"). */
@@ -379,6 +381,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   let resolved = false;
   let firstSubject: string[] = [];
   const places: string[] = [];
+  const directObjects: { name: string; verb: string }[] = [];
   // Prose has function words; a row of bare words with a verb-like one among them is a name ("plondux listen poxnul").
   const prose = toks.some((t) => t.tag === 'DET' || t.tag === 'ADP');
   for (let v = 1; v < toks.length; v++) {
@@ -465,7 +468,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     for (const a of names(behind)) for (const b of names(subject)) add(a, b);
     if (from.length && reads) for (const a of names(from)) for (const b of names(subject)) add(a, b);
     const targets = toward.length ? toward : from.length ? (reads ? [] : from) : direct;
+    if (targets === direct) for (const p of direct) directObjects.push({ name: p.text, verb: verb.lower });
     for (const a of names(subject)) for (const b of names(targets)) add(a, b);
   }
-  return edges.length ? { entities, edges, verbs, resolved, subject: firstSubject, places } : null;
+  return edges.length ? { entities, edges, verbs, resolved, subject: firstSubject, places, objects: directObjects } : null;
 }

@@ -840,6 +840,9 @@ function commandSequences(sentences: { text: string; at: number }[], out: Found)
   return read;
 }
 
+/** A verb whose object is a box it calls on, not a thing it hands on: "calls", "queries", "notifies". */
+const CALLING = new RegExp(`^${CALL_VERB}$`, 'i');
+
 /** The head noun a name is mentioned by again ("the api gateway" ... "the gateway"). */
 const headOf = (name: string) => canonical(name.split(' ').pop() ?? name);
 
@@ -864,7 +867,7 @@ function narratedSequences(sentences: { text: string; at: number }[], out: Found
       const r = clauseRelations(c);
       if (r) return r;
       const subject = clauseSubject(c.trim());
-      return subject && !PRONOUN_SUBJECT.test(`${subject} `) ? { edges: [] as [string, string][], subject: [subject], places: [] as string[] } : null;
+      return subject && !PRONOUN_SUBJECT.test(`${subject} `) ? { edges: [] as [string, string][], subject: [subject], places: [] as string[], objects: [] } : null;
     });
     if (steps.some((r) => r === null || r.subject.length !== 1)) continue;
     const subjects = steps.map((r) => r!.subject[0]);
@@ -874,7 +877,9 @@ function narratedSequences(sentences: { text: string; at: number }[], out: Found
     steps.forEach((r, k) => {
       const subject = subjects[k];
       if (before) edges.push([before, subject]);
-      const onward = r!.edges.filter(([a, b]) => a === subject && (laterSubject(b, k) || r!.places.includes(b))).map(([, b]) => b);
+      // (The object of a calling verb is a box too: "the gateway calls the auth service".)
+      const called = (b: string) => r!.objects.some((o) => o.name === b && CALLING.test(o.verb));
+      const onward = r!.edges.filter(([a, b]) => a === subject && (laterSubject(b, k) || r!.places.includes(b) || called(b))).map(([, b]) => b);
       for (const [a, b] of r!.edges) if (b === subject && r!.places.includes(a)) edges.push([a, b]);
       for (const b of onward) edges.push([subject, b]);
       before = onward.length ? onward[onward.length - 1] : subject;
