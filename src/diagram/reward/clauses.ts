@@ -267,6 +267,17 @@ export function commandStep(text: string): string | null {
 /** Whether a phrase holds a verb: "we send verification email", "account activated", not "verification email". */
 export const isClause = (phrase: string) => tokens(phrase).some((t) => t.tag === 'VERB');
 
+const CONDITION_OPENERS = new Set(['when', 'whenever', 'if', 'once', 'after', 'before', 'until', 'unless']);
+
+/** Whether token `v` lies in a condition that opens the sentence and a comma closes: "when X happens, Y does Z". */
+function inCondition(toks: Token[], v: number): boolean {
+  let k = v;
+  while (k > 0 && toks[k - 1].word !== ',') k--;
+  const opener = toks[k];
+  if (!opener || !CONDITION_OPENERS.has(opener.lower) || (opener.tag !== 'SCONJ' && opener.tag !== 'ADV' && opener.tag !== 'ADP')) return false;
+  return toks.slice(v).some((t) => t.word === ',');
+}
+
 export interface ClauseRelations {
   entities: string[];
   edges: [string, string][];
@@ -395,7 +406,11 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     if (toks[v - 1].tag === 'ADP' || toks[v - 1].tag === 'PART') continue;
     // A participle before a bare noun is part of a name ("lerkbrertum boosting dendzes"), and so is a bare word in a
     // text without function words.
-    if (isNoun(next) && (verb.lower.endsWith('ing') || (!prose && !/s$/.test(verb.lower)))) continue;
+    // ("the browser hitting nginx": after a phrase with an article, a participle is a verb.)
+    const articled = toks.slice(Math.max(0, v - 4), v).some((t) => t.tag === 'DET');
+    if (isNoun(next) && ((verb.lower.endsWith('ing') && !articled) || (!prose && !/s$/.test(verb.lower)))) continue;
+    // "when someone pushes to main, github actions deploys ...": a condition before the main clause relates nothing.
+    if (inCondition(toks, v)) continue;
     // The subject: the phrase that ends right before the verb (an adverb such as "also" between), or for "which" the
     // phrase before it, or for "and <verb>" the last verb's subject.
     let s = v - 1;
