@@ -161,8 +161,10 @@ export function cleanEntity(phrase: string, item = false): string {
   const colon = s.lastIndexOf(':');
   if (colon !== -1) s = s.slice(colon + 1);
   s = s.replace(LEAD_PUNCT, '').replace(TRAIL_PUNCT, '');
+  // "the store step" is the store; "edge box" without an article is a name.
+  const articled = /^(?:the|a|an)\s/i.test(s);
   s = s.replace(item ? ITEM_LEAD_WORDS : LEAD_WORDS, '').replace(EACH_OF, '').replace(TRAIL_PUNCT, '').replace(TRAIL_WORDS, '').replace(TRAIL_PUNCT, '');
-  if (!item) s = s.replace(TRAIL_NOUN, '');
+  if (!item && articled) s = s.replace(TRAIL_NOUN, '');
   s = s.replace(CHATTER_TAIL, '');
   if (QUANTIFIED.test(s) || ANSWER.test(s) || LONE_JOINER.test(s) || CHATTER.test(s)) return '';
   let words = s.split(' ').filter(Boolean);
@@ -175,7 +177,7 @@ export function cleanEntity(phrase: string, item = false): string {
   return words.join(' ');
 }
 
-const LIST_SPLIT = /\s*,\s*(?:and\s+|or\s+|then\s+)?|\s+(?:and|or|&)\s+/i;
+const LIST_SPLIT = /\s*,\s*(?:and\s+|or\s+|then\s+)?|\s+(?:and|or|&|\+)\s+/i;
 
 export function splitList(text: string): string[] {
   return text.split(LIST_SPLIT).map((p) => cleanEntity(p)).filter(Boolean);

@@ -519,9 +519,55 @@ function listItems(full: string): string[] {
   return items.length >= 2 ? items : [];
 }
 
+/** Words a name in a terse edge list holds at most ("idle to running, running to done"). */
+const TERSE_NAME_WORDS = 4;
+
+/** "idle to running, running to done, done to idle": two or more "A to B" items, each an edge. */
+function edgeItems(sentence: string, out: Found): boolean {
+  const items = sentence.replace(/[.!?]+$/, '').split(/\s*,\s*(?:and\s+)?|\s+and\s+/i).filter((i) => i.trim());
+  if (items.length < 2) return false;
+  const found: Found = { entities: [], edges: [] };
+  for (const item of items) if (!edgeItem(item, found)) return false;
+  if (found.entities.some((e) => e.split(' ').length > TERSE_NAME_WORDS)) return false;
+  out.edges.push(...found.edges);
+  out.entities.push(...found.entities);
+  return true;
+}
+
+/** "api gw fans out: users svc, orders svc", "kafka: 2 producers in, 2 consumers out": a name, and a list after a colon
+ *  that a relation verb before it, or "in"/"out" after each item, says the direction of. */
+const FANS_OUT = /^(.+?)\s+(?:fans?\s+out|branches(?:\s+out)?|splits|feeds|sends|connects|calls|points|leads|goes|routes)(?:\s+(?:to|into|out))?\s*:\s*(.+)$/i;
+const IN_OUT = /^(.+?)\s+(in|out|inputs?|outputs?)$/i;
+
+function colonFans(sentence: string, out: Found): void {
+  const text = sentence.replace(/[.!?]+$/, '');
+  const fan = FANS_OUT.exec(text);
+  if (fan) {
+    const source = cleanEntity(fan[1]);
+    const targets = splitList(fan[2]);
+    if (source && targets.length) {
+      for (const t of targets) out.edges.push([source, t]);
+      out.entities.push(source, ...targets);
+    }
+    return;
+  }
+  const colon = text.indexOf(':');
+  if (colon === -1) return;
+  const hub = cleanEntity(text.slice(0, colon));
+  const items = text.slice(colon + 1).split(/\s*,\s*(?:and\s+)?|\s+and\s+/i).map((i) => IN_OUT.exec(i.trim()));
+  if (!hub || items.length < 2 || items.some((m) => m === null)) return;
+  for (const m of items) {
+    const name = cleanEntity(m![1]);
+    if (!name) return;
+    out.entities.push(name);
+    out.edges.push(/^in/i.test(m![2]) ? [name, hub] : [hub, name]);
+  }
+  out.entities.push(hub);
+}
+
 /** "S3 to Lambda to DynamoDB": three or more short names joined by "to" alone (two could be any sentence). */
 function toHops(sentence: string, out: Found): void {
-  if (/\bfrom\b/i.test(sentence)) return;
+  if (/\bfrom\b/i.test(sentence) || edgeItems(sentence, out)) return;
   const parts = sentence.split(TO_HOPS);
   if (parts.length < 3) return;
   const names = parts.map((p) => cleanEntity(p));
@@ -576,7 +622,7 @@ function general(sentence: string, state: State): void {
     return;
   }
   const before = out.edges.length;
-  const rules = [arrowChains, edgeList, loopSteps, wordedOrProse, thenSequence, toHops, clauseSteps];
+  const rules = [arrowChains, edgeList, colonFans, loopSteps, wordedOrProse, thenSequence, toHops, clauseSteps];
   for (const rule of rules) {
     rule(sentence, out);
     if (out.edges.length > before) return;

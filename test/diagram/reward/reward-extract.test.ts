@@ -315,6 +315,27 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads terse notations: "A to B" items, a fan-out before a colon, "in"/"out" items, "+" joining sources', () => {
+    expect(extractSpec('states: idle, running, done. idle to running, running to done, done to idle').edges).toEqual([
+      ['idle', 'running'],
+      ['running', 'done'],
+      ['done', 'idle'],
+    ]);
+    expect(extractSpec('api gw fans out: users svc, orders svc, billing svc').edges).toEqual([
+      ['api gw', 'users svc'],
+      ['api gw', 'orders svc'],
+      ['api gw', 'billing svc'],
+    ]);
+    expect(extractSpec('kafka: 2 producers in, 2 consumers out').edges).toEqual([
+      ['producer 1', 'kafka'],
+      ['producer 2', 'kafka'],
+      ['kafka', 'consumer 1'],
+      ['kafka', 'consumer 2'],
+    ]);
+    expect(extractSpec('web + mobile -> bff -> core api').edges).toEqual([['web', 'bff'], ['mobile', 'bff'], ['bff', 'core api']]);
+    expect(extractSpec('sensor→edge box→cloud').entities).toEqual(['sensor', 'edge box', 'cloud']);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
