@@ -28,7 +28,11 @@ export { cleanEntity } from './extract-text.ts';
 
 // "a>b>c" too: a bare > between two words is an arrow in a diagram request.
 const ARROW = /\s*(?:-+>|→|=+>|⟶|➔)\s*|\s+>\s+|(?<=[\p{L}\p{N}])>(?=[\p{L}\p{N}])/u;
-const HAS_ARROW = /-+>|→|=+>|⟶|➔|\s>\s|[\p{L}\p{N}]>[\p{L}\p{N}]/u;
+const HAS_ARROW = /-+>|→|=+>|⟶|➔|<-|←|↔|>>|\s>\s|[\p{L}\p{N}]>[\p{L}\p{N}]/u;
+/** The arrows of a chain with their direction: both ways ("client <-> server"), backwards ("cache <- api"), forwards. */
+const CONNECTOR = /\s*(?:(<-+>|<=+>|↔)|(<-+|←)|(?:-+>|→|=+>|⟶|➔|>>))\s*|\s+>\s+|(?<=[\p{L}\p{N}])>(?=[\p{L}\p{N}])/gu;
+/** "web - api - db": names joined by spaced dashes, read left to right (two dashes at least: one may be prose). */
+const DASH = /\s+-{1,2}\s+/;
 const THEN_SPLIT = /\s*,?\s*(?:and\s+)?(?:then|finally|next|afterwards|after that)\s+|\s*,?\s*(?:(?:which|that|and)\s+)?(?:(?:is|are)\s+)?followed\s+by\s+|\s*,\s*/i;
 const CHAIN_SPLIT = new RegExp(`${ARROW.source}|${THEN_SPLIT.source}`, 'iu');
 const WHICH_FOLLOWED = /,?\s*(?:which|that)\s+(?:is|are)\s+followed\s+by/gi;
@@ -160,9 +164,20 @@ const addChain = (out: Found, names: string[]) => {
 
 /** "A -> B -> C" chains; a chain breaks at a sentence or clause boundary between two arrows. */
 function arrowChains(sentence: string, out: Found): void {
-  if (!HAS_ARROW.test(sentence)) return;
-  for (const clause of sentence.split(/\s*,\s*(?=[^,]*(?:-+>|→|=+>|\s>\s))/)) {
-    const parts = clause.split(ARROW);
+  if (!HAS_ARROW.test(sentence)) {
+    dashChain(sentence, out);
+    return;
+  }
+  for (const clause of sentence.split(/\s*,\s*(?=[^,]*(?:-+>|→|=+>|<-|←|↔|>>|\s>\s))/)) {
+    const parts: string[] = [];
+    const ways: ('both' | 'back' | 'on')[] = [];
+    let at = 0;
+    for (const m of clause.matchAll(CONNECTOR)) {
+      parts.push(clause.slice(at, m.index));
+      ways.push(m[1] ? 'both' : m[2] ? 'back' : 'on');
+      at = (m.index ?? 0) + m[0].length;
+    }
+    parts.push(clause.slice(at));
     if (parts.length < 2) continue;
     // Each part may list several nodes ("A -> B, C" fans out); the first part starts after any lead-in.
     const groups = parts.map((p, i) => {
@@ -172,10 +187,23 @@ function arrowChains(sentence: string, out: Found): void {
       return splitList(text);
     });
     for (let i = 0; i + 1 < groups.length; i++) {
-      for (const a of groups[i]) for (const b of groups[i + 1]) out.edges.push([a, b]);
+      for (const a of groups[i]) {
+        for (const b of groups[i + 1]) {
+          if (ways[i] !== 'back') out.edges.push([a, b]);
+          if (ways[i] !== 'on') out.edges.push([b, a]);
+        }
+      }
     }
     for (const g of groups) out.entities.push(...g);
   }
+}
+
+function dashChain(sentence: string, out: Found): void {
+  const parts = sentence.replace(/[.!?]+$/, '').split(DASH);
+  if (parts.length < 3) return;
+  const names = parts.map((p) => cleanEntity(p));
+  if (names.some((n) => !n || n.split(' ').length > TERSE_NAME_WORDS)) return;
+  addChain(out, names);
 }
 
 /** "from A to B", "from A through B to C", "from A to B, then to C"; "arrows into X from A and B". */

@@ -334,6 +334,11 @@ describe('extractSpec', () => {
     ]);
     expect(extractSpec('web + mobile -> bff -> core api').edges).toEqual([['web', 'bff'], ['mobile', 'bff'], ['bff', 'core api']]);
     expect(extractSpec('sensor→edge box→cloud').entities).toEqual(['sensor', 'edge box', 'cloud']);
+    // arrows both ways and backwards, ">>", and names joined by dashes
+    expect(extractSpec('client <-> server').edges).toEqual([['client', 'server'], ['server', 'client']]);
+    expect(extractSpec('cache <- api -> db').edges).toEqual([['api', 'cache'], ['api', 'db']]);
+    expect(extractSpec('app >> queue >> worker').edges).toEqual([['app', 'queue'], ['queue', 'worker']]);
+    expect(extractSpec('web - api - db').edges).toEqual([['web', 'api'], ['api', 'db']]);
   });
 
   it('cleans entity phrases', () => {
