@@ -264,6 +264,23 @@ export function commandStep(text: string): string | null {
   return toks.filter((t) => t.tag !== 'PUNCT').map((t) => t.word).join(' ');
 }
 
+/** The things a text names: its noun phrases (no pronouns, nothing about the drawing itself), each once, in order. */
+export function nounPhrases(text: string): string[] {
+  const toks = tokens(removeChatter(text));
+  const out: string[] = [];
+  for (let i = 0; i < toks.length; ) {
+    const p = nounPhrase(toks, i);
+    if (!p) {
+      i++;
+      continue;
+    }
+    const quantified = toks.slice(p.start, p.end).some((t) => /^(?:each|every|any)$/.test(t.lower));
+    if (!p.pronoun && !quantified && !DRAWING.test(p.text) && !out.some((o) => o.toLowerCase() === p.text.toLowerCase())) out.push(p.text);
+    i = p.end;
+  }
+  return out;
+}
+
 /** Whether a phrase holds a verb: "we send verification email", "account activated", not "verification email". */
 export const isClause = (phrase: string) => tokens(phrase).some((t) => t.tag === 'VERB');
 
@@ -307,7 +324,7 @@ const PICKERS = new Set(['single', 'one', 'each', 'every', 'all', 'both', 'some'
 /** Determiners and possessives a noun phrase starts with. */
 const OPENERS = new Set(['DET', 'PRON']);
 /** Phrases about the drawing, not things in it: "a diagram showing ...", "with these connections". */
-const DRAWING = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|canvas|boxes|nodes|arrows?|connections|edges|shapes|root)$/i;
+const DRAWING = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|canvas|boxes|nodes|arrows?|connections|edges|shapes|root)$|^(?:box|node|edge|shape|connection)$/i;
 /** A drawing named in the sentence ("Create the whole thing as a dataset splits tree"): it is a request to draw. */
 const DRAWING_NOUN = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|state machine|map|tree|hierarchy|sequence)\b/i;
 /** What introduces the contents of a drawing: "a diagram where ...", "a picture showing ...". */

@@ -7,7 +7,7 @@
 import type { DiagramSpec } from '../tasks/spec.ts';
 import pluralize from 'pluralize';
 import { normalizeLabel } from './labels.ts';
-import { clauseRelations, clauseSubject, commandStep, isClause } from './clauses.ts';
+import { clauseRelations, clauseSubject, commandStep, isClause, nounPhrases } from './clauses.ts';
 import { readBranches, type Branches } from './extract-condition.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
 import {
@@ -1021,17 +1021,29 @@ function extract(prompt: string): DiagramSpec {
   return finish(found, names);
 }
 
+/**
+ * The spec of a prompt no rule reads: the things it names (its noun phrases), with no edges. A reward that knows what
+ * should be drawn tells a diagram of those things from one of other words, where "nothing known" scores both alike.
+ */
+function named(prompt: string): DiagramSpec {
+  const { text, names } = protectQuotes(prompt);
+  const entities = [...new Set([...names, ...nounPhrases(text.replace(/\uE000\d+\uE001/g, ','))].map((n) => cleanEntity(n, true)).filter(Boolean))];
+  return { entities, edges: [] };
+}
+
 const CACHE_LIMIT = 10_000;
 const cache = new Map<string, DiagramSpec>();
 
 /**
- * Entities and directed edges a prompt asks for. May return no entities when the prompt names none in a form the
- * rules know; callers treat that as "unknown", not as "nothing requested". Cached per prompt (GRPO repeats them).
+ * Entities and directed edges a prompt asks for; where no rule reads the prompt, the things it names and no edges. May
+ * return no entities when the prompt names nothing ("Make it pretty."); callers treat that as "unknown", not as
+ * "nothing requested". Cached per prompt (GRPO repeats them).
  */
 export function extractSpec(prompt: string): DiagramSpec {
   const hit = cache.get(prompt);
   if (hit) return hit;
-  const spec = extract(prompt);
+  const read = extract(prompt);
+  const spec = read.entities.length ? read : named(prompt);
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(prompt, spec);
   return spec;

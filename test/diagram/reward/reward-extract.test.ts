@@ -351,7 +351,10 @@ describe('extractSpec', () => {
     expect(extractSpec('write code, run tests, fix bugs, and go back to run tests').entities).not.toContain('and');
   });
 
-  it('returns no entities for a request it cannot read, rather than guessing', () => {
+  it('names the things of a request no rule reads, with no edges, and nothing for a request that names nothing', () => {
     expect(extractSpec('Make it pretty.').entities).toEqual([]);
+    expect(extractSpec('a box').entities).toEqual([]);
+    expect(extractSpec('Train station, ticket office, platform.')).toEqual({ entities: ['Train station', 'ticket office', 'platform'], edges: [] });
+    expect(extractSpec('I mostly care about the espresso machine and the grinder.')).toEqual({ entities: ['espresso machine', 'grinder'], edges: [] });
   });
 });
