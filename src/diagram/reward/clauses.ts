@@ -37,7 +37,7 @@ const CAPITALISED = /^[A-Z][\w-]*$/;
 /** Words a command may hold and still be a step's name as written. */
 const MAX_STEP_WORDS = 6;
 const PARTICLES = new Set(['in', 'out', 'up', 'down', 'off', 'back', 'over', 'through']);
-const DRAW_VERBS = new Set(['draw', 'show', 'make', 'create', 'sketch', 'build', 'render', 'design', 'add', 'put', 'label']);
+const DRAW_VERBS = new Set(['draw', 'show', 'make', 'create', 'sketch', 'build', 'render', 'design', 'add', 'put', 'label', 'depict', 'illustrate', 'picture', 'visualize']);
 /** A verb form a noun tag may hide: "stores", "posts", "replicating"; a bare "call" only after a plural ("clients call"). */
 const VERB_FORM = /^[a-z]{2,}(?:[^s]s|ies|ing)$/;
 
@@ -93,7 +93,7 @@ function tokens(text: string): Token[] {
     const joined = prev.tag === 'CCONJ' && sForm && opensObject(next) && out.slice(0, i).some((x) => x.tag === 'VERB');
     let afterNoun = false;
     // ("The patient/ADJ books ...": an adjective after an article stands for a noun.)
-    if ((isNoun(prev) || (prev.tag === 'ADJ' && out[i - 2]?.tag === 'DET')) && startsClause(out, i - 1)) {
+    if ((isNoun(prev) || (prev.tag === 'ADJ' && out[i - 2]?.tag === 'DET')) && startsClause(out, i - 1, t.lower.endsWith('ing'))) {
       // After a plural, a verb has no -s ("the parsers store links in the index", "customers place orders").
       const bare = /^[a-z]+s$/.test(prev.lower) && /^[a-z]{3,}$/.test(t.lower) && !/s$/.test(t.lower);
       // ("extracts sales from", "assigns tasks to": a verb form, its bare object and a preposition.)
@@ -181,7 +181,7 @@ function tokens(text: string): Token[] {
 
 /** Whether the noun run ending at token `end` starts a clause: no verb or preposition governs it ("from the field
  *  devices into ..." is an object, "after that the api emails ..." is a new clause). */
-function startsClause(toks: Token[], end: number): boolean {
+function startsClause(toks: Token[], end: number, drawn = false): boolean {
   let k = end;
   while (k >= 0 && NOUN_RUN.has(toks[k].tag)) k--;
   // "In this system the scheduler assigns ...": an article after another phrase's noun starts a phrase of its own.
@@ -189,6 +189,8 @@ function startsClause(toks: Token[], end: number): boolean {
   while (k >= 0 && (NOUN_RUN.has(toks[k].tag) || toks[k].tag === 'DET')) k--;
   if (k < 0) return true;
   const before = toks[k];
+  // ("sketch the cpu reading from the cache": what a request to draw names may act, in a participle of its own.)
+  if (drawn && before.tag === 'VERB' && DRAW_VERBS.has(before.lower)) return true;
   if (before.tag === 'VERB' || before.tag === 'AUX') return false;
   if (before.tag === 'ADP') return before.lower === 'after' && /^(?:that|this)$/.test(toks[k + 1]?.lower ?? '');
   return true;
@@ -326,7 +328,7 @@ const OPENERS = new Set(['DET', 'PRON']);
 /** Phrases about the drawing, not things in it: "a diagram showing ...", "with these connections". */
 const DRAWING = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|canvas|boxes|nodes|arrows?|connections|edges|shapes|root)$|^(?:box|node|edge|shape|connection)$/i;
 /** A drawing named in the sentence ("Create the whole thing as a dataset splits tree"): it is a request to draw. */
-const DRAWING_NOUN = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|state machine|map|tree|hierarchy|sequence)\b/i;
+const DRAWING_NOUN = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|state machine|map|tree|hierarchy|sequence)\b|\b(?:an?|the|my)\s+(?:quick\s+)?sketch\b/i;
 /** What introduces the contents of a drawing: "a diagram where ...", "a picture showing ...". */
 const SHOWS = /\b(?:where|in which|showing|that shows|shows|of how|how)\s+/gi;
 const WORD_BOUNDARY = new Set([';', ':', '.', '!', '?']);
@@ -488,7 +490,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       // "... to the chat app in another language": a second phrase toward something is a circumstance, not a target.
       if (toward.length && toks[i]?.tag === 'ADP' && !FROM.has(toks[i].lower)) break;
     }
-    const reads = FROM_VERBS.has(verb.lemma);
+    // (The lemma of a verb the tagger took for a noun is the noun's: "reading" for "the cpu reading from the cache".)
+    const reads = FROM_VERBS.has(verb.lemma) || FROM_VERBS.has(verb.lower.replace(/(?:ing|es|s|ed)$/, ''));
     const payload = subject.every((p) => PAYLOAD.has(p.text.toLowerCase()));
     const names = (ps: Phrase[]) => ps.map((p) => p.text);
     if (firstSubject.length === 0) firstSubject = names(subject);
