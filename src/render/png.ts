@@ -1,7 +1,13 @@
 // Rasterizes an SVG with resvg and the DejaVu Sans file shipped by npm, never the system's fonts, so that a
 // PNG looks the same on every machine and its text matches the widths that text.ts measures.
-import { Resvg } from '@resvg/resvg-js';
+import { createRequire } from 'node:module';
+import type { Resvg as ResvgClass } from '@resvg/resvg-js';
 import { FONT_FAMILY, FONT_FILE } from './text.ts';
+
+// resvg's native binding is loaded on the first picture, not on import: the commands that import a renderer and draw
+// nothing (score without a judge, every reward) spent 30 ms of start-up loading it.
+let resvg: typeof ResvgClass | undefined;
+const Resvg = (): typeof ResvgClass => (resvg ??= (createRequire(import.meta.url)('@resvg/resvg-js') as { Resvg: typeof ResvgClass }).Resvg);
 
 export interface PngOptions {
   /** Output width in pixels (height follows); overrides `scale`. */
@@ -42,11 +48,11 @@ function declaredSize(svg: string): { width: number; height: number } | null {
 export function rasterize(svg: string, opts: PngOptions = {}): Raster {
   const maxSide = positive('maxSide', opts.maxSide) ?? DEFAULT_MAX_SIDE;
   const font = { loadSystemFonts: false, fontFiles: [FONT_FILE], defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY };
-  const natural = declaredSize(svg) ?? new Resvg(svg, { font, logLevel: 'off' });
+  const natural = declaredSize(svg) ?? new (Resvg())(svg, { font, logLevel: 'off' });
   const long = Math.max(natural.width, natural.height);
   const wanted = positive('width', opts.width) !== undefined ? opts.width! / natural.width : (positive('scale', opts.scale) ?? 2);
   const zoom = Math.min(wanted, maxSide / long);
-  const image = new Resvg(svg, { font, logLevel: 'off', fitTo: { mode: 'zoom', value: zoom }, background: '#ffffff' }).render();
+  const image = new (Resvg())(svg, { font, logLevel: 'off', fitTo: { mode: 'zoom', value: zoom }, background: '#ffffff' }).render();
   return { width: image.width, height: image.height, pixels: image.pixels, png: image.asPng() };
 }
 
