@@ -478,7 +478,10 @@ function wordedOrProse(sentence: string, out: Found): void {
     const holdsVerb = (e: string) => grammar.edges.length >= ruleEdges && e.split(' ').some((w) => verbs.has(w));
     const relation = winner === undefined || winner === relations;
     const swallowed = rules.entities.some((e) => !keys.has(canonical(e)) && (clause(e) || (relation && holdsVerb(e))));
-    const more = grammar.edges.length > ruleEdges;
+    // Where both read as many edges between the same names, the grammar knows which clause each verb is in: "the
+    // editor publishes articles to the website, and readers visit the website" (the rules: editor -> readers).
+    const sameNames = keys.size === new Set(rules.entities.map(canonical)).size && rules.entities.every((e) => keys.has(canonical(e)));
+    const more = grammar.edges.length > ruleEdges || (relation && sameNames && grammar.edges.length === ruleEdges);
     // The rules do not read a pronoun object ("... and three consumers read from it"); the grammar does.
     const resolved = relation && grammar.resolved && grammar.edges.length >= ruleEdges;
     if (swallowed || resolved || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
