@@ -168,7 +168,7 @@ function nounPhrase(toks: Token[], i: number): Phrase | null {
 }
 
 /** Noun phrases joined by "and", "or" and commas from token `i`: "the parsers and the index". */
-function phraseList(toks: Token[], i: number): { phrases: Phrase[]; end: number } {
+function phraseList(toks: Token[], i: number, verbAt = -1): { phrases: Phrase[]; end: number } {
   const phrases: Phrase[] = [];
   let at = i;
   for (;;) {
@@ -178,9 +178,12 @@ function phraseList(toks: Token[], i: number): { phrases: Phrase[]; end: number 
     at = p.end;
     const joiner = toks[at];
     if (!joiner || !(joiner.tag === 'CCONJ' || joiner.word === ',')) break;
-    // "A sends to B, and C reads from D": a joiner before a new subject's verb ends the list.
+    // "A sends to B, and C reads from D": a joiner before a new subject's verb ends the list, unless two phrases joined
+    // by "and" are that verb's subject (`verbAt`: "the user service and the order service publish ..."; a longer list
+    // is more often names with a word the tagger took for a verb).
     const next = nounPhrase(toks, at + 1 + (toks[at + 1]?.tag === 'CCONJ' ? 1 : 0));
-    if (!next || next.pronoun || toks[next.end]?.tag === 'VERB' || toks[next.end]?.tag === 'AUX') break;
+    const pair = phrases.length === 1 && joiner.tag === 'CCONJ' && next?.end === verbAt;
+    if (!next || next.pronoun || (!pair && (toks[next.end]?.tag === 'VERB' || toks[next.end]?.tag === 'AUX'))) break;
     at = at + 1 + (toks[at + 1]?.tag === 'CCONJ' ? 1 : 0);
   }
   return { phrases, end: phrases.length ? phrases[phrases.length - 1].end : i };
@@ -244,7 +247,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     // phrase before it, or for "and <verb>" the last verb's subject.
     let s = v - 1;
     let passive = false;
-    while (s > 0 && (toks[s].tag === 'ADV' || toks[s].tag === 'AUX' || toks[s].tag === 'PART')) {
+    while (s > 0 && (toks[s].tag === 'ADV' || toks[s].tag === 'AUX' || toks[s].tag === 'PART' || (s === v - 1 && /^(?:both|all)$/.test(toks[s].lower)))) {
       if (toks[s].tag === 'AUX' && /^(?:is|are|was|were|be|been|being|gets?)$/.test(toks[s].lower)) passive = /(?:ed|en|wn)$/.test(verb.lower);
       s--;
     }
@@ -256,7 +259,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       // The earliest start, at most a dozen words back, of a list of phrases that ends at the verb ("In this system
       // the scheduler assigns ...": the scheduler; "web, mobile and desktop clients call ...": all three).
       for (let back = s; back >= 0 && back >= s - 12; back--) {
-        const list = phraseList(toks, back);
+        const list = phraseList(toks, back, s + 1);
         if (list.end === s + 1 && list.phrases.length) subject = list.phrases;
       }
     }
@@ -269,6 +272,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     let toward: Phrase[] = [];
     let from: Phrase[] = [];
     let behind: Phrase[] = [];
+    // (The lemma of a verb the tagger took for a noun is the noun's: "reading" for "the cpu reading from the cache".)
+    const reads = FROM_VERBS.has(verb.lemma) || FROM_VERBS.has(verb.lower.replace(/(?:ing|es|s|ed)$/, ''));
     // A comma or "and" the phrase lists did not take ends the objects: what follows is another clause.
     for (let i = v + 1; i < toks.length && !WORD_BOUNDARY.has(toks[i].word) && !/^(?:VERB|SCONJ|CCONJ)$/.test(toks[i].tag) && toks[i].word !== ','; ) {
       const t = toks[i];
@@ -280,10 +285,14 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       }
       // "... write into one topic and three consumers read from it": a pronoun object is the last thing named as an
       // object before this verb.
+      // So is a reading verb's pronoun object, read where it was sent: "... publish events to a bus, and the email
+      // service consumes them".
+      let readBack = false;
       const named = list.phrases
         .map((p) => {
-          if (!p.pronoun || !/^(?:it|them)$/.test(p.text) || prep === null || !lastObject) return p;
+          if (!p.pronoun || !/^(?:it|them)$/.test(p.text) || (prep === null && !reads) || !lastObject) return p;
           resolved = true;
+          readBack = prep === null;
           return lastObject;
         })
         .filter((p) => !p.pronoun && !DRAWING.test(p.text));
@@ -291,7 +300,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
         lastPhrase = named[named.length - 1];
         objects = lastPhrase;
       }
-      if (prep === null) {
+      if (readBack) from = from.length ? from : named;
+      else if (prep === null) {
         if (direct.length === 0 && toward.length === 0 && from.length === 0) direct = named;
       } else if ((prep === 'by' && passive) || BEHIND.has(prep)) behind = named;
       else if (FROM.has(prep)) from = from.length ? from : named;
@@ -300,8 +310,6 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       // "... to the chat app in another language": a second phrase toward something is a circumstance, not a target.
       if (toward.length && toks[i]?.tag === 'ADP' && !FROM.has(toks[i].lower)) break;
     }
-    // (The lemma of a verb the tagger took for a noun is the noun's: "reading" for "the cpu reading from the cache".)
-    const reads = FROM_VERBS.has(verb.lemma) || FROM_VERBS.has(verb.lower.replace(/(?:ing|es|s|ed)$/, ''));
     const payload = subject.every((p) => PAYLOAD.has(p.text.toLowerCase()));
     const names = (ps: Phrase[]) => ps.map((p) => p.text);
     if (firstSubject.length === 0) firstSubject = names(subject);

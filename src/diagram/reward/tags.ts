@@ -166,6 +166,12 @@ function swappedVerbObject(out: Token[]): void {
       a.tag = 'VERB';
       b.tag = 'NOUN';
     }
+    // "the user service and the order service both publish/NOUN events/VERB to a bus": after a plural subject's
+    // "both" or "all", a verb and its plural object.
+    if (isNoun(out[i - 2]) && /^(?:both|all)$/.test(out[i - 1].lower) && a.tag === 'NOUN' && !/s$/.test(a.lower) && b.tag === 'VERB' && /s$/.test(b.lower) && (c.tag === 'ADP' || c.word === ',')) {
+      a.tag = 'VERB';
+      b.tag = 'NOUN';
+    }
   }
 }
 
