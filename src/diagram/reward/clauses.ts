@@ -189,6 +189,15 @@ function phraseList(toks: Token[], i: number, verbAt = -1): { phrases: Phrase[];
   return { phrases, end: phrases.length ? phrases[phrases.length - 1].end : i };
 }
 
+/** The noun phrase that ends right before token `end`, starting at most four words back. */
+function phraseEndingAt(toks: Token[], end: number): Phrase | undefined {
+  for (let start = Math.max(0, end - 4); start < end; start++) {
+    const p = nounPhrase(toks, start);
+    if (p && p.end === end && !p.pronoun) return p;
+  }
+  return undefined;
+}
+
 /**
  * Who sends, calls or feeds whom in a sentence written as prose, read off its tags: each verb's subject (the noun
  * phrase before it, the antecedent of "which", or the subject of the verb it is joined to by "and"), and its object (a
@@ -252,7 +261,10 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       s--;
     }
     let subject: Phrase[] = [];
-    if (RELATIVE.has(toks[s].lower) && lastPhrase) subject = [lastPhrase];
+    // (With no phrase read yet, the antecedent is the phrase right before it: "There is a web frontend that is
+    // connected to an API server".)
+    const antecedent = RELATIVE.has(toks[s].lower) ? (lastPhrase ?? phraseEndingAt(toks, s)) : undefined;
+    if (antecedent) subject = [antecedent];
     else if (toks[s].tag === 'CCONJ' || toks[s].word === ',') subject = lastSubject;
     else {
       // Back over the noun run and its determiners to where the phrase (or a list of phrases) starts.
