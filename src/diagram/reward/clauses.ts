@@ -312,9 +312,11 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
         lastPhrase = named[named.length - 1];
         objects = lastPhrase;
       }
+      // A direct object taken one at a time is what flows, not a box: "the nurse sees each patient".
+      const stream = prep === null && /^(?:each|every)$/.test(toks[i].lower);
       if (readBack) from = from.length ? from : named;
       else if (prep === null) {
-        if (direct.length === 0 && toward.length === 0 && from.length === 0) direct = named;
+        if (direct.length === 0 && toward.length === 0 && from.length === 0 && !stream) direct = named;
       } else if ((prep === 'by' && passive) || BEHIND.has(prep)) behind = named;
       else if (FROM.has(prep)) from = from.length ? from : named;
       else if (TOWARD.has(prep) && toward.length === 0) toward = named;
