@@ -68,7 +68,7 @@ const STARTS_ENDS =
 const UNDER = /^(?:and\s+)?(?:under|below|beneath)\s+(.+?)\s*:\s*(.+)$/i;
 /** "Connections: A to B, B to C" (an edge list). */
 const EDGE_LIST = /\b(?:connections?|edges?|links?|arrows?|wiring)\s*:\s*(.+)$|\b(?:connections|edges|links)\s+(?!from\b|between\b|to\b|into\b|in\b|of\b|for\b)(.+)$/i;
-const EDGE_ITEM = /^(.+?)\s+(?:to|into|-+>|→)\s+(.+)$/i;
+const EDGE_ITEM = /^(.+?)(?:\s+back)?\s+(?:to|into|-+>|→)\s+(.+)$/i;
 const EDGE_LIST_LEAD = /\b(?:connections?|edges?|links?|arrows?|wiring)\b/i;
 /** A list's lead that leaves its verb or preposition waiting for the list: "... an arrow to each of:". */
 const DANGLING_LEAD = /\b(?:to|into|from|of|at|on|onto|towards?|by)\s*:\s*$/i;
