@@ -2,7 +2,7 @@
 // sends pages to the parsers and the parsers store links in the index"): who does what to whom, read off the repaired
 // part-of-speech tags of tags.ts (wink-nlp's model has no dependency parse to read subjects and objects from).
 import { removeChatter } from './chatter.ts';
-import { DRAW_VERBS, isNoun, NOUN_RUN, opensObject, PARTICLES, RELATIVE, startsClause, tokens, WORD_BOUNDARY, type Token } from './tags.ts';
+import { DRAW_VERBS, isNoun, isParticiple, NOUN_RUN, opensObject, PARTICLES, RELATIVE, startsClause, tokens, WORD_BOUNDARY, type Token } from './tags.ts';
 
 /** Words a command may hold and still be a step's name as written. */
 const MAX_STEP_WORDS = 6;
@@ -249,14 +249,14 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     // text without function words.
     // ("the browser hitting nginx": after a phrase with an article, a participle is a verb.)
     const articled = toks.slice(Math.max(0, v - 4), v).some((t) => t.tag === 'DET');
-    if (isNoun(next) && ((verb.lower.endsWith('ing') && !articled) || (!prose && !/s$/.test(verb.lower)))) continue;
+    if (isNoun(next) && ((isParticiple(verb) && !articled) || (!prose && !/s$/.test(verb.lower)))) continue;
     // "when someone pushes to main, github actions deploys ...": a condition before the main clause relates nothing.
     if (inCondition(toks, v)) continue;
     // The subject: the phrase that ends right before the verb (an adverb such as "also" between), or for "which" the
     // phrase before it, or for "and <verb>" the last verb's subject.
     let s = v - 1;
     let passive = false;
-    while (s > 0 && (toks[s].tag === 'ADV' || toks[s].tag === 'AUX' || toks[s].tag === 'PART' || (s === v - 1 && /^(?:both|all)$/.test(toks[s].lower)))) {
+    while (s > 0 && (toks[s].tag === 'ADV' || toks[s].tag === 'AUX' || toks[s].tag === 'PART' || (s === v - 1 && /^(?:both|all|each)$/.test(toks[s].lower)))) {
       if (toks[s].tag === 'AUX' && /^(?:is|are|was|were|be|been|being|gets?)$/.test(toks[s].lower)) passive = /(?:ed|en|wn)$/.test(verb.lower);
       s--;
     }

@@ -32,6 +32,8 @@ export const isNoun = (t: Token | undefined) => t !== undefined && (t.tag === 'N
 export const opensObject = (t: Token | undefined) =>
   t !== undefined && (t.tag === 'DET' || t.tag === 'PRON' || (t.tag === 'ADP' && t.lower !== 'of') || t.lower === 'back');
 export const RELATIVE = new Set(['which', 'that', 'who']);
+/** A word in -ing that is a participle ("boosting", "reading"), not a verb of its own ending so ("bring", "sing"). */
+export const isParticiple = (t: Token) => t.lower.endsWith('ing') && t.lemma !== t.lower;
 const CAPITALISED = /^[A-Z][\w-]*$/;
 export const PARTICLES = new Set(['in', 'out', 'up', 'down', 'off', 'back', 'over', 'through']);
 /** Sentence boundaries inside a text the tagger reads whole. */
@@ -105,12 +107,14 @@ function verbsAfterNouns(out: Token[]): void {
     const joined = prev.tag === 'CCONJ' && sForm && opensObject(next) && out.slice(0, i).some((x) => x.tag === 'VERB');
     let afterNoun = false;
     // ("The patient/ADJ books ...": an adjective after an article stands for a noun.)
-    if ((isNoun(prev) || (prev.tag === 'ADJ' && out[i - 2]?.tag === 'DET')) && startsClause(out, i - 1, t.lower.endsWith('ing'))) {
+    if ((isNoun(prev) || (prev.tag === 'ADJ' && out[i - 2]?.tag === 'DET')) && startsClause(out, i - 1, isParticiple(t))) {
       // After a plural, a verb has no -s ("the parsers store links in the index", "customers place orders").
       const bare = /^[a-z]+s$/.test(prev.lower) && /^[a-z]{3,}$/.test(t.lower) && !/s$/.test(t.lower);
       // ("extracts sales from", "assigns tasks to": a verb form, its bare object and a preposition.)
       const beforeObject = /^[a-z]{3,}[^s]s$/.test(t.lower) && isNoun(next) && out[i + 2]?.tag === 'ADP' && out[i + 2].lower !== 'of';
-      afterNoun = (opensObject(next) && (VERB_FORM.test(t.lower) || bare)) || (bare && isNoun(next)) || beforeObject;
+      // ("five sensors feed/NOUN one gateway": a plural, a bare word and a counted object.)
+      const counted = next?.tag === 'NUM' && isNoun(out[i + 2]);
+      afterNoun = (opensObject(next) && (VERB_FORM.test(t.lower) || bare)) || (bare && (isNoun(next) || counted)) || beforeObject;
     }
     // "the router hooked/ADJ up to the modem", "a modem connected to a router": a participle joining a noun to a
     // preposition's object.
@@ -167,8 +171,8 @@ function swappedVerbObject(out: Token[]): void {
       b.tag = 'NOUN';
     }
     // "the user service and the order service both publish/NOUN events/VERB to a bus": after a plural subject's
-    // "both" or "all", a verb and its plural object.
-    if (isNoun(out[i - 2]) && /^(?:both|all)$/.test(out[i - 1].lower) && a.tag === 'NOUN' && !/s$/.test(a.lower) && b.tag === 'VERB' && /s$/.test(b.lower) && (c.tag === 'ADP' || c.word === ',')) {
+    // "both", "all" or "each", a verb and its plural object.
+    if (isNoun(out[i - 2]) && /^(?:both|all|each)$/.test(out[i - 1].lower) && a.tag === 'NOUN' && !/s$/.test(a.lower) && b.tag === 'VERB' && /s$/.test(b.lower) && (c.tag === 'ADP' || c.word === ',')) {
       a.tag = 'VERB';
       b.tag = 'NOUN';
     }
