@@ -63,7 +63,7 @@ export function splitCondition(text: string): { subject: string | null; outcome:
  * legal": legal). Null for a sentence with a subject, or none of the tagger's verbs at its start.
  */
 export function commandStep(text: string): string | null {
-  const toks = tokens(text);
+  const toks = imperativeTokens(text);
   const first = toks[0];
   if (!first || (first.tag !== 'VERB' && !(/^(?:NOUN|ADJ|PROPN)$/.test(first.tag) && opensObject(toks[1])))) return null;
   if (toks[1] && toks[1].tag === 'VERB') return null;
@@ -75,6 +75,21 @@ export function commandStep(text: string): string | null {
     if (place && !place.pronoun) return place.text;
   }
   return toks.filter((t) => t.tag !== 'PUNCT').map((t) => t.word).join(' ');
+}
+
+/**
+ * A command's tokens. The tagger, trained on statements, reads a command's first word as an adjective or a noun
+ * ("open/ADJ localhost in a browser", "warm/ADJ up"); after the subject a command leaves out ("you open localhost
+ * ...") it reads it as the verb it is, and then that reading counts.
+ */
+function imperativeTokens(text: string): Token[] {
+  const plain = tokens(text);
+  if (plain[0]?.tag === 'VERB' || plain.length === 0) return plain;
+  const withSubject = tokens(`you ${text}`).slice(1);
+  if (withSubject.length !== plain.length) return plain;
+  // ("do sprints": "do" is the verb of a command, not an auxiliary.)
+  if (withSubject[0].tag === 'AUX' && withSubject[0].lower === 'do' && withSubject.length > 1) withSubject[0] = { ...withSubject[0], tag: 'VERB' };
+  return withSubject[0].tag === 'VERB' ? withSubject : plain;
 }
 
 /** The things a text names: its noun phrases (no pronouns, nothing about the drawing itself), each once, in order. */

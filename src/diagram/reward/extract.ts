@@ -33,7 +33,7 @@ const HAS_ARROW = /-+>|→|=+>|⟶|➔|<-|←|↔|>>|\s>\s|[\p{L}\p{N}]>[\p{L}\p
 const CONNECTOR = /\s*(?:(<-+>|<=+>|↔)|(<-+|←)|(?:-+>|→|=+>|⟶|➔|>>))\s*|\s+>\s+|(?<=[\p{L}\p{N}])>(?=[\p{L}\p{N}])/gu;
 /** "web - api - db": names joined by spaced dashes, read left to right (two dashes at least: one may be prose). */
 const DASH = /\s+-{1,2}\s+/;
-const THEN_SPLIT = /\s*,?\s*(?:and\s+)?(?:then|finally|next|afterwards|after that)\s+|\s*,?\s*(?:(?:which|that|and)\s+)?(?:(?:is|are)\s+)?followed\s+by\s+|\s*,\s*/i;
+const THEN_SPLIT = /\s*,?\s*(?:and\s+)?(?:then|finally|next|afterwards|after that)(?:\s*,\s*|\s+)|\s*,?\s*(?:(?:which|that|and)\s+)?(?:(?:is|are)\s+)?followed\s+by\s+|\s*,\s*/i;
 const CHAIN_SPLIT = new RegExp(`${ARROW.source}|${THEN_SPLIT.source}`, 'iu');
 const WHICH_FOLLOWED = /,?\s*(?:which|that)\s+(?:is|are)\s+followed\s+by/gi;
 const HAS_THEN = /\bthen\b|\bfollowed\s+by\b|\bafter\s+that\b|\bafterwards\b/i;
