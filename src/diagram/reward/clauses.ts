@@ -142,7 +142,7 @@ export interface ClauseRelations {
 const TOWARD = new Set(['to', 'into', 'onto', 'on', 'toward', 'towards', 'through', 'via', 'in', 'with', 'at']);
 /** Prepositions before the thing a relation comes from, with the verbs that read that way ("pulls jobs from"). */
 const FROM = new Set(['from']);
-const FROM_VERBS = new Set(['receive', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe']);
+const FROM_VERBS = new Set(['receive', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe', 'pick', 'grab']);
 /** "web servers sit behind a load balancer", "the frontend is served by nginx": the object comes first. */
 const BEHIND = new Set(['behind']);
 /** What travels along an arrow rather than being a box: "data arrives from the devices into a broker". */
@@ -317,6 +317,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       let readBack = false;
       const named = list.phrases
         .map((p) => {
+          // ("... picks it up from there": the last place named.)
+          if (p.pronoun && p.text === 'there' && lastObject) return lastObject;
           if (!p.pronoun || !/^(?:it|them)$/.test(p.text) || (prep === null && !reads) || !lastObject) return p;
           resolved = true;
           readBack = prep === null;
