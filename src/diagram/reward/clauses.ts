@@ -173,6 +173,11 @@ function nounPhrase(toks: Token[], i: number): Phrase | null {
     return { start: i, end: j + 1, text: toks[j].lower, pronoun: true };
   }
   while (toks[j] && OPENERS.has(toks[j].tag)) j++;
+  // "one of the ECS tasks", "all of them": the things picked from.
+  if (toks[j] && (PICKERS.has(toks[j].lower) || toks[j].tag === 'NUM') && toks[j + 1]?.lower === 'of' && j + 2 < toks.length) {
+    const picked = nounPhrase(toks, j + 2);
+    return picked && { ...picked, start: i };
+  }
   while (toks[j] && PICKERS.has(toks[j].lower) && toks[j + 1] && NOUN_RUN.has(toks[j + 1].tag) && !(toks[j].lower === 'one' && toks[j + 1].tag === 'ADJ' && !isNoun(toks[j + 2]))) j++;
   const from = j;
   while (toks[j] && (NOUN_RUN.has(toks[j].tag) || (toks[j].word === '-' && isNoun(toks[j + 1])))) j++;
@@ -290,7 +295,9 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
         if (list.end === s + 1 && list.phrases.length) subject = list.phrases;
       }
     }
-    subject = subject.filter((p) => !DRAWING.test(p.text) && (!p.pronoun || !/^(?:it|this|that|they|we|i|you)$/.test(p.text)));
+    // ("... feeds 3 packing stations, and all of them drop boxes onto ...": them, as a subject, is what was last named.)
+    subject = subject.map((p) => (p.pronoun && p.text === 'them' && lastObject ? lastObject : p));
+    subject = subject.filter((p) => !DRAWING.test(p.text) && (!p.pronoun || !/^(?:it|this|that|they|them|we|i|you)$/.test(p.text)));
     if (subject.length === 0) continue;
     lastSubject = subject;
     lastPhrase = subject[subject.length - 1];

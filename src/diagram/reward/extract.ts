@@ -49,7 +49,7 @@ const DRAW_MEMBERS = /^(?:please\s+)?(?:draw|show|make|create|add|sketch)\s+(?:t
 /** "box: laptop": one member after a class noun and a colon. */
 const ONE_MEMBER = /^(?:box|node|shape|entity|item|state|component)\s*:\s*(.+)$/i;
 /** "S3 to Lambda to DynamoDB": hops joined by "to" alone, each a short name. */
-const TO_HOPS = /\s+(?:to|into)\s+/i;
+const TO_HOPS = /\s+(?:to|into|in\s+front\s+of)\s+/i;
 const FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/gi;
 const THROUGH_TO = /^(.+?)\s+(?:to|into)\s+(.+)$/i;
 const CHAIN_MORE = /^\s*,?\s*(?:and\s+)?(?:then\s+)?(?:back\s+|on\s+)?(?:to|into|through|via)\s+(.+?)(?=\s*(?:[,.;:!?]|\bthen\b|\bto\b|\band\b|\bwith\b|\bwhere\b|$))/i;
@@ -603,6 +603,9 @@ function toHops(sentence: string, out: Found): void {
   if (/\bfrom\b/i.test(sentence) || edgeItems(sentence, out)) return;
   const parts = sentence.split(TO_HOPS);
   if (parts.length < 3) return;
+  // ("a two-tier cache, an L1 cache in front of an L2 cache in front of main memory": the hops after what they show.)
+  const lead = cleanEntity(parts[0]);
+  if (parts[0].includes(',') && (!lead || lead.split(' ').length > 4)) parts[0] = parts[0].slice(parts[0].lastIndexOf(',') + 1);
   const names = parts.map((p) => cleanEntity(p));
   if (names.some((n) => !n || n.split(' ').length > 4)) return;
   addChain(out, names);

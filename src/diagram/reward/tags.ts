@@ -171,8 +171,9 @@ function swappedVerbObject(out: Token[]): void {
       b.tag = 'NOUN';
     }
     // "the user service and the order service both publish/NOUN events/VERB to a bus": after a plural subject's
-    // "both", "all" or "each", a verb and its plural object.
-    if (isNoun(out[i - 2]) && /^(?:both|all|each)$/.test(out[i - 1].lower) && a.tag === 'NOUN' && !/s$/.test(a.lower) && b.tag === 'VERB' && /s$/.test(b.lower) && (c.tag === 'ADP' || c.word === ',')) {
+    // "both", "all" or "each" (or "all of them"), a verb and its plural object.
+    const quantified = (isNoun(out[i - 2]) && /^(?:both|all|each)$/.test(out[i - 1].lower)) || (out[i - 2].lower === 'of' && out[i - 1].lower === 'them');
+    if (quantified && a.tag === 'NOUN' && !/s$/.test(a.lower) && b.tag === 'VERB' && /s$/.test(b.lower) && (c.tag === 'ADP' || c.word === ',')) {
       a.tag = 'VERB';
       b.tag = 'NOUN';
     }
