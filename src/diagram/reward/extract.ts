@@ -728,14 +728,24 @@ function readSentence(s: string, state: State, bullet: boolean): boolean {
   return state.found.edges.length > before;
 }
 
-/** Nested bullets: each item hangs off the nearest item above it with less indentation. */
-function treeBlock(block: BulletBlock, out: Found): void {
+/**
+ * Nested bullets: each item hangs off the nearest item above it with less indentation. An item that is what the one
+ * above does ("- Teacher\n  - enters scores into Gradebook": a verb's -s form and more) is read as its sentence.
+ */
+function treeBlock(block: BulletBlock, state: State): void {
+  const out = state.found;
   const stack: { depth: number; name: string }[] = [];
   for (const item of block.items) {
     const name = cleanEntity(stripLabelRequest(item.text), true);
     if (!name) continue;
     while (stack.length && stack[stack.length - 1].depth >= item.depth) stack.pop();
-    if (stack.length) out.edges.push([stack[stack.length - 1].name, name]);
+    const parent = stack[stack.length - 1];
+    const text = item.text.trim();
+    if (parent && /^[a-z]+s\s+\S/.test(text) && commandStep(text) !== null) {
+      general(`${parent.name} ${text}`, state);
+      continue;
+    }
+    if (parent) out.edges.push([parent.name, name]);
     out.entities.push(name);
     stack.push({ depth: item.depth, name });
   }
@@ -744,7 +754,7 @@ function treeBlock(block: BulletBlock, out: Found): void {
 function bulletBlock(block: BulletBlock, state: State): boolean {
   const out = state.found;
   if (new Set(block.items.map((i) => i.depth)).size > 1) {
-    treeBlock(block, out);
+    treeBlock(block, state);
     return false;
   }
   const edgeContext = EDGE_LIST_LEAD.test(block.lead);
