@@ -649,9 +649,17 @@ function clauseSteps(sentence: string, out: Found): void {
   if (steps.length === parts.length) addChain(out, steps);
 }
 
+/** "Extractor: writes to Staging Bucket": a name, a colon and what it does (a verb's -s form first). */
+const NAME_DOES = /^([^:,;]{1,40}?)\s*:\s*([a-z]+s\s+\S.*)$/;
+
 /** Every rule that reads edges from one sentence, until one finds some; a list without edges is kept for later. */
 function general(sentence: string, state: State): void {
   const out = state.found;
+  const does = NAME_DOES.exec(sentence.trim());
+  if (does && !isClause(does[1]) && cleanEntity(does[1]) === does[1].trim() && commandStep(does[2]) !== null) {
+    general(`${does[1]} ${does[2]}`, state);
+    return;
+  }
   const branches = readBranches(sentence);
   if (branches) {
     conditionBranches(branches, state);

@@ -166,7 +166,9 @@ function swappedVerbObject(out: Token[]): void {
   // "two web servers sit behind ..." is a plural and its verb).
   for (let i = 2; i + 2 < out.length; i++) {
     const [a, b, c] = [out[i], out[i + 1], out[i + 2]];
-    if (out[i - 2].tag === 'DET' && isNoun(out[i - 1]) && !/s$/.test(out[i - 1].lower) && a.tag === 'NOUN' && /^[a-z]{3,}[^s]s$/.test(a.word) && b.tag === 'VERB' && !/s$/.test(b.lower) && c.tag === 'ADP') {
+    // ("each broker reports/NOUN fills/VERB to ...": after "each" the subject is one, and its object may be plural.)
+    const one = /^(?:each|every)$/.test(out[i - 2].lower);
+    if (out[i - 2].tag === 'DET' && isNoun(out[i - 1]) && !/s$/.test(out[i - 1].lower) && a.tag === 'NOUN' && /^[a-z]{3,}[^s]s$/.test(a.word) && b.tag === 'VERB' && (one || !/s$/.test(b.lower)) && c.tag === 'ADP') {
       a.tag = 'VERB';
       b.tag = 'NOUN';
     }
