@@ -2,11 +2,11 @@
 // Prompt-to-spec extraction drops it: as a list item or a clause it would otherwise become a box ("if that makes
 // sense" reads as "that -> sense").
 
-const PHRASE = String.raw`thx|thanks|thank you|ty|lol|lmao|pls|plz|please|cheers|nothing fancy\b[^,.;!?]*|if (?:that|this)(?:'s|\s+is|\s+makes|\s+works)\b[^,.;!?]*|if it(?:'s|\s+is)\s+(?:ok|okay|fine|alright|possible)|if possible|if you (?:can|could)\b[^,.;!?]*|when you (?:can|get a chance)\b[^,.;!?]*|stuff|u know|you know|that'?s it|and stuff|or something|nothing else|etc\.?|real quick|quickly|tbh|idk`;
+const PHRASE = String.raw`thx|thanks|thank you|ty|lol|lmao|pls|plz|please|cheers|nothing fancy\b[^,.;!?]*|if (?:that|this)(?:'s|\s+is|\s+makes|\s+works)\b[^,.;!?]*|if it(?:'s|\s+is)\s+(?:ok|okay|fine|alright|possible)|if possible|if you (?:can|could)\b[^,.;!?]*|when you (?:can|get a chance)\b[^,.;!?]*|stuff|u know|you know|that'?s it|and stuff|or something|nothing else|etc\.?|real quick|quickly|tbh|idk|ngl|(?:(?:hey|ok|okay|so|yo)\s+)?quick one`;
 /** A phrase that is chatter and nothing else. */
 export const CHATTER = new RegExp(`^(?:${PHRASE})$`, 'i');
 /** Chatter as a clause of a sentence, with the comma before it. */
-const CHATTER_CLAUSE = new RegExp(`(?:^|,)\\s*(?:${PHRASE})\\s*(?=[,.;!?]|$)`, 'gi');
+const CHATTER_CLAUSE = new RegExp(`(?:^|,)\\s*(?:${PHRASE})\\s*(?=[,.;!?]|-\\s|$)`, 'gi');
 /** A word of chatter after a name: "the modem lol", "firebase kinda". */
 export const CHATTER_TAIL = /\s+(?:lol|lmao|thx|pls|plz|kinda|sorta|and stuff|or something|etc|real quick)$/i;
 

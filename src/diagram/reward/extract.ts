@@ -8,6 +8,7 @@ import type { DiagramSpec } from '../tasks/spec.ts';
 import pluralize from 'pluralize';
 import { normalizeLabel } from './labels.ts';
 import { clauseRelations, clauseSubject, commandStep, isClause, nounPhrases } from './clauses.ts';
+import { removeChatter } from './chatter.ts';
 import { readBranches, type Branches } from './extract-condition.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
 import {
@@ -653,8 +654,12 @@ function clauseSteps(sentence: string, out: Found): void {
 const NAME_DOES = /^([^:,;]{1,40}?)\s*:\s*([a-z]+s\s+\S.*)$/;
 
 /** Every rule that reads edges from one sentence, until one finds some; a list without edges is kept for later. */
-function general(sentence: string, state: State): void {
+function general(full: string, state: State): void {
   const out = state.found;
+  // ("hey quick one - supplier ships to warehouse": what is said to the reader is no part of a name.)
+  // (A sentence that is all chatter to its end is read whole: "when you get a chance could you sketch A talking to B".)
+  const said = removeChatter(full).replace(/^\s*[-–—,]\s*/, '');
+  const sentence = /\w/.test(said) ? said : full;
   const does = NAME_DOES.exec(sentence.trim());
   if (does && !isClause(does[1]) && cleanEntity(does[1]) === does[1].trim() && commandStep(does[2]) !== null) {
     general(`${does[1]} ${does[2]}`, state);
