@@ -101,6 +101,10 @@ function qualifiedBranches(sentence: string): Branches | null {
   const qualified = heads.every((h) => h === heads[0]) && subjects.every((s) => s.includes(' ')) ? heads[0] : undefined;
   const outcomes = matches.map((m) => outcomeSteps(m![2]));
   if (outcomes.some((o) => o.length === 0)) return null;
+  // Where what one clause sends on is what another sends, the clauses are a chain ("green goes to yellow, yellow
+  // goes to red"), not branches.
+  const sent = new Set(outcomes.flat().map((o) => o.toLowerCase()));
+  if (subjects.some((s) => sent.has(s))) return null;
   const decider = lead ? (clauseSubject(lead) ?? cleanEntity(lead, true)) || undefined : undefined;
   return { decider, outcomes, ...(qualified ? { qualified } : {}) };
 }

@@ -236,7 +236,14 @@ function verbPairs(out: Token[]): void {
 }
 
 /** The tagger's mistakes this extraction meets, repaired in this order (each pass reads the ones before). */
-const REPAIRS = [requestVerb, nameRuns, verbsAfterNouns, articledNouns, terseVerbs, lastWordAfterTo, swappedVerbObject, listItemNames, objectNameEnds, subjectWords, verbPairs];
+/** Verb forms that are no noun: "green/ADJ goes/NOUN to yellow". */
+const ONLY_VERBS = new Set(['goes', 'comes', 'becomes', 'gets']);
+
+function onlyVerbs(out: Token[]): void {
+  for (const t of out) if (ONLY_VERBS.has(t.lower) && t.word === t.lower && t.tag !== 'VERB' && t.tag !== 'AUX') t.tag = 'VERB';
+}
+
+const REPAIRS = [requestVerb, nameRuns, onlyVerbs, verbsAfterNouns, articledNouns, terseVerbs, lastWordAfterTo, swappedVerbObject, listItemNames, objectNameEnds, subjectWords, verbPairs];
 
 /** wink-nlp's tags, repaired: the verbs it takes for nouns after a noun phrase put back as verbs, names kept whole. */
 export function tokens(text: string): Token[] {
