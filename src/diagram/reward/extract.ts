@@ -164,12 +164,17 @@ const addChain = (out: Found, names: string[]) => {
 };
 
 /** "A -> B -> C" chains; a chain breaks at a sentence or clause boundary between two arrows. */
+const GROUP_COMMA = '\u0002';
+const BACK_TAIL = /\s*,?\s*(?:and\s+)?(?:then\s+)?(?:(?:goes|go|loops?|comes?)\s+)?back\s+to\s+(.+)$/i;
+
 function arrowChains(sentence: string, out: Found): void {
   if (!HAS_ARROW.test(sentence)) {
     dashChain(sentence, out);
     return;
   }
-  for (const clause of sentence.split(/\s*,\s*(?=[^,]*(?:-+>|→|=+>|<-|←|↔|>>|\s>\s))/)) {
+  // ("lb -> (app1, app2, app3) -> pg": the commas of a group in parentheses are the group's, not the sentence's.)
+  const grouped = sentence.replace(/\(([^():'"]*,[^():'"]*)\)/g, (_, inner: string) => inner.replace(/,/g, GROUP_COMMA));
+  for (const clause of grouped.split(/\s*,\s*(?=[^,]*(?:-+>|→|=+>|<-|←|↔|>>|\s>\s))/)) {
     const parts: string[] = [];
     const ways: ('both' | 'back' | 'on')[] = [];
     let at = 0;
@@ -181,12 +186,25 @@ function arrowChains(sentence: string, out: Found): void {
     parts.push(clause.slice(at));
     if (parts.length < 2) continue;
     // Each part may list several nodes ("A -> B, C" fans out); the first part starts after any lead-in.
+    // "Plan -> Do -> Check -> Act, then back to Plan": the last node goes back to the one named.
+    const back = BACK_TAIL.exec(parts[parts.length - 1]);
+    if (back) parts[parts.length - 1] = parts[parts.length - 1].slice(0, back.index);
+    // ("act -> back to plan": the arrow was the way back.)
+    if (back && !parts[parts.length - 1].trim()) {
+      parts.pop();
+      ways.pop();
+    }
     const groups = parts.map((p, i) => {
-      let text = p;
+      let text = p.replaceAll(GROUP_COMMA, ',');
       if (i === 0) text = text.slice(text.lastIndexOf(':') + 1).replace(LIST_LEAD, '');
       if (i === parts.length - 1) text = text.replace(LIST_TAIL, '');
       return splitList(text);
     });
+    const target = back && cleanEntity(back[1].replace(/\s+(?:if|when|unless|once)\b.*$/i, ''));
+    if (target) {
+      for (const a of groups[groups.length - 1]) out.edges.push([a, target]);
+      out.entities.push(target);
+    }
     for (let i = 0; i + 1 < groups.length; i++) {
       for (const a of groups[i]) {
         for (const b of groups[i + 1]) {
