@@ -94,11 +94,18 @@ function verbsAfterNouns(out: Token[]): void {
   for (let i = 1; i < out.length; i++) {
     const t = out[i];
     // "the chat/VERB app": a word between an article and a noun is part of the noun phrase.
-    if (t.tag === 'VERB' && out[i - 1].tag === 'DET' && isNoun(out[i + 1])) t.tag = 'NOUN';
+    if (t.tag === 'VERB' && (out[i - 1].tag === 'DET' || out[i - 1].tag === 'NUM') && isNoun(out[i + 1])) t.tag = 'NOUN';
+    // ("..., which forward/ADV to the web servers": after "which", a word before a preposition is its verb.)
+    if ((t.tag === 'ADV' || t.tag === 'NOUN') && RELATIVE.has(out[i - 1].lower) && out[i + 1]?.tag === 'ADP' && out[i + 1].lower !== 'of') t.tag = 'VERB';
     // ("bob forwards/ADV it to carol": an adverb tag on a verb form before an object.)
     if (t.tag === 'ADV' && /^[a-z]{3,}[^s]s$/.test(t.lower) && isNoun(out[i - 1]) && opensObject(out[i + 1])) t.tag = 'NOUN';
     if (t.tag !== 'NOUN' && t.tag !== 'PROPN' && t.tag !== 'ADJ') continue;
     if (t.word !== t.lower) continue;
+    // ("the mouse somehow chases/NOUN the dog": an adverb between a subject and its verb.)
+    if (out[i - 1].tag === 'ADV' && isNoun(out[i - 2]) && /^[a-z]{3,}[^s]s$/.test(t.lower) && opensObject(out[i + 1])) {
+      t.tag = 'VERB';
+      continue;
+    }
     const prev = out[i - 1];
     const next = out[i + 1];
     const sForm = /^[a-z]{2,}(?:[^s]s|ies)$/.test(t.lower);
@@ -174,6 +181,11 @@ function swappedVerbObject(out: Token[]): void {
     }
     // "the user service and the order service both publish/NOUN events/VERB to a bus": after a plural subject's
     // "both", "all" or "each" (or "all of them"), a verb and its plural object.
+    // ("the web servers/VERB all talk/NOUN to ...": a plural, "all", and the verb.)
+    if (/^(?:both|all|each)$/.test(out[i - 1].lower) && out[i - 2].tag === 'VERB' && /s$/.test(out[i - 2].lower) && isNoun(out[i - 3]) && a.tag === 'NOUN' && b.tag === 'ADP') {
+      out[i - 2].tag = 'NOUN';
+      a.tag = 'VERB';
+    }
     const quantified = (isNoun(out[i - 2]) && /^(?:both|all|each)$/.test(out[i - 1].lower)) || (out[i - 2].lower === 'of' && out[i - 1].lower === 'them');
     if (quantified && a.tag === 'NOUN' && !/s$/.test(a.lower) && b.tag === 'VERB' && /s$/.test(b.lower) && (c.tag === 'ADP' || c.word === ',')) {
       a.tag = 'VERB';
