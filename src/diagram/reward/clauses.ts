@@ -173,10 +173,11 @@ function nounPhrase(toks: Token[], i: number): Phrase | null {
     return { start: i, end: j + 1, text: toks[j].lower, pronoun: true };
   }
   while (toks[j] && OPENERS.has(toks[j].tag)) j++;
-  // "one of the ECS tasks", "all of them": the things picked from.
-  if (toks[j] && (PICKERS.has(toks[j].lower) || toks[j].tag === 'NUM') && toks[j + 1]?.lower === 'of' && j + 2 < toks.length) {
+  // "one of the ECS tasks", "all of them": the things picked from; "a pair of load balancers": two of them.
+  if (toks[j] && (PICKERS.has(toks[j].lower) || toks[j].tag === 'NUM' || /^(?:pair|couple)$/.test(toks[j].lower)) && toks[j + 1]?.lower === 'of' && j + 2 < toks.length) {
     const picked = nounPhrase(toks, j + 2);
-    return picked && { ...picked, start: i };
+    const two = /^(?:pair|couple)$/.test(toks[j].lower);
+    return picked && { ...picked, start: i, ...(two && !picked.pronoun ? { text: `two ${picked.text}` } : {}) };
   }
   while (toks[j] && PICKERS.has(toks[j].lower) && toks[j + 1] && NOUN_RUN.has(toks[j + 1].tag) && !(toks[j].lower === 'one' && toks[j + 1].tag === 'ADJ' && !isNoun(toks[j + 2]))) j++;
   const from = j;
@@ -311,7 +312,12 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     // A comma or "and" the phrase lists did not take ends the objects: what follows is another clause.
     for (let i = v + 1; i < toks.length && !WORD_BOUNDARY.has(toks[i].word) && !/^(?:VERB|SCONJ|CCONJ)$/.test(toks[i].tag) && toks[i].word !== ','; ) {
       const t = toks[i];
-      const prep = t.tag === 'ADP' ? t.lower : t.tag === 'ADV' && t.lower === 'back' ? '' : null;
+      let prep = t.tag === 'ADP' ? t.lower : t.tag === 'ADV' && t.lower === 'back' ? '' : null;
+      // ("... sits in front of the web servers": toward them.)
+      if (prep === 'in' && toks[i + 1]?.lower === 'front' && toks[i + 2]?.lower === 'of') {
+        prep = 'to';
+        i += 2;
+      }
       const list = phraseList(toks, prep === null ? i : i + 1);
       if (list.phrases.length === 0) {
         i++;

@@ -854,7 +854,7 @@ function headNounAliases(byKey: Map<string, string>): Map<string, string> {
 
 const COUNT_WORDS = ['two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 /** "three consumers", "2 switches": a count of 2 to 12 before a name whose last word is a plural. */
-const COUNTED = new RegExp(`^(${COUNT_WORDS.join('|')}|\\d{1,2})\\s+(.*\\S)$`, 'i');
+const COUNTED = new RegExp(`^(${COUNT_WORDS.join('|')}|\\d{1,2}|(?:pair|couple)\\s+of)\\s+(.*\\S)$`, 'i');
 /** Words that refer back to a counted group: "both services", "all the workers". */
 const GROUP_REFERENCE = /^(?:(?:both|all|each|the|these|those|of)\s+)+/i;
 
@@ -869,7 +869,8 @@ function expandCounts(entities: string[], edges: [string, string][]): DiagramSpe
   for (const name of entities) {
     const m = COUNTED.exec(name);
     if (!m) continue;
-    const n = /^\d/.test(m[1]) ? Number(m[1]) : COUNT_WORDS.indexOf(m[1].toLowerCase()) + 2;
+    // ("a pair of load balancers": two.)
+    const n = /^\d/.test(m[1]) ? Number(m[1]) : /\sof$/i.test(m[1]) ? 2 : COUNT_WORDS.indexOf(m[1].toLowerCase()) + 2;
     const words = m[2].split(/\s+/);
     const last = words[words.length - 1];
     if (n < 2 || n > 12 || !/^[a-z]+$/i.test(last) || !pluralize.isPlural(last) || pluralize.isSingular(last)) continue;
