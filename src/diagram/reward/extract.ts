@@ -671,12 +671,19 @@ function clauseSteps(sentence: string, out: Found): void {
 /** "Extractor: writes to Staging Bucket": a name, a colon and what it does (a verb's -s form first). */
 const NAME_DOES = /^([^:,;]{1,40}?)\s*:\s*([a-z]+s\s+\S.*)$/;
 
+/** When a step of a sequence happens, which is no step itself: "..., and once it's back up, uncordon it", "once that's
+ *  done the hook reloads nginx", "before you lock up, set the alarm". ("when"/"if" clauses are conditions.) */
+const TIME_CLAUSE = /(^|,\s*)(?:and\s+)?(?:once|before|after(?!\s+th(?:at|is)\b)|as soon as)\s+[^,:;]{1,40},\s*/gi;
+const DONE_CLAUSE = /\b(?:once|when|after)\s+(?:that|this|it)(?:'s|\s+is|\s+has)?\s+(?:done|finished|finishes|complete|completed|over|ready)\b,?\s*/gi;
+const dropTimeClauses = (text: string) => text.replace(DONE_CLAUSE, '').replace(TIME_CLAUSE, '$1');
+
 /** Every rule that reads edges from one sentence, until one finds some; a list without edges is kept for later. */
 function general(full: string, state: State): void {
   const out = state.found;
   // ("hey quick one - supplier ships to warehouse": what is said to the reader is no part of a name.)
   // (A sentence that is all chatter to its end is read whole: "when you get a chance could you sketch A talking to B".)
-  const said = removeChatter(full).replace(/^\s*[-–—,]\s*/, '');
+  const chatless = removeChatter(full);
+  const said = (HAS_THEN.test(chatless) ? dropTimeClauses(chatless) : chatless).replace(/^\s*[-–—,]\s*/, '');
   const sentence = /\w/.test(said) ? said : full;
   const does = NAME_DOES.exec(sentence.trim());
   if (does && !isClause(does[1]) && cleanEntity(does[1]) === does[1].trim() && commandStep(does[2]) !== null) {
@@ -932,7 +939,7 @@ const FIRST_START = /^(?:first(?:ly)?|to\s+start|start\s+by)\b[\s,]*/i;
 
 /** A sentence of commands ("Afterwards send it to legal, and then file it in the archive") as its steps, or null. */
 function commandSteps(sentence: string): string[] | null {
-  const text = sentence.replace(SEQUENCE_START, '').replace(FIRST_START, '').replace(/[.!?]+$/, '');
+  const text = dropTimeClauses(sentence).replace(SEQUENCE_START, '').replace(FIRST_START, '').replace(/[.!?]+$/, '');
   const steps: string[] = [];
   for (const part of text.split(THEN_SPLIT)) {
     if (!part.trim()) continue;
