@@ -887,7 +887,16 @@ function expandCounts(entities: string[], edges: [string, string][]): DiagramSpe
     groups.set(canonical(m[2]), instances);
   }
   if (members.size === 0) return { entities, edges };
-  const expand = (name: string): string[] => members.get(name) ?? groups.get(canonical(name.replace(GROUP_REFERENCE, ''))) ?? [name];
+  // ("... to 3 web servers, and each of the 3 talks to ...": a bare count is the one group of that many.)
+  const bySize = new Map<number, string[][]>();
+  for (const instances of members.values()) bySize.set(instances.length, [...(bySize.get(instances.length) ?? []), instances]);
+  const counted = (name: string): string[] | undefined => {
+    const m = /^(?:the\s+)?(\w+)$/i.exec(name.trim());
+    const n = m ? (/^\d+$/.test(m[1]) ? Number(m[1]) : COUNT_WORDS.indexOf(m[1].toLowerCase()) + 2) : 0;
+    const sized = bySize.get(n);
+    return sized?.length === 1 ? sized[0] : undefined;
+  };
+  const expand = (name: string): string[] => members.get(name) ?? groups.get(canonical(name.replace(GROUP_REFERENCE, ''))) ?? counted(name) ?? [name];
   const out: string[] = [];
   for (const name of entities) for (const e of expand(name)) if (!out.includes(e)) out.push(e);
   const seen = new Set<string>();

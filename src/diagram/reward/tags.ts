@@ -90,6 +90,13 @@ function nameRuns(out: Token[]): void {
 }
 
 /** Verbs the tagger took for nouns, adverbs or adjectives after a noun phrase, a relative pronoun or "and". */
+/** Whether the words before token `i` are "each of" (or "every one of") and a noun phrase. */
+function eachOfBefore(out: Token[], i: number): boolean {
+  let k = i - 1;
+  while (k >= 0 && (NOUN_RUN.has(out[k].tag) || out[k].tag === 'DET') && !/^(?:each|every)$/.test(out[k].lower)) k--;
+  return k >= 1 && out[k].lower === 'of' && /^(?:each|one|all)$/.test(out[k - 1].lower);
+}
+
 function verbsAfterNouns(out: Token[]): void {
   for (let i = 1; i < out.length; i++) {
     const t = out[i];
@@ -101,6 +108,12 @@ function verbsAfterNouns(out: Token[]): void {
     if (t.tag === 'ADV' && /^[a-z]{3,}[^s]s$/.test(t.lower) && isNoun(out[i - 1]) && opensObject(out[i + 1])) t.tag = 'NOUN';
     if (t.tag !== 'NOUN' && t.tag !== 'PROPN' && t.tag !== 'ADJ') continue;
     if (t.word !== t.lower) continue;
+    // ("each of the 3 talks/NOUN to ...", "each of the 3 night nurses gives/NOUN report to ...": after "each of" and
+    // its things, the verb.)
+    if (/^[a-z]{3,}[^s]s$/.test(t.lower) && (out[i - 1].tag === 'NUM' || /s$/.test(out[i - 1].lower)) && eachOfBefore(out, i)) {
+      t.tag = 'VERB';
+      continue;
+    }
     // ("the mouse somehow chases/NOUN the dog": an adverb between a subject and its verb.)
     if (out[i - 1].tag === 'ADV' && isNoun(out[i - 2]) && /^[a-z]{3,}[^s]s$/.test(t.lower) && opensObject(out[i + 1])) {
       t.tag = 'VERB';
@@ -277,6 +290,8 @@ export function startsClause(toks: Token[], end: number, drawn = false): boolean
   // ("sketch the cpu reading from the cache": what a request to draw names may act, in a participle of its own.)
   if (drawn && before.tag === 'VERB' && DRAW_VERBS.has(before.lower)) return true;
   if (before.tag === 'VERB' || before.tag === 'AUX') return false;
+  // ("each of the 3 night nurses gives ...": the things picked are a subject.)
+  if (before.lower === 'of' && /^(?:each|one|all|both|none)$/.test(toks[k - 1]?.lower ?? '')) return true;
   if (before.tag === 'ADP') return before.lower === 'after' && /^(?:that|this)$/.test(toks[k + 1]?.lower ?? '');
   return true;
 }
