@@ -445,7 +445,9 @@ function relations(sentence: string, out: Found): void {
  * triggers ci, then ci builds an image"); otherwise its steps are the chain (thenSequence).
  */
 function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean }) | null {
-  if (HAS_THEN.test(sentence) && !sentence.split(THEN_SPLIT).filter((p) => p.trim()).every((p) => clauseRelations(p) !== null)) return null;
+  // (A "then" after "which" is the relative clause's own: "..., which then passes them on to payments".)
+  const steps = sentence.replace(/\b(which|who)\s+then\b/gi, '$1');
+  if (HAS_THEN.test(steps) && !steps.split(THEN_SPLIT).filter((p) => p.trim()).every((p) => clauseRelations(p) !== null)) return null;
   const found = clauseRelations(sentence);
   if (!found) return null;
   const name = (n: string) => cleanEntity(n, true);
