@@ -143,6 +143,8 @@ const TOWARD = new Set(['to', 'into', 'onto', 'on', 'toward', 'towards', 'throug
 /** Prepositions before the thing a relation comes from, with the verbs that read that way ("pulls jobs from"). */
 const FROM = new Set(['from']);
 const FROM_VERBS = new Set(['receive', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe', 'pick', 'grab']);
+/** Verbs of something moving from place to place: "it starts in the House, moves to the Senate". */
+const MOVES = new Set(['start', 'move', 'go', 'end', 'arrive', 'travel', 'pass', 'come', 'land', 'flow', 'head', 'enter', 'reach', 'continue', 'proceed', 'finish']);
 /** "web servers sit behind a load balancer", "the frontend is served by nginx": the object comes first. */
 const BEHIND = new Set(['behind']);
 /** What travels along an arrow rather than being a box: "data arrives from the devices into a broker". */
@@ -181,11 +183,12 @@ function nounPhrase(toks: Token[], i: number): Phrase | null {
   }
   while (toks[j] && PICKERS.has(toks[j].lower) && toks[j + 1] && NOUN_RUN.has(toks[j + 1].tag) && !(toks[j].lower === 'one' && toks[j + 1].tag === 'ADJ' && !isNoun(toks[j + 2]))) j++;
   const from = j;
-  while (toks[j] && (NOUN_RUN.has(toks[j].tag) || (toks[j].word === '-' && isNoun(toks[j + 1])))) j++;
+  // ("the President's desk": a possessive inside the name.)
+  while (toks[j] && (NOUN_RUN.has(toks[j].tag) || ((toks[j].word === '-' || toks[j].lower === "'s") && j > from && isNoun(toks[j + 1])))) j++;
   let end = j;
   while (end > from && !isNoun(toks[end - 1]) && toks[end - 1].tag !== 'NUM') end--;
   if (end === from) return null;
-  return { start: i, end, text: toks.slice(from, end).map((t) => t.word).join(' ').replace(/ - /g, '-'), pronoun: false };
+  return { start: i, end, text: toks.slice(from, end).map((t) => t.word).join(' ').replace(/ - /g, '-').replace(/ 's\b/g, "'s"), pronoun: false };
 }
 
 /** Noun phrases joined by "and", "or" and commas from token `i`: "the parsers and the index". */
@@ -252,6 +255,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   let lastObject: Phrase | undefined;
   let objects: Phrase | undefined;
   let resolved = false;
+  let lastPlace: string | undefined;
   let firstSubject: string[] = [];
   const places: string[] = [];
   const directObjects: { name: string; verb: string }[] = [];
@@ -298,10 +302,16 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     }
     // ("... feeds 3 packing stations, and all of them drop boxes onto ...": them, as a subject, is what was last named.)
     subject = subject.map((p) => (p.pronoun && p.text === 'them' && lastObject ? lastObject : p));
+    // "It starts in the House, moves to the Senate, and ends at the President's desk": what "it" moves through are the
+    // boxes, one after another.
+    const traveller = subject.length > 0 && subject.every((p) => p.pronoun && /^(?:it|they)$/.test(p.text)) && MOVES.has(verb.lemma);
+    if (traveller) lastSubject = subject;
     subject = subject.filter((p) => !DRAWING.test(p.text) && (!p.pronoun || !/^(?:it|this|that|they|them|we|i|you)$/.test(p.text)));
-    if (subject.length === 0) continue;
-    lastSubject = subject;
-    lastPhrase = subject[subject.length - 1];
+    if (subject.length === 0 && !traveller) continue;
+    if (!traveller) {
+      lastSubject = subject;
+      lastPhrase = subject[subject.length - 1];
+    }
     // The objects: from the verb to the next boundary, the first phrase after each preposition, and a direct object.
     let direct: Phrase[] = [];
     let toward: Phrase[] = [];
@@ -360,6 +370,12 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     for (const p of [...toward, ...from, ...behind]) if (!places.includes(p.text)) places.push(p.text);
     if (payload && from.length && toward.length) {
       for (const a of names(from)) for (const b of names(toward)) add(a, b);
+      continue;
+    }
+    if (traveller) {
+      const place = [...toward, ...direct][0];
+      if (place && lastPlace) add(lastPlace, place.text);
+      if (place) lastPlace = place.text;
       continue;
     }
     for (const a of names(behind)) for (const b of names(subject)) add(a, b);

@@ -124,7 +124,8 @@ function verbsAfterNouns(out: Token[]): void {
     const sForm = /^[a-z]{2,}(?:[^s]s|ies)$/.test(t.lower);
     const afterRelative = RELATIVE.has(prev.lower) && sForm;
     // "takes text from the app and returns it": a verb joined to an earlier one.
-    const joined = prev.tag === 'CCONJ' && sForm && opensObject(next) && out.slice(0, i).some((x) => x.tag === 'VERB');
+    // (After a comma too, before a preposition: "It starts in the House, moves/NOUN to the Senate".)
+    const joined = (prev.tag === 'CCONJ' || (prev.word === ',' && next?.tag === 'ADP' && next.lower !== 'of')) && sForm && opensObject(next) && out.slice(0, i).some((x) => x.tag === 'VERB');
     let afterNoun = false;
     // ("The patient/ADJ books ...": an adjective after an article stands for a noun.)
     if ((isNoun(prev) || (prev.tag === 'ADJ' && out[i - 2]?.tag === 'DET')) && startsClause(out, i - 1, isParticiple(t))) {
