@@ -154,7 +154,8 @@ const PICKERS = new Set(['single', 'one', 'each', 'every', 'all', 'both', 'some'
 /** Determiners and possessives a noun phrase starts with. */
 const OPENERS = new Set(['DET', 'PRON']);
 /** Phrases about the drawing, not things in it: "a diagram showing ...", "with these connections". */
-const DRAWING = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|canvas|boxes|nodes|arrows?|connections|edges|shapes|root)$|^(?:box|node|edge|shape|connection)$/i;
+// (A generic word of the drawing is one only alone: "edge nodes" and "worker nodes" are names.)
+const DRAWING = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|canvas|root)$|^(?:(?:the|these|those|all|its)\s+)?(?:box(?:es)?|nodes?|edges?|shapes?|connections?|arrows?)$/i;
 /** A drawing named in the sentence ("Create the whole thing as a dataset splits tree"): it is a request to draw. */
 const DRAWING_NOUN = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|state machine|map|tree|hierarchy|sequence)\b|\b(?:an?|the|my)\s+(?:quick\s+)?sketch\b/i;
 /** What introduces the contents of a drawing: "a diagram where ...", "a picture showing ...". */

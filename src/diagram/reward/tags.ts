@@ -224,8 +224,16 @@ function listItemNames(out: Token[]): void {
     // (A joiner before a verb joins clauses, not names: "app reads database and writes result to cache".)
     const joinsNames = out[j]?.tag === 'CCONJ' && out[j - 1]?.word !== ',' && out[j + 1]?.tag !== 'VERB';
     const closes = last || (out[j] !== undefined && (out[j].word === ',' || joinsNames));
-    if (closes && item.length >= 2 && item.filter((t) => t.tag === 'VERB').length === 1 && item.some(isNoun)) for (const t of item) t.tag = 'NOUN';
+    if (closes && item.length >= 2 && item.filter((t) => t.tag === 'VERB').length === 1 && item.some(isNoun) && !(i === -1 && pluralClause(item, out))) for (const t of item) t.tag = 'NOUN';
   }
+}
+
+/** "Volunteers collect donations, drivers take them to ...": a plural, its bare verb and an object, opening a text of
+ *  clauses (a verb before an article, a pronoun or a preposition elsewhere), is a clause, not a list item. */
+function pluralClause(item: Token[], out: Token[]): boolean {
+  const v = item.findIndex((t) => t.tag === 'VERB');
+  const shape = v >= 1 && v + 1 < item.length && /s$/.test(item[v - 1].lower) && !/s$/.test(item[v].lower) && isNoun(item[v + 1]);
+  return shape && out.some((t, k) => t.tag === 'VERB' && !item.includes(t) && opensObject(out[k + 1]));
 }
 
 /** A verb right after an object's noun, opening nothing, is the name's last word. */
