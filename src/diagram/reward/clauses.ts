@@ -51,6 +51,9 @@ export function splitCondition(text: string): { subject: string | null; outcome:
       if (end < toks.length && /^(?:ADJ|VERB|NUM)$/.test(toks[end].tag)) end++;
     }
     while (end < toks.length && toks[end].tag === 'ADP' && PARTICLES.has(toks[end].lower)) end++;
+    // ("it's under $50 it goes to auto-approve": the outcome is the clause its own subject opens.)
+    const own = toks.findIndex((t, k) => k > end && t.tag === 'PRON' && /^(?:it|they|we|you|he|she)$/.test(t.lower) && toks[k + 1]?.tag === 'VERB');
+    if (own !== -1) end = own;
   }
   if (end >= toks.length) return null;
   const subject = hasSubject ? before.filter((t) => t.tag !== 'DET').map((t) => t.word).join(' ') : null;

@@ -23,7 +23,7 @@ const BRANCH_START = /(?:^|[;,:]\s*|\s+)(?:(?:and|but|or)\s+)?(if\s+not|if\s+so|
 const CONDITIONAL = /^(?:if|when|whenever|unless)$/i;
 /** An outcome that moves on to something: "go to the dashboard", "it goes to returns", "deploy to staging". */
 const MOTION =
-  /^(?:(?:it|they|them|this|that|he|she|the user)\s+)?(?:then\s+)?(?:go(?:es)?|leads?|moves?|proceeds?|continues?|redirects?|routes?|forwards?|sends?|deploys?|writes?|pass(?:es)?|falls?\s+back|returns?)(?:\s+(?:it|them|the user))?\s+(?:back\s+)?(?:on\s+)?(?:to|into)\s+(.+)$/i;
+  /^(?:(?:it|they|them|this|that|he|she|the user)(?:'s|'re|\s+is|\s+are|\s+gets?)?\s+)?(?:then\s+)?(?:go(?:es)?|leads?|moves?|proceeds?|continues?|redirects?|routes?|forwards?|sends?|deploys?|writes?|pass(?:es)?|falls?\s+back|returns?|sent|passed|moved|forwarded|routed|escalated|handed)(?:\s+(?:it|them|the user))?\s+(?:back\s+)?(?:on\s+)?(?:straight\s+)?(?:to|into)\s+(.+)$/i;
 /** An outcome that shows something: "show an error", "display the login page". */
 const SHOW = /^(?:then\s+)?(?:show|display)s?\s+(.+)$/i;
 /** An outcome that is a state: "the order is cancelled", "spam is deleted". */
