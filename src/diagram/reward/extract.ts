@@ -1034,10 +1034,31 @@ function narratedSequences(sentences: { text: string; at: number }[], out: Found
   return read;
 }
 
+/** A branch written as a sentence of its own about what the sentence before named: "If it's correct, redirect to the
+ *  dashboard", "If they fail, fix the code". */
+const OPENS_BRANCH = /^(if|unless|when)\s+(?:it|they|this|that)\b(?:'s|'re|\s)[^,]*,/i;
+/** What goes on from a branch: another "if", or "otherwise"; after "when", only another "when" ("when it passes, ..."). */
+const GOES_ON_BRANCH = { if: /^(?:otherwise|else|or else|if|unless)\b(?!\s+(?:yes|no)\b)/i, when: /^when\b/i };
+
+/** Branches about one thing in sentences in a row, joined into the one sentence the condition rules read ("If they
+ *  fail, fix the code. If they pass, merge the PR.": two branches off what the sentence before named). */
+function joinBranches(parts: ReturnType<typeof segment>): ReturnType<typeof segment> {
+  const out: ReturnType<typeof segment> = [];
+  for (const p of parts) {
+    const last = out[out.length - 1];
+    const opens = last?.kind === 'sentence' ? OPENS_BRANCH.exec(last.text.split('; ')[0]) : null;
+    const goesOn = opens && (opens[1].toLowerCase() === 'when' ? GOES_ON_BRANCH.when : GOES_ON_BRANCH.if);
+    if (p.kind === 'sentence' && last?.kind === 'sentence' && goesOn && goesOn.test(p.text)) {
+      out[out.length - 1] = { ...last, text: `${last.text.replace(/[.!?]+$/, '')}; ${p.text}` };
+    } else out.push(p);
+  }
+  return out;
+}
+
 function extract(prompt: string): DiagramSpec {
   const { text: quoted, names } = protectQuotes(prompt);
   const text = fixStructureTypos(quoted);
-  const parts = segment(text);
+  const parts = joinBranches(segment(text));
   const clauses = parts.flatMap((p) => (p.kind === 'sentence' ? [p.text] : p.block.items.map((i) => i.text)));
   const decisive = hasBothBranches(clauses);
   const declared = decisive ? findDecision(clauses) : undefined;
