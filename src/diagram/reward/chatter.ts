@@ -8,6 +8,6 @@ export const CHATTER = new RegExp(`^(?:${PHRASE})$`, 'i');
 /** Chatter as a clause of a sentence, with the comma before it. */
 const CHATTER_CLAUSE = new RegExp(`(?:^|,)\\s*(?:${PHRASE})\\s*(?=[,.;!?]|-\\s|$)`, 'gi');
 /** A word of chatter after a name: "the modem lol", "firebase kinda". */
-export const CHATTER_TAIL = /\s+(?:lol|lmao|thx|pls|plz|kinda|sorta|and stuff|or something|etc|real quick)$/i;
+export const CHATTER_TAIL = /(?:\s+(?:lol|lmao|thx|ty|n ty|pls|plz|kinda|sorta|and stuff|or something|etc|real quick|that'?s it|that'?s all|that'?s the whole thing|tho|i think))+$/i;
 
 export const removeChatter = (text: string) => text.replace(CHATTER_CLAUSE, '');
