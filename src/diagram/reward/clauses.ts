@@ -163,6 +163,8 @@ const OPENERS = new Set(['DET', 'PRON']);
 const DRAWING = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|sketch|canvas|root)$|^(?:(?:the|these|those|all|its)\s+)?(?:box(?:es)?|nodes?|edges?|shapes?|connections?|arrows?)$/i;
 /** A drawing named in the sentence ("Create the whole thing as a dataset splits tree"): it is a request to draw. */
 const DRAWING_NOUN = /\b(?:diagrams?|charts?|flowcharts?|graphs?|pictures?|drawings?|figures?|state machine|map|tree|hierarchy|sequence)\b|\b(?:an?|the|my)\s+(?:quick\s+)?sketch\b/i;
+/** A drawing noun and the chatter after it, before the contents: "diagram rn", "diagram pls,", "chart -". */
+const AFTER_DRAWING = /\b(?:diagram|chart|flowchart|graph|picture|drawing|sketch)\s*(?:\b(?:rn|pls|plz|please|asap|quick)\b\s*)*[,:-]?\s+(?!(?:of|for|about|on|with|that|which|to|in)\b)(?=[a-z])/i;
 /** What introduces the contents of a drawing: "a diagram where ...", "a picture showing ...". */
 const SHOWS = /\b(?:where|in which|showing|that shows|shows|of how|how)\s+/gi;
 
@@ -179,6 +181,10 @@ function nounPhrase(toks: Token[], i: number): Phrase | null {
   let j = i;
   if (toks[j] && toks[j].tag === 'PRON' && !/^(?:its|our|their|my|your|his|her)$/.test(toks[j].lower)) {
     return { start: i, end: j + 1, text: toks[j].lower, pronoun: true };
+  }
+  // ("both of those write to postgres": those are them.)
+  if (/^(?:all|both|each)$/.test(toks[i]?.lower ?? '') && toks[i + 1]?.lower === 'of' && /^(?:those|these)$/.test(toks[i + 2]?.lower ?? '')) {
+    return { start: i, end: i + 3, text: 'them', pronoun: true };
   }
   while (toks[j] && OPENERS.has(toks[j].tag)) j++;
   // "one of the ECS tasks", "all of them": the things picked from; "a pair of load balancers": two of them.
@@ -241,8 +247,10 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   let text = removeChatter(sentence.slice(sentence.lastIndexOf(':') + 1));
   if (DRAWING_NOUN.test(text)) {
     const shows = [...text.matchAll(SHOWS)].pop();
-    if (!shows) return null;
-    text = text.slice((shows.index ?? 0) + shows[0].length);
+    // ("need a quick diagram rn frontend talks to api gateway": what follows the drawing, where it is no topic.)
+    const after = shows ? null : AFTER_DRAWING.exec(text);
+    if (!shows && !after) return null;
+    text = shows ? text.slice((shows.index ?? 0) + shows[0].length) : text.slice((after!.index ?? 0) + after![0].length);
   }
   const toks = tokens(text);
   const entities: string[] = [];
@@ -262,6 +270,9 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   let objects: Phrase | undefined;
   let resolved = false;
   let lastPlace: string | undefined;
+  // What the last clause with objects named, all of them ("hits orders svc and inventory svc").
+  let objectList: Phrase[] = [];
+  let lastObjects: Phrase[] = [];
   let lastPassive = false;
   let firstSubject: string[] = [];
   const places: string[] = [];
@@ -272,7 +283,10 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     if (toks[v].tag !== 'VERB') continue;
     const verb = toks[v];
     verbWord = verb.word;
-    if (objects) lastObject = objects;
+    if (objects) {
+      lastObject = objects;
+      lastObjects = objectList;
+    }
     objects = undefined;
     const next = toks[v + 1];
     // A verb right after a preposition is a name's word or an infinitive ("to pat limits", "to Launch").
@@ -297,7 +311,10 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     let subject: Phrase[] = [];
     // (With no phrase read yet, the antecedent is the phrase right before it: "There is a web frontend that is
     // connected to an API server".)
-    const antecedent = RELATIVE.has(toks[s].lower) ? (lastPhrase ?? phraseEndingAt(toks, s)) : undefined;
+    // ("..., all of which talk to one Redis": all of what was named before.)
+    const allOf = RELATIVE.has(toks[s].lower) && toks[s - 1]?.lower === 'of' && /^(?:all|both|each)$/.test(toks[s - 2]?.lower ?? '');
+    const before = allOf ? (toks[s - 3]?.word === ',' ? s - 3 : s - 2) : s;
+    const antecedent = RELATIVE.has(toks[s].lower) ? (allOf ? phraseEndingAt(toks, before) : (lastPhrase ?? phraseEndingAt(toks, s))) : undefined;
     if (antecedent) subject = [antecedent];
     else if (toks[s].tag === 'CCONJ' || toks[s].word === ',') subject = lastSubject;
     else {
@@ -310,7 +327,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       }
     }
     // ("... feeds 3 packing stations, and all of them drop boxes onto ...": them, as a subject, is what was last named.)
-    subject = subject.map((p) => (p.pronoun && p.text === 'them' && lastObject ? lastObject : p));
+    subject = subject.flatMap((p) => (p.pronoun && p.text === 'them' && lastObjects.length ? lastObjects : [p]));
     // "It starts in the House, moves to the Senate, and ends at the President's desk": what "it" moves through are the
     // boxes, one after another.
     const traveller = subject.length > 0 && subject.every((p) => p.pronoun && /^(?:it|they)$/.test(p.text)) && MOVES.has(verb.lemma);
@@ -361,6 +378,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       if (named.length) {
         lastPhrase = named[named.length - 1];
         objects = lastPhrase;
+        objectList = named;
       }
       // A direct object taken one at a time is what flows, not a box: "the nurse sees each patient".
       const stream = prep === null && /^(?:each|every)$/.test(toks[i].lower);

@@ -458,7 +458,7 @@ function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean 
 
 /** A word that joins a clause, not a name: "images to browsers", "frontend is served by nginx", "returns it". */
 const CLAUSE_WORD = /(?:^|\s)(?:to|into|in|is|are|was|were|by|from|over|via|through|the|a|an)\s/;
-const PRONOUN_WORD = /(?:^|\s)(?:it|them|they)(?:\s|$)/i;
+const PRONOUN_WORD = /(?:^|\s)(?:it|them|they|those|these)(?:\s|$)/i;
 
 /** The rules that read a sentence by its words (verbs and prepositions), tried in turn until one finds edges. */
 const WORDED_RULES = [fromTo, startsEnds, under, connectOrParent, relations];
