@@ -146,6 +146,8 @@ const TOWARD = new Set(['to', 'into', 'onto', 'on', 'toward', 'towards', 'throug
 /** Prepositions before the thing a relation comes from, with the verbs that read that way ("pulls jobs from"). */
 const FROM = new Set(['from']);
 const FROM_VERBS = new Set(['receive', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe', 'pick', 'grab']);
+/** Verbs whose passive says what a thing is like: "is based in", "is staffed from 8 to 5", "is maintained by". */
+const STATES = new Set(['base', 'locate', 'situate', 'staff', 'set', 'schedule', 'maintain', 'own', 'found', 'name', 'call', 'host', 'house', 'configure', 'license', 'price', 'rate', 'size', 'budget']);
 /** Verbs of handing something on, whose passive's subject is what travels: "is sent to", "are emailed to". */
 const PASSED_ON = new Set(['send', 'pass', 'forward', 'move', 'deliver', 'ship', 'email', 'route', 'feed', 'push', 'upload', 'transfer', 'hand', 'take', 'carry', 'bring', 'return', 'mail', 'post', 'submit', 'load', 'copy', 'write', 'store', 'save', 'sync', 'export', 'publish', 'stream', 'pipe', 'relay', 'dispatch', 'courier', 'transport', 'redirect', 'escalate', 'refer', 'receive', 'collect', 'pick', 'generate', 'process', 'review', 'fill', 'scan', 'check', 'sort', 'pack', 'print', 'sign', 'approve']);
 /** Verbs of something moving from place to place: "it starts in the House, moves to the Senate". */
@@ -339,6 +341,9 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       lastPhrase = subject[subject.length - 1];
     }
     lastPassive = passive;
+    // "the IT team, which is based in Denver", "Retention is set to 30 days": a passive that says where or how a thing
+    // is, not where anything goes.
+    if (passive && STATES.has(verb.lemma)) continue;
     // The objects: from the verb to the next boundary, the first phrase after each preposition, and a direct object.
     let direct: Phrase[] = [];
     let toward: Phrase[] = [];
