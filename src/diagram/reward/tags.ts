@@ -103,7 +103,9 @@ function verbsAfterNouns(out: Token[]): void {
     // "the chat/VERB app": a word between an article and a noun is part of the noun phrase.
     if (t.tag === 'VERB' && (out[i - 1].tag === 'DET' || out[i - 1].tag === 'NUM') && isNoun(out[i + 1])) t.tag = 'NOUN';
     // ("..., which forward/ADV to the web servers": after "which", a word before a preposition is its verb.)
-    if ((t.tag === 'ADV' || t.tag === 'NOUN') && RELATIVE.has(out[i - 1].lower) && out[i + 1]?.tag === 'ADP' && out[i + 1].lower !== 'of') t.tag = 'VERB';
+    if ((t.tag === 'ADV' || t.tag === 'NOUN') && RELATIVE.has(out[i - 1].lower) && ((out[i + 1]?.tag === 'ADP' && out[i + 1].lower !== 'of') || out[i + 1]?.lower === 'back')) t.tag = 'VERB';
+    // ("to a switch/VERB in the office": after an article, before a preposition or the clause's end, a noun.)
+    if (t.tag === 'VERB' && /^(?:a|an|the)$/.test(out[i - 1].lower) && (out[i + 1] === undefined || /^(?:ADP|PUNCT|CCONJ)$/.test(out[i + 1].tag))) t.tag = 'NOUN';
     // ("bob forwards/ADV it to carol": an adverb tag on a verb form before an object.)
     if (t.tag === 'ADV' && /^[a-z]{3,}[^s]s$/.test(t.lower) && isNoun(out[i - 1]) && opensObject(out[i + 1])) t.tag = 'NOUN';
     if (t.tag !== 'NOUN' && t.tag !== 'PROPN' && t.tag !== 'ADJ') continue;
