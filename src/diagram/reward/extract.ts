@@ -498,8 +498,8 @@ function wordedOrProse(sentence: string, out: Found): void {
     const verbs = new Set(grammar.verbs.filter((v) => v === v.toLowerCase()));
     const holdsVerb = (e: string) => grammar.edges.length >= ruleEdges && e.split(' ').some((w) => verbs.has(w));
     const relation = winner === undefined || winner === relations;
-    // (A bare count is what is left of a name the rules cut: "two foragers bring nectar to ..." -> two.)
-    const count = (e: string) => /^\d+$/.test(e) || COUNT_WORDS.includes(e.toLowerCase());
+    // (A bare count or article is what is left of a name the rules cut: "two foragers bring nectar to ..." -> two.)
+    const count = (e: string) => /^\d+$/.test(e) || COUNT_WORDS.includes(e.toLowerCase()) || /^(?:the|a|an|this|that|these|those)$/i.test(e);
     const swallowed = rules.entities.some((e) => !keys.has(canonical(e)) && (clause(e) || count(e) || (relation && holdsVerb(e))));
     // Where both read as many edges between the same names, the grammar knows which clause each verb is in: "the
     // editor publishes articles to the website, and readers visit the website" (the rules: editor -> readers).
