@@ -101,7 +101,7 @@ function verbsAfterNouns(out: Token[]): void {
   for (let i = 1; i < out.length; i++) {
     const t = out[i];
     // "the chat/VERB app": a word between an article and a noun is part of the noun phrase.
-    if (t.tag === 'VERB' && (out[i - 1].tag === 'DET' || out[i - 1].tag === 'NUM') && isNoun(out[i + 1])) t.tag = 'NOUN';
+    if (t.tag === 'VERB' && (out[i - 1].tag === 'DET' || out[i - 1].tag === 'NUM' || out[i - 1].lower === 'of') && isNoun(out[i + 1])) t.tag = 'NOUN';
     // ("..., which forward/ADV to the web servers": after "which", a word before a preposition is its verb.)
     if ((t.tag === 'ADV' || t.tag === 'NOUN') && RELATIVE.has(out[i - 1].lower) && ((out[i + 1]?.tag === 'ADP' && out[i + 1].lower !== 'of') || out[i + 1]?.lower === 'back')) t.tag = 'VERB';
     // ("to a switch/VERB in the office": after an article, before a preposition or the clause's end, a noun.)
