@@ -664,8 +664,10 @@ const MIN_CLAUSE_STEPS = 3;
 /** "visitor fills form, we send verification email, they click link, account activated": three or more clauses in a
  *  row, with nothing else to read, are a process's steps in order (a pronoun subject is no part of a step's name). */
 function clauseSteps(sentence: string, out: Found): void {
-  const parts = sentence.replace(/[.!?]+$/, '').split(CLAUSE_STEP_SPLIT).filter((p) => p.trim());
-  if (parts.length < MIN_CLAUSE_STEPS || !parts.every(isClause)) return;
+  const text = sentence.replace(/[.!?]+$/, '');
+  // ("my sourdough routine: feed the starter, wait til its bubbly, mix w flour, ...": the steps after what they are.)
+  const parts = text.slice(text.indexOf(':') + 1).split(CLAUSE_STEP_SPLIT).filter((p) => p.trim());
+  if (parts.length < MIN_CLAUSE_STEPS || !parts.every((p) => isClause(p) || commandStep(p.trim()) !== null)) return;
   const steps = parts.map((p) => cleanEntity(p.trim().replace(PRONOUN_SUBJECT, ''), true)).filter(Boolean);
   if (steps.length === parts.length) addChain(out, steps);
 }
