@@ -16,6 +16,8 @@ export interface Branches {
   qualified?: string;
   /** The edges of a step the branches follow ("users hit the login page, then if ..."); its last target decides. */
   before?: [string, string][];
+  /** The branches are verdicts ("pass goes to packaging, fail goes to ..."): what the sentence before led to decides. */
+  verdicts?: true;
 }
 
 /** Where a branch starts: "if ...", "when ...", "otherwise ...", "if not ...", after a comma, semicolon or "and". */
@@ -106,11 +108,33 @@ function qualifiedBranches(sentence: string): Branches | null {
   const sent = new Set(outcomes.flat().map((o) => o.toLowerCase()));
   if (subjects.some((s) => sent.has(s))) return null;
   const decider = lead ? (clauseSubject(lead) ?? cleanEntity(lead, true)) || undefined : undefined;
-  return { decider, outcomes, ...(qualified ? { qualified } : {}) };
+  const verdicts = subjects.every((x) => VERDICT.test(x));
+  return { decider, outcomes, ...(qualified ? { qualified } : {}), ...(verdicts ? { verdicts: true as const } : {}) };
+}
+
+/** A branch named by its verdict alone. */
+const VERDICT = /^(?:pass(?:ed|es)?|fail(?:ed|s|ure)?|yes|no|success|ok|approved|rejected|accepted|denied|valid|invalid|good|bad|hit|miss)$/i;
+
+/** "The build either passes and deploys to staging, or fails and pages the on-call": what decides, and where each
+ *  branch leads (read as the sentence the subject and the branch make). */
+const EITHER = /^(.+?)\s+either\s+(.+?),?\s+or\s+(.+)$/i;
+
+function eitherBranches(sentence: string): Branches | null {
+  const m = EITHER.exec(sentence.replace(/[.!?]+$/, ''));
+  if (!m) return null;
+  const decider = clauseSubject(`${m[1]} does it`) ?? cleanEntity(m[1], true);
+  if (!decider) return null;
+  const outcomes = [m[2], m[3]].map((branch) => {
+    const read = clauseRelations(`${m[1]} ${branch}`);
+    const targets = read?.edges.filter(([a]) => a.toLowerCase() === decider.toLowerCase()).map(([, b]) => b) ?? [];
+    return targets.slice(-1);
+  });
+  if (outcomes.some((o) => o.length === 0)) return null;
+  return { decider, outcomes };
 }
 
 /** The branches a sentence writes as conditions or as differently qualified things, or null. */
 export function readBranches(sentence: string): Branches | null {
   const text = removeChatter(sentence);
-  return conditionBranches(text) ?? qualifiedBranches(text);
+  return conditionBranches(text) ?? qualifiedBranches(text) ?? eitherBranches(text);
 }

@@ -649,7 +649,8 @@ function conditionBranches(b: Branches, state: State): void {
     out.edges.push([x, y]);
     out.entities.push(x, y);
   }
-  const decider = before.length ? before[before.length - 1][1] : (b.decider ?? named ?? state.previous[0] ?? step);
+  const led = b.verdicts ? state.previous[state.previous.length - 1] : undefined;
+  const decider = before.length ? before[before.length - 1][1] : (b.decider ?? named ?? led ?? state.previous[0] ?? step);
   if (!decider) return;
   out.entities.push(decider);
   for (const steps of b.outcomes) {
