@@ -500,8 +500,9 @@ function wordedOrProse(sentence: string, out: Found): void {
     const verbs = new Set(grammar.verbs.filter((v) => v === v.toLowerCase()));
     const holdsVerb = (e: string) => grammar.edges.length >= ruleEdges && e.split(' ').some((w) => verbs.has(w));
     const relation = winner === undefined || winner === relations;
-    // (A bare count or article is what is left of a name the rules cut: "two foragers bring nectar to ..." -> two.)
-    const count = (e: string) => /^\d+$/.test(e) || COUNT_WORDS.includes(e.toLowerCase()) || /^(?:the|a|an|this|that|these|those)$/i.test(e);
+    // (A bare count or article is what is left of a name the rules cut: "two foragers bring nectar to ..." -> two; "A"
+    // alone is a name.)
+    const count = (e: string) => /^\d+$/.test(e) || COUNT_WORDS.includes(e.toLowerCase()) || /^(?:[Tt]he|an?|[Tt]his|[Tt]hat|[Tt]hese|[Tt]hose)$/.test(e);
     const swallowed = rules.entities.some((e) => !keys.has(canonical(e)) && (clause(e) || count(e) || (relation && holdsVerb(e))));
     // Where both read as many edges between the same names, the grammar knows which clause each verb is in: "the
     // editor publishes articles to the website, and readers visit the website" (the rules: editor -> readers).
@@ -670,7 +671,9 @@ function clauseSteps(sentence: string, out: Found): void {
   const text = sentence.replace(/[.!?]+$/, '');
   // ("my sourdough routine: feed the starter, wait til its bubbly, mix w flour, ...": the steps after what they are.)
   const parts = text.slice(text.indexOf(':') + 1).split(CLAUSE_STEP_SPLIT).filter((p) => p.trim());
-  if (parts.length < MIN_CLAUSE_STEPS || !parts.every((p) => isClause(p) || commandStep(p.trim()) !== null)) return;
+  // (A command of one word may be a name: "with commit, tests, build, deploy".)
+  const step = (p: string) => isClause(p) || (/\S\s+\S/.test(p.trim()) && commandStep(p.trim()) !== null);
+  if (parts.length < MIN_CLAUSE_STEPS || !parts.every(step)) return;
   const steps = parts.map((p) => cleanEntity(p.trim().replace(PRONOUN_SUBJECT, ''), true)).filter(Boolean);
   if (steps.length === parts.length) addChain(out, steps);
 }
