@@ -226,8 +226,23 @@ function listItemNames(out: Token[]): void {
     // (A joiner before a verb joins clauses, not names: "app reads database and writes result to cache".)
     const joinsNames = out[j]?.tag === 'CCONJ' && out[j - 1]?.word !== ',' && out[j + 1]?.tag !== 'VERB';
     const closes = last || (out[j] !== undefined && (out[j].word === ',' || joinsNames));
-    if (closes && item.length >= 2 && item.filter((t) => t.tag === 'VERB').length === 1 && item.some(isNoun) && !(i === -1 && pluralClause(item, out))) for (const t of item) t.tag = 'NOUN';
+    if (closes && item.length >= 2 && item.filter((t) => t.tag === 'VERB').length === 1 && item.some(isNoun) && !(i === -1 && pluralClause(item, out)) && !clauseBetweenClauses(out, i, j)) for (const t of item) t.tag = 'NOUN';
   }
+}
+
+/** "Feature branch merges into main, main triggers CI, CI publishes to staging": a noun, a verb's -s form and a noun
+ *  between commas, where the parts before and after hold verbs too, is a clause of a sentence of clauses. */
+function clauseBetweenClauses(out: Token[], i: number, j: number): boolean {
+  const item = out.slice(i + 1, j);
+  const v = item.findIndex((t) => t.tag === 'VERB');
+  if (!(v >= 1 && v + 1 < item.length && /^[a-z]{3,}[^s]s$/.test(item[v].lower) && NOUN_RUN.has(item[v - 1].tag) && isNoun(item[v + 1]))) return false;
+  const segment = (from: number, step: 1 | -1) => {
+    const part: Token[] = [];
+    for (let k = from; k >= 0 && k < out.length && out[k].word !== ',' && !WORD_BOUNDARY.has(out[k].word); k += step) part.push(out[k]);
+    return part;
+  };
+  const hasVerb = (part: Token[]) => part.some((t) => t.tag === 'VERB');
+  return i >= 0 && hasVerb(segment(i - 1, -1)) && (j >= out.length || WORD_BOUNDARY.has(out[j].word) || hasVerb(segment(j + 1, 1)));
 }
 
 /** "Volunteers collect donations, drivers take them to ...": a plural, its bare verb and an object, opening a text of
@@ -276,7 +291,12 @@ function verbPairs(out: Token[]): void {
 const ONLY_VERBS = new Set(['goes', 'comes', 'becomes', 'gets']);
 
 function onlyVerbs(out: Token[]): void {
-  for (const t of out) if (ONLY_VERBS.has(t.lower) && t.word === t.lower && t.tag !== 'VERB' && t.tag !== 'AUX') t.tag = 'VERB';
+  out.forEach((t, i) => {
+    if (!ONLY_VERBS.has(t.lower) || t.word !== t.lower) return;
+    // ("staging gets promoted to production": "gets" before a participle is the passive's auxiliary.)
+    if (/^gets?$/.test(t.lower) && /ed$/.test(out[i + 1]?.lower ?? '')) t.tag = 'AUX';
+    else if (t.tag !== 'VERB' && t.tag !== 'AUX') t.tag = 'VERB';
+  });
 }
 
 const REPAIRS = [requestVerb, nameRuns, onlyVerbs, verbsAfterNouns, articledNouns, terseVerbs, lastWordAfterTo, swappedVerbObject, listItemNames, objectNameEnds, subjectWords, verbPairs];
