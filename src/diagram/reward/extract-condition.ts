@@ -21,8 +21,10 @@ export interface Branches {
 }
 
 /** Where a branch starts: "if ...", "when ...", "otherwise ...", "if not ...", after a comma, semicolon or "and". */
-const BRANCH_START = /(?:^|[;,:]\s*|\s+)(?:(?:and|but|or)\s+)?(if\s+not|if\s+so|if|when(?:ever)?|unless|otherwise|else|or\s+else)\b\s*,?\s*/gi;
+const BRANCH_START = /(?:^|[;,:]\s*|\s+)(?:(?:and|but|or)\s+)?(if\s+not|if\s+so|if|when(?:ever)?|unless|otherwise|else|or\s+else|on\s+(?:success|failure|error|a\s+miss|miss|a\s+hit|hit|timeout))\b\s*,?\s*/gi;
 const CONDITIONAL = /^(?:if|when|whenever|unless)$/i;
+/** A branch named by what happened: "on success it deploys to staging, on error it opens a ticket". */
+const VERDICT_START = /^on\s/i;
 /** An outcome that moves on to something: "go to the dashboard", "it goes to returns", "deploy to staging". */
 const MOTION =
   /^(?:(?:it|they|them|this|that|he|she|the user)(?:'s|'re|\s+is|\s+are|\s+gets?)?\s+)?(?:then\s+)?(?:go(?:es)?|leads?|moves?|proceeds?|continues?|redirects?|routes?|forwards?|sends?|deploys?|writes?|pass(?:es)?|falls?\s+back|returns?|sent|passed|moved|forwarded|routed|escalated|handed)(?:\s+(?:it|them|the user))?\s+(?:back\s+)?(?:on\s+)?(?:straight\s+)?(?:to|into)\s+(.+)$/i;
@@ -52,7 +54,7 @@ function outcomeSteps(text: string): string[] {
 /** "if ... , ... otherwise ...": each branch's condition subject and outcome. Null without two branches. */
 function conditionBranches(sentence: string): Branches | null {
   const starts = [...sentence.matchAll(BRANCH_START)];
-  if (starts.length < 2 || !CONDITIONAL.test(starts[0][1])) return null;
+  if (starts.length < 2 || !(CONDITIONAL.test(starts[0][1]) || VERDICT_START.test(starts[0][1]))) return null;
   const lead = sentence.slice(0, starts[0].index).trim();
   let subject: string | undefined;
   const outcomes: string[][] = [];
