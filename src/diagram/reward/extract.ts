@@ -1136,10 +1136,27 @@ const cache = new Map<string, DiagramSpec>();
  * return no entities when the prompt names nothing ("Make it pretty."); callers treat that as "unknown", not as
  * "nothing requested". Cached per prompt (GRPO repeats them).
  */
+/** A question that asks for the drawing, before the sentences that say what is in it: "Could you show me how a bill
+ *  becomes law in the US? It starts in the House, ...", "is there a way to show who reports to whom? the ward manager
+ *  oversees ...". */
+const ASKING = /^\s*(?:(?:hey|hi|ok|so)[\s,]+)?(?:can|could|would|will|is there|how|what|any way)\b[^?\n]*\b(?:draw|show|diagram|sketch|map|chart|picture|visuali[sz]e|look like|boxes)\b[^?\n]*\?\s+(?=\S)/i;
+
+/** What the sentences after a question asking for the drawing say, where they say how things connect and the question
+ *  names none of their things (a question that names them holds the drawing itself: "Could you sketch A, B and C
+ *  converging on D? The arrow from A to D ..."). */
+function asked(prompt: string): DiagramSpec | null {
+  const lead = ASKING.exec(prompt);
+  // (A question with a colon or a quoted name lays out the drawing itself: tiers, a decision.)
+  if (!lead || /[:"\uE000]/.test(lead[0])) return null;
+  const rest = extract(prompt.slice(lead[0].length));
+  const names = new Set(rest.entities.map(canonical));
+  return rest.edges.length && !extract(lead[0]).entities.some((e) => names.has(canonical(e))) ? rest : null;
+}
+
 export function extractSpec(prompt: string): DiagramSpec {
   const hit = cache.get(prompt);
   if (hit) return hit;
-  const read = extract(prompt);
+  const read = asked(prompt) ?? extract(prompt);
   const spec = read.entities.length ? read : named(prompt);
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(prompt, spec);
