@@ -89,14 +89,14 @@ function nameRuns(out: Token[]): void {
   }
 }
 
-/** Verbs the tagger took for nouns, adverbs or adjectives after a noun phrase, a relative pronoun or "and". */
-/** Whether the words before token `i` are "each of" (or "every one of") and a noun phrase. */
+/** Whether the words before token `i` are "each of", "one of" or "all of" and a noun phrase. */
 function eachOfBefore(out: Token[], i: number): boolean {
   let k = i - 1;
   while (k >= 0 && (NOUN_RUN.has(out[k].tag) || out[k].tag === 'DET') && !/^(?:each|every)$/.test(out[k].lower)) k--;
   return k >= 1 && out[k].lower === 'of' && /^(?:each|one|all)$/.test(out[k - 1].lower);
 }
 
+/** Verbs the tagger took for nouns, adverbs or adjectives after a noun phrase, a relative pronoun or "and". */
 function verbsAfterNouns(out: Token[]): void {
   for (let i = 1; i < out.length; i++) {
     const t = out[i];
@@ -195,13 +195,13 @@ function swappedVerbObject(out: Token[]): void {
       a.tag = 'VERB';
       b.tag = 'NOUN';
     }
-    // "the user service and the order service both publish/NOUN events/VERB to a bus": after a plural subject's
-    // "both", "all" or "each" (or "all of them"), a verb and its plural object.
     // ("the web servers/VERB all talk/NOUN to ...": a plural, "all", and the verb.)
     if (/^(?:both|all|each)$/.test(out[i - 1].lower) && out[i - 2].tag === 'VERB' && /s$/.test(out[i - 2].lower) && isNoun(out[i - 3]) && a.tag === 'NOUN' && b.tag === 'ADP') {
       out[i - 2].tag = 'NOUN';
       a.tag = 'VERB';
     }
+    // "the user service and the order service both publish/NOUN events/VERB to a bus": after a plural subject's
+    // "both", "all" or "each" (or "all of them"), a verb and its plural object.
     const quantified = (isNoun(out[i - 2]) && /^(?:both|all|each)$/.test(out[i - 1].lower)) || (out[i - 2].lower === 'of' && out[i - 1].lower === 'them');
     if (quantified && a.tag === 'NOUN' && !/s$/.test(a.lower) && b.tag === 'VERB' && /s$/.test(b.lower) && (c.tag === 'ADP' || c.word === ',')) {
       a.tag = 'VERB';
@@ -286,7 +286,6 @@ function verbPairs(out: Token[]): void {
   }
 }
 
-/** The tagger's mistakes this extraction meets, repaired in this order (each pass reads the ones before). */
 /** Verb forms that are no noun: "green/ADJ goes/NOUN to yellow". */
 const ONLY_VERBS = new Set(['goes', 'comes', 'becomes', 'gets']);
 
@@ -294,11 +293,12 @@ function onlyVerbs(out: Token[]): void {
   out.forEach((t, i) => {
     if (!ONLY_VERBS.has(t.lower) || t.word !== t.lower) return;
     // ("staging gets promoted to production": "gets" before a participle is the passive's auxiliary.)
-    if (/^gets?$/.test(t.lower) && /ed$/.test(out[i + 1]?.lower ?? '')) t.tag = 'AUX';
+    if (t.lower === 'gets' && /ed$/.test(out[i + 1]?.lower ?? '')) t.tag = 'AUX';
     else if (t.tag !== 'VERB' && t.tag !== 'AUX') t.tag = 'VERB';
   });
 }
 
+/** The tagger's mistakes this extraction meets, repaired in this order (each pass reads the ones before). */
 const REPAIRS = [requestVerb, nameRuns, onlyVerbs, verbsAfterNouns, articledNouns, terseVerbs, lastWordAfterTo, swappedVerbObject, listItemNames, objectNameEnds, subjectWords, verbPairs];
 
 /** wink-nlp's tags, repaired: the verbs it takes for nouns after a noun phrase put back as verbs, names kept whole. */
