@@ -678,6 +678,8 @@ function clauseSteps(sentence: string, out: Found): void {
   if (steps.length === parts.length) addChain(out, steps);
 }
 
+const ONE_BRANCH = /^(?:and\s+)?(?:if|unless|in case)\b[^,;:]{1,60},\s*(.+)$/i;
+
 /** "Extractor: writes to Staging Bucket": a name, a colon and what it does (a verb's -s form first). */
 const NAME_DOES = /^([^:,;]{1,40}?)\s*:\s*([a-z]+s\s+\S.*)$/;
 
@@ -703,6 +705,13 @@ function general(full: string, state: State): void {
   const branches = readBranches(sentence);
   if (branches) {
     conditionBranches(branches, state);
+    return;
+  }
+  // One branch alone ("If the address is local, the Hub routes it to the Local Van"): what happens then, the condition
+  // no box.
+  const alone = ONE_BRANCH.exec(sentence.trim());
+  if (alone && /\w/.test(alone[1])) {
+    general(alone[1], state);
     return;
   }
   const before = out.edges.length;
