@@ -36,7 +36,7 @@ const STEP_SPLIT = /\s*,?\s*(?:and\s+)?then\s+/i;
 const PRONOUN = /^(?:it|they|this|that|them|he|she|you|we)$/i;
 
 /** An outcome's steps in order, each the box it names. */
-function outcomeSteps(text: string): string[] {
+export function outcomeSteps(text: string): string[] {
   return text
     .split(STEP_SPLIT)
     .map((step) => {

@@ -135,7 +135,7 @@ const LEAD_WORDS =
 /** The same lead words without the drawing verbs: a step may itself be an imperative ("Make coffee", "Show results"). */
 const ITEM_LEAD_WORDS = new RegExp(LEAD_WORDS.source.replace(String.raw`(?:draw|show|make|create|sketch|render|illustrate|depict|visualize)(?=\s+(?:[a-z]|A\s|An\s|The\s))|`, ''), 'i');
 const TRAIL_WORDS =
-  /(?:\s+(?:too|also|again|as well|as needed|each|both|all|respectively|arrows?|is|are|should|will|looks? like|in the middle|in the centre|in the center|at the top|at the root|at the bottom|at the centre|at the center))+$/i;
+  /(?:\s+(?:too|also|again|instead|first|directly|as well|as needed|each|both|all|respectively|arrows?|is|are|should|will|looks? like|in the middle|in the centre|in the center|at the top|at the root|at the bottom|at the centre|at the center))+$/i;
 /** "the store step": a generic noun after a name, lower case only ("G1 Phase" is a name). */
 const TRAIL_NOUN = /\s+(?:step|stage|phase|box|node)$/;
 const TRAIL_PUNCT = /[\s.,;:!?"'`*_)\]]+$/;

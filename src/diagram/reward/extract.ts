@@ -9,7 +9,7 @@ import pluralize from 'pluralize';
 import { normalizeLabel } from './labels.ts';
 import { clauseRelations, clauseSubject, commandStep, isClause, nounPhrases } from './clauses.ts';
 import { removeChatter } from './chatter.ts';
-import { readBranches, type Branches } from './extract-condition.ts';
+import { outcomeSteps, readBranches, type Branches } from './extract-condition.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
 import {
   cleanEntity,
@@ -711,7 +711,16 @@ function general(full: string, state: State): void {
   // no box.
   const alone = ONE_BRANCH.exec(sentence.trim());
   if (alone && /\w/.test(alone[1])) {
+    const edges = out.edges.length;
     general(alone[1], state);
+    // ("... the Hub routes it to the Local Van. If it's out of state, it goes to Air Freight instead.": where "it" goes
+    // then, from what decided last.)
+    const decider = out.edges[edges - 1]?.[0];
+    const steps = out.edges.length === edges && decider && PRONOUN_SUBJECT.test(alone[1]) ? outcomeSteps(alone[1]) : [];
+    if (steps.length) {
+      out.edges.push([decider!, steps[0]]);
+      addChain(out, steps);
+    }
     return;
   }
   const before = out.edges.length;
