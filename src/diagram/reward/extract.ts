@@ -110,7 +110,7 @@ const SUBJECT_LEAD = /^.*\b(?:where|which|that|while|so|in which|with|showing|sh
 /** "For the blog, the editor submits ...": a phrase setting the scene before the subject. */
 // ("Depending on the severity, the triage nurse sends ...", "In our league the referees send ...": where or when, then the
 // subject's article.)
-const SCENE_LEAD = /^(?:(?:for|in|on|at|during|after|before|once|then|next|finally|depending\s+on|based\s+on)\b[^,:]*,\s*|(?:in|at|on|during)\s+(?:our|the|my|this|their|a)\s+[\w-]+\s+(?=(?:the|our|a|an)\s))/i;
+const SCENE_LEAD = /^(?:(?:for|in|on|at|during|after|before|once|then|next|finally|depending\s+on|based\s+on)\b[^,:]*,\s*|(?:in|at|on|during)\s+(?:our|the|my|this|their|a)\s+[\w-]+\s+(?=(?:the|our|a|an)\s)|depending\s+on\s+(?:[\w-]+\s+){1,4}?(?=(?:the|our|a|an)\s))/i;
 const PLURAL_SUBJECT = /,|\s(?:and|&)\s|\b(?:both|all|each)\s*$/i;
 const CAPITALISED_LINK = /^[A-Z]|\s(?:To|Into|Onto|On|At|Towards?|From)\s*$/;
 const ALSO = /(?:^|\s+)(?:also|all|each|both|then|is|are|was|were|will be|has been|have been)$/i;
