@@ -294,7 +294,10 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     objects = undefined;
     const next = toks[v + 1];
     // A verb right after a preposition is a name's word or an infinitive ("to pat limits", "to Launch").
-    if (toks[v - 1].tag === 'ADP' || toks[v - 1].tag === 'PART') continue;
+    // (A gerund after "before", "after" or "by" is the last subject's next act: "..., which filters it before passing it
+    // on to the edge router".)
+    const gerund = isParticiple(verb) && /^(?:before|after|by|while|without)$/.test(toks[v - 1].lower) && lastSubject.length > 0;
+    if ((toks[v - 1].tag === 'ADP' || toks[v - 1].tag === 'PART') && !gerund) continue;
     // A participle before a bare noun is part of a name ("lerkbrertum boosting dendzes"), and so is a bare word in a
     // text without function words.
     // ("the browser hitting nginx": after a phrase with an article, a participle is a verb.)
@@ -320,7 +323,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     const before = allOf ? (toks[s - 3]?.word === ',' ? s - 3 : s - 2) : s;
     const antecedent = RELATIVE.has(toks[s].lower) ? (allOf ? phraseEndingAt(toks, before) : (lastPhrase ?? phraseEndingAt(toks, s))) : undefined;
     if (antecedent) subject = [antecedent];
-    else if (toks[s].tag === 'CCONJ' || toks[s].word === ',') subject = lastSubject;
+    else if (toks[s].tag === 'CCONJ' || toks[s].word === ',' || gerund) subject = lastSubject;
     else {
       // Back over the noun run and its determiners to where the phrase (or a list of phrases) starts.
       // The earliest start, at most a dozen words back, of a list of phrases that ends at the verb ("In this system
