@@ -640,7 +640,30 @@ function toHops(sentence: string, out: Found): void {
  * decides is named in the sentence, or is the thing the branches qualify where the sentence before named it ("the
  * build runs tests; passing tests trigger deploy, ..."), or the first thing the sentence before named.
  */
+/** A checking verb and what it checks: "the auth service checks the password", "the scanner reads its label". */
+const CHECKS = /\b(?:checks?|verif(?:y|ies)|validates?|inspects?|examines?|reads?|scans?|screens?|evaluates?)\s+(?:the|its|their|his|her|a|an)\s+([\w-]+(?:\s+[\w-]+)?)\s*[.,;:!?]?\s*$/i;
+
+/**
+ * What the sentence before branches checks is what the branches are about, not a box: "The auth service checks the
+ * password. If it's correct, ..." (the arrow from the auth service to the password goes, and the password, where
+ * nothing else joins it).
+ */
+function dropChecked(state: State): void {
+  const m = CHECKS.exec(state.previousText);
+  if (!m) return;
+  const checked = canonical(m[1]);
+  const out = state.found;
+  const kept = out.edges.filter(([, b]) => canonical(b) !== checked);
+  if (kept.length === out.edges.length) return;
+  out.edges.splice(0, out.edges.length, ...kept);
+  if (!kept.some(([a, b]) => canonical(a) === checked || canonical(b) === checked)) {
+    out.entities.splice(0, out.entities.length, ...out.entities.filter((e) => canonical(e) !== checked));
+  }
+  state.previous = state.previous.filter((e) => canonical(e) !== checked);
+}
+
 function conditionBranches(b: Branches, state: State): void {
+  dropChecked(state);
   const out = state.found;
   const named = b.qualified && state.previous.find((e) => canonical(e) === canonical(b.qualified!));
   // A sentence before that named nothing is a step of its own: "check the password; if it is right ...".
@@ -711,6 +734,7 @@ function general(full: string, state: State): void {
   // no box.
   const alone = ONE_BRANCH.exec(sentence.trim());
   if (alone && /\w/.test(alone[1])) {
+    dropChecked(state);
     const edges = out.edges.length;
     general(alone[1], state);
     // ("... the Hub routes it to the Local Van. If it's out of state, it goes to Air Freight instead.": where "it" goes

@@ -271,6 +271,15 @@ describe('extractSpec', () => {
       ['refund service', 'auto-approve'],
       ['refund service', 'support agent'],
     ]);
+    // what the branches are about is no box
+    expect(extractSpec("The auth service checks the password. If it's correct, redirect to the dashboard; otherwise show the error page.")).toEqual({
+      entities: ['auth service', 'dashboard', 'error page'],
+      edges: [['auth service', 'dashboard'], ['auth service', 'error page']],
+    });
+    expect(extractSpec('Every package gets scanned at the Hub. If the address is local, the Hub routes it to the Local Van. If it is out of state, it goes to Air Freight instead.').edges).toEqual([
+      ['Hub', 'Local Van'],
+      ['Hub', 'Air Freight'],
+    ]);
     // clauses that send on what another sends are a chain, not branches
     expect(extractSpec('green goes to yellow, yellow goes to red, red goes back to green.').edges).toEqual([
       ['green', 'yellow'],
