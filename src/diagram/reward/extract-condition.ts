@@ -28,6 +28,8 @@ const VERDICT_START = /^on\s/i;
 /** An outcome that moves on to something: "go to the dashboard", "it goes to returns", "deploy to staging". */
 const MOTION =
   /^(?:(?:it|they|them|this|that|he|she|the user)(?:'s|'re|\s+is|\s+are|\s+gets?)?\s+)?(?:then\s+)?(?:go(?:es)?|leads?|moves?|proceeds?|continues?|redirects?|routes?|forwards?|sends?|deploys?|writes?|pass(?:es)?|falls?\s+back|returns?|sent|passed|moved|forwarded|routed|escalated|handed)(?:\s+(?:it|them|the user))?\s+(?:back\s+)?(?:on\s+)?(?:straight\s+)?(?:to|into)\s+(.+)$/i;
+/** An outcome where they end up: "they wait in the waiting room until a GP is free", "it stays in the queue". */
+const STAYS = /^(?:it|they|he|she|we|you)\s+(?:\w+\s+){1,2}?(?:in|at|on)\s+(.+?)(?:\s+(?:until|while|when|before|after|for)\b.*)?$/i;
 /** An outcome that shows something: "show an error", "display the login page". */
 const SHOW = /^(?:then\s+)?(?:show|display)s?\s+(.+)$/i;
 /** An outcome that is a state: "the order is cancelled", "spam is deleted". */
@@ -41,7 +43,7 @@ export function outcomeSteps(text: string): string[] {
     .split(STEP_SPLIT)
     .map((step) => {
       const s = step.trim().replace(/[.!?]+$/, '');
-      const move = MOTION.exec(s) ?? SHOW.exec(s);
+      const move = MOTION.exec(s) ?? SHOW.exec(s) ?? STAYS.exec(s);
       if (move) return cleanEntity(move[1], true);
       const state = BECOMES.exec(s);
       if (state) return state[1];

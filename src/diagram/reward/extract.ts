@@ -702,6 +702,8 @@ function clauseSteps(sentence: string, out: Found): void {
 }
 
 const ONE_BRANCH = /^(?:and\s+)?(?:if|unless|in case)\b[^,;:]{1,60},\s*(.+)$/i;
+/** The other branch, alone after the one before: "...; otherwise they wait in the waiting room". */
+const OTHERWISE = /^(?:otherwise|else|if not),?\s+(.+)$/i;
 
 /** "Extractor: writes to Staging Bucket": a name, a colon and what it does (a verb's -s form first). */
 const NAME_DOES = /^([^:,;]{1,40}?)\s*:\s*([a-z]+s\s+\S.*)$/;
@@ -732,6 +734,15 @@ function general(full: string, state: State): void {
   }
   // One branch alone ("If the address is local, the Hub routes it to the Local Van"): what happens then, the condition
   // no box.
+  const other = OTHERWISE.exec(sentence.trim());
+  const from = out.edges[out.edges.length - 1]?.[0];
+  const otherSteps = other && from ? outcomeSteps(other[1]) : [];
+  if (otherSteps.length) {
+    out.edges.push([from!, otherSteps[0]]);
+    addChain(out, otherSteps);
+    out.entities.push(otherSteps[0]);
+    return;
+  }
   const alone = ONE_BRANCH.exec(sentence.trim());
   if (alone && /\w/.test(alone[1])) {
     dropChecked(state);

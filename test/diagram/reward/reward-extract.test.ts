@@ -280,6 +280,11 @@ describe('extractSpec', () => {
       ['Hub', 'Local Van'],
       ['Hub', 'Air Freight'],
     ]);
+    expect(extractSpec('Patients check in at triage. If the case is urgent, triage sends them straight to the ER; otherwise they wait in the waiting room until a GP is free.').edges).toEqual([
+      ['Patients', 'triage'],
+      ['triage', 'ER'],
+      ['triage', 'waiting room'],
+    ]);
     // clauses that send on what another sends are a chain, not branches
     expect(extractSpec('green goes to yellow, yellow goes to red, red goes back to green.').edges).toEqual([
       ['green', 'yellow'],
