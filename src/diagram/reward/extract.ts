@@ -165,6 +165,12 @@ const addChain = (out: Found, names: string[]) => {
   out.entities.push(...names);
 };
 
+/** A branch: an arrow from what decides to the outcome's first step, then its steps in order. */
+const addBranch = (out: Found, decider: string, steps: string[]) => {
+  out.edges.push([decider, steps[0]]);
+  addChain(out, steps);
+};
+
 /** "A -> B -> C" chains; a chain breaks at a sentence or clause boundary between two arrows. */
 const GROUP_COMMA = '\u0002';
 const BACK_TAIL = /\s*,?\s*(?:and\s+)?(?:then\s+)?(?:(?:goes|go|loops?|comes?)\s+)?back\s+to\s+(.+)$/i;
@@ -677,10 +683,7 @@ function conditionBranches(b: Branches, state: State): void {
   const decider = before.length ? before[before.length - 1][1] : (b.decider ?? named ?? led ?? state.previous[0] ?? step);
   if (!decider) return;
   out.entities.push(decider);
-  for (const steps of b.outcomes) {
-    out.edges.push([decider, steps[0]]);
-    addChain(out, steps);
-  }
+  for (const steps of b.outcomes) addBranch(out, decider, steps);
 }
 
 const CLAUSE_STEP_SPLIT = /\s*,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+/i;
@@ -732,17 +735,16 @@ function general(full: string, state: State): void {
     conditionBranches(branches, state);
     return;
   }
-  // One branch alone ("If the address is local, the Hub routes it to the Local Van"): what happens then, the condition
-  // no box.
+  // The other branch alone, from what decided last ("...; otherwise they wait in the waiting room").
   const other = OTHERWISE.exec(sentence.trim());
   const from = out.edges[out.edges.length - 1]?.[0];
   const otherSteps = other && from ? outcomeSteps(other[1]) : [];
   if (otherSteps.length) {
-    out.edges.push([from!, otherSteps[0]]);
-    addChain(out, otherSteps);
-    out.entities.push(otherSteps[0]);
+    addBranch(out, from!, otherSteps);
     return;
   }
+  // One branch alone ("If the address is local, the Hub routes it to the Local Van"): what happens then, the condition
+  // no box.
   const alone = ONE_BRANCH.exec(sentence.trim());
   if (alone && /\w/.test(alone[1])) {
     dropChecked(state);
@@ -752,10 +754,7 @@ function general(full: string, state: State): void {
     // then, from what decided last.)
     const decider = out.edges[edges - 1]?.[0];
     const steps = out.edges.length === edges && decider && PRONOUN_SUBJECT.test(alone[1]) ? outcomeSteps(alone[1]) : [];
-    if (steps.length) {
-      out.edges.push([decider!, steps[0]]);
-      addChain(out, steps);
-    }
+    if (steps.length) addBranch(out, decider!, steps);
     return;
   }
   const before = out.edges.length;
