@@ -126,6 +126,26 @@ function inCondition(toks: Token[], v: number): boolean {
   return toks.slice(v).some((t) => t.word === ',');
 }
 
+/** Who a condition of time names as setting the main clause going, or undefined: "When Stripe sends a webhook, ..."
+ *  (Stripe), "When the login form is submitted, ..." (the form), "When a package arrives at the sorting hub, ..." (where
+ *  it arrives). A subject that does nothing to anything ("when a user searches", "when the database fails") or stands
+ *  for anyone ("when someone pushes") sets nothing going. */
+function trigger(toks: Token[]): string | undefined {
+  if (!/^(?:when|whenever|once)$/.test(toks[0]?.lower ?? '') || toks[0].tag === 'PRON') return undefined;
+  const comma = toks.findIndex((t) => t.word === ',');
+  if (comma < 0) return undefined;
+  const subject = nounPhrase(toks, 1);
+  if (!subject || subject.pronoun || subject.end >= comma || /^(?:someone|somebody|anyone|anybody|everyone|nobody)$/.test(subject.text.toLowerCase())) return undefined;
+  const [a, b, c] = [toks[subject.end], toks[subject.end + 1], toks[subject.end + 2]];
+  if (a.tag === 'AUX' && /^(?:is|are|gets?)$/.test(a.lower) && b && PAST_PARTICIPLE.test(b.lower) && subject.end + 2 === comma) return subject.text;
+  if (a.tag !== 'VERB') return undefined;
+  if (MOVES.has(a.lemma) && b?.tag === 'ADP' && TOWARD.has(b.lower)) {
+    const place = nounPhrase(toks, subject.end + 2);
+    return place && !place.pronoun && place.end === comma ? place.text : undefined;
+  }
+  return !MOVES.has(a.lemma) && b && (b.tag === 'DET' || isNoun(b)) && c !== undefined ? subject.text : undefined;
+}
+
 export interface ClauseRelations {
   entities: string[];
   edges: [string, string][];
@@ -154,6 +174,8 @@ const STATES = new Set(['base', 'locate', 'situate', 'staff', 'set', 'schedule',
 const PASSED_ON = new Set(['send', 'pass', 'forward', 'move', 'deliver', 'ship', 'email', 'route', 'feed', 'push', 'upload', 'transfer', 'hand', 'take', 'carry', 'bring', 'return', 'mail', 'post', 'submit', 'load', 'copy', 'write', 'store', 'save', 'sync', 'export', 'publish', 'stream', 'pipe', 'relay', 'dispatch', 'courier', 'transport', 'redirect', 'escalate', 'refer', 'receive', 'collect', 'pick', 'generate', 'process', 'review', 'fill', 'scan', 'check', 'sort', 'pack', 'print', 'sign', 'approve']);
 /** Verbs of something moving from place to place: "it starts in the House, moves to the Senate". */
 const MOVES = new Set(['start', 'move', 'go', 'end', 'arrive', 'travel', 'pass', 'come', 'land', 'flow', 'head', 'enter', 'reach', 'continue', 'proceed', 'finish']);
+/** Verbs whose passive's agent takes the subject in: "is eaten by", "is broken down by", "is read by". */
+const CONSUMED = new Set(['eat', 'hunt', 'consume', 'digest', 'absorb', 'catch', 'devour', 'swallow', 'break', 'take', 'read', 'fetch', 'pull', 'kill']);
 /** "web servers sit behind a load balancer", "the frontend is served by nginx": the object comes first. */
 const BEHIND = new Set(['behind']);
 /** What travels along an arrow rather than being a box: "data arrives from the devices into a broker". */
@@ -186,6 +208,8 @@ function nounPhrase(toks: Token[], i: number): Phrase | null {
   if (toks[j] && toks[j].tag === 'PRON' && !/^(?:its|our|their|my|your|his|her)$/.test(toks[j].lower)) {
     return { start: i, end: j + 1, text: toks[j].lower, pronoun: true };
   }
+  // ("..., and those are taken by hawks": those, alone, are them.)
+  if (toks[i] && /^(?:those|these)$/.test(toks[i].lower) && !NOUN_RUN.has(toks[i + 1]?.tag ?? '')) return { start: i, end: i + 1, text: 'them', pronoun: true };
   // ("both of those write to postgres": those are them.)
   if (/^(?:all|both|each)$/.test(toks[i]?.lower ?? '') && toks[i + 1]?.lower === 'of' && /^(?:those|these)$/.test(toks[i + 2]?.lower ?? '')) {
     return { start: i, end: i + 3, text: 'them', pronoun: true };
@@ -283,6 +307,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   const directObjects: { name: string; verb: string }[] = [];
   // Prose has function words; a row of bare words with a verb-like one among them is a name ("plondux listen poxnul").
   const prose = toks.some((t) => t.tag === 'DET' || t.tag === 'ADP');
+  let startedBy = trigger(toks);
   for (let v = 1; v < toks.length; v++) {
     if (toks[v].tag !== 'VERB') continue;
     const verb = toks[v];
@@ -329,6 +354,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       // The earliest start, at most a dozen words back, of a list of phrases that ends at the verb ("In this system
       // the scheduler assigns ...": the scheduler; "web, mobile and desktop clients call ...": all three).
       for (let back = s; back >= 0 && back >= s - 12; back--) {
+        // (A phrase a preposition governs is no subject: "wood is sawn into planks and ore is smelted ...".)
+        if (back > 0 && toks[back - 1].tag === 'ADP' && toks[back - 1].lower !== 'of' && back < s) continue;
         const list = phraseList(toks, back, s + 1);
         if (list.end === s + 1 && list.phrases.length) subject = list.phrases;
       }
@@ -405,6 +432,10 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     }
     const payload = subject.every((p) => PAYLOAD.has(p.text.toLowerCase()));
     const names = (ps: Phrase[]) => ps.map((p) => p.text);
+    // (What set the main clause going goes to who acts in it: "When Stripe sends a webhook, the webhook handler ...",
+    // "When a resident reports a pothole, the report is received by the 311 call center".)
+    if (startedBy) for (const p of passive && behind.length ? behind : subject) if (!p.pronoun) add(startedBy, p.text);
+    startedBy = undefined;
     if (firstSubject.length === 0) firstSubject = names(subject);
     for (const p of [...toward, ...from, ...behind]) if (!places.includes(p.text)) places.push(p.text);
     if (payload && from.length && toward.length) {
@@ -440,7 +471,10 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       lastPlace = behind[behind.length - 1].text;
       continue;
     }
-    for (const a of names(behind)) for (const b of names(subject)) add(a, b);
+    // ("grass is eaten by grasshoppers": what is consumed goes to what consumes it; "the frontend is served by nginx":
+    // otherwise the one who acts comes first.)
+    const consumed = passive && CONSUMED.has(verb.lemma);
+    for (const a of names(behind)) for (const b of names(subject)) if (consumed) add(b, a); else add(a, b);
     if (from.length && reads) for (const a of names(from)) for (const b of names(subject)) add(a, b);
     const targets = toward.length ? toward : from.length ? (reads ? [] : from) : direct;
     if (targets === direct) for (const p of direct) directObjects.push({ name: p.text, verb: verb.lower });

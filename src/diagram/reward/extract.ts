@@ -453,8 +453,9 @@ function relations(sentence: string, out: Found): void {
  * triggers ci, then ci builds an image"); otherwise its steps are the chain (thenSequence).
  */
 function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean }) | null {
-  // (A "then" after "which" is the relative clause's own: "..., which then passes them on to payments".)
-  const steps = sentence.replace(/\b(which|who)\s+then\b/gi, '$1');
+  // (A "then" after "which" is the relative clause's own: "..., which then passes them on to payments"; so is one
+  // after an auxiliary: "Planks and ingots are then combined into tools".)
+  const steps = sentence.replace(/\b(which|who|is|are|was|were|be|been|gets?)\s+then\b/gi, '$1');
   if (HAS_THEN.test(steps) && !steps.split(THEN_SPLIT).filter((p) => p.trim()).every((p) => clauseRelations(p) !== null)) return null;
   const found = clauseRelations(sentence);
   if (!found) return null;
@@ -654,22 +655,24 @@ const CHECKS = /\b(?:checks?|verif(?:y|ies)|validates?|inspects?|examines?|reads
  * password. If it's correct, ..." (the arrow from the auth service to the password goes, and the password, where
  * nothing else joins it).
  */
-function dropChecked(state: State): void {
+function dropChecked(state: State): string | undefined {
   const m = CHECKS.exec(state.previousText);
-  if (!m) return;
+  if (!m) return undefined;
   const checked = canonical(m[1]);
   const out = state.found;
   const kept = out.edges.filter(([, b]) => canonical(b) !== checked);
-  if (kept.length === out.edges.length) return;
+  if (kept.length === out.edges.length) return undefined;
+  const checker = out.edges.find(([, b]) => canonical(b) === checked)![0];
   out.edges.splice(0, out.edges.length, ...kept);
   if (!kept.some(([a, b]) => canonical(a) === checked || canonical(b) === checked)) {
     out.entities.splice(0, out.entities.length, ...out.entities.filter((e) => canonical(e) !== checked));
   }
   state.previous = state.previous.filter((e) => canonical(e) !== checked);
+  return checker;
 }
 
 function conditionBranches(b: Branches, state: State): void {
-  dropChecked(state);
+  const checker = dropChecked(state);
   const out = state.found;
   const named = b.qualified && state.previous.find((e) => canonical(e) === canonical(b.qualified!));
   // A sentence before that named nothing is a step of its own: "check the password; if it is right ...".
@@ -680,7 +683,7 @@ function conditionBranches(b: Branches, state: State): void {
     out.entities.push(x, y);
   }
   const led = b.verdicts ? state.previous[state.previous.length - 1] : undefined;
-  const decider = before.length ? before[before.length - 1][1] : (b.decider ?? named ?? led ?? state.previous[0] ?? step);
+  const decider = before.length ? before[before.length - 1][1] : (b.decider ?? named ?? led ?? checker ?? state.previous[0] ?? step);
   if (!decider) return;
   out.entities.push(decider);
   for (const steps of b.outcomes) addBranch(out, decider, steps);

@@ -76,10 +76,18 @@ function requestVerb(out: Token[]): void {
   if (out.length > 1 && DRAW_VERBS.has(out[0].lower)) out[0].tag = 'VERB';
 }
 
+/** Words that open a clause of time or condition; capitalised at a sentence's start they are no word of a name. */
+const SUBORDINATORS = new Set(['when', 'whenever', 'if', 'once', 'unless', 'while', 'until', 'after', 'before']);
+
 /** Capitalised words in a row are one name. */
 function nameRuns(out: Token[]): void {
   // "Ad Spend Report", "Winter Break": capitalised words in a row are one name, whatever their tags.
   for (let i = 0; i + 1 < out.length; i++) {
+    // ("When Stripe sends a webhook": the sentence's "When" opens a clause.)
+    if (SUBORDINATORS.has(out[i].lower) && (i === 0 || WORD_BOUNDARY.has(out[i - 1].word))) {
+      if (out[i].tag === 'PROPN' || out[i].tag === 'NOUN') out[i].tag = 'SCONJ';
+      continue;
+    }
     if (!CAPITALISED.test(out[i].word) || !CAPITALISED.test(out[i + 1].word)) continue;
     let j = i;
     // ... up to a capitalised verb that opens a clause of lower-case words: "... Electrical Engineering Keep it simple".
@@ -143,6 +151,21 @@ function verbsAfterNouns(out: Token[]): void {
     // preposition's object.
     const participle = isNoun(prev) && /^[a-z]{3,}ed$/.test(t.lower) && next?.tag === 'ADP' && next.lower !== 'of';
     if (afterRelative || joined || afterNoun || participle) t.tag = 'VERB';
+  }
+}
+
+/** Participles after "is" the tagger took for nouns, and "in turn". */
+function passiveParticiples(out: Token[]): void {
+  for (let i = 1; i + 1 < out.length; i++) {
+    const t = out[i];
+    // ("wood is sawn/NOUN into planks": a participle's form after a form of "be", before a preposition.)
+    const be = out[i - 1].tag === 'AUX' && /^(?:is|are|was|were|be|been|being)$/.test(out[i - 1].lower);
+    if (be && (t.tag === 'NOUN' || t.tag === 'ADJ') && /^[a-z]{2,}(?:ed|en|wn)$/.test(t.lower) && out[i + 1].tag === 'ADP' && out[i + 1].lower !== 'of') t.tag = 'VERB';
+    // ("which are in turn eaten by frogs": "in turn" says when, like an adverb.)
+    if (t.lower === 'in' && out[i + 1].lower === 'turn') {
+      t.tag = 'ADV';
+      out[i + 1].tag = 'ADV';
+    }
   }
 }
 
@@ -299,7 +322,7 @@ function onlyVerbs(out: Token[]): void {
 }
 
 /** The tagger's mistakes this extraction meets, repaired in this order (each pass reads the ones before). */
-const REPAIRS = [requestVerb, nameRuns, onlyVerbs, verbsAfterNouns, articledNouns, terseVerbs, lastWordAfterTo, swappedVerbObject, listItemNames, objectNameEnds, subjectWords, verbPairs];
+const REPAIRS = [requestVerb, nameRuns, onlyVerbs, verbsAfterNouns, passiveParticiples, articledNouns, terseVerbs, lastWordAfterTo, swappedVerbObject, listItemNames, objectNameEnds, subjectWords, verbPairs];
 
 /** wink-nlp's tags, repaired: the verbs it takes for nouns after a noun phrase put back as verbs, names kept whole. */
 export function tokens(text: string): Token[] {

@@ -447,6 +447,34 @@ describe('extractSpec', () => {
     expect(extractSpec('web - api - db').edges).toEqual([['web', 'api'], ['api', 'db']]);
   });
 
+  it('reads who a "when" clause names as setting the main clause going, and passives whose agent takes the subject in', () => {
+    // the condition's actor, the thing a passive condition submits, and where a traveller arrives
+    expect(extractSpec('When Stripe sends a webhook, the webhook handler verifies the signature.').edges).toContainEqual(['Stripe', 'webhook handler']);
+    expect(extractSpec('When the login form is submitted, the auth service checks the password.').edges).toContainEqual(['login form', 'auth service']);
+    expect(extractSpec('When a package arrives at the sorting hub, the scanner reads its label.').edges).toContainEqual(['sorting hub', 'scanner']);
+    // a passive main clause: to its agent, not to what travels
+    expect(extractSpec('When a resident reports a pothole, the report is received by the 311 call center.').edges).toContainEqual(['resident', '311 call center']);
+    // anyone, or an actor that acts on nothing, sets nothing going
+    expect(extractSpec('When a user uploads a file, the worker stores it in S3.').edges).toEqual([['user', 'worker'], ['worker', 'S3']]);
+    expect(extractSpec('When someone uploads a file, the worker stores it in S3.').edges).toEqual([['worker', 'S3']]);
+    expect(extractSpec('When a user searches, the search box queries the index.').entities).not.toContain('user');
+    // the branches after a check go from the one who checks
+    const login = extractSpec("When the login form is submitted, the auth service checks the password. If it's correct, redirect to the dashboard; otherwise show the error page.");
+    expect(login.edges).toEqual(expect.arrayContaining([['auth service', 'dashboard'], ['auth service', 'error page']]));
+    expect(login.edges).not.toContainEqual(['login form', 'dashboard']);
+    // eaten, hunted, taken by: the one consumed comes first; "those" is what the clause before named; "in turn" says when
+    expect(extractSpec('grass is eaten by grasshoppers, which are in turn eaten by frogs. The frogs are hunted by snakes, and those are taken by hawks.').edges).toEqual([
+      ['grass', 'grasshoppers'],
+      ['grasshoppers', 'frogs'],
+      ['frogs', 'snakes'],
+      ['snakes', 'hawks'],
+    ]);
+    expect(extractSpec('the frontend is served by nginx').edges).toEqual([['nginx', 'frontend']]);
+    // a participle the tagger took for a noun, a "then" after "are", and an object of "into" that is no next subject
+    expect(extractSpec('wood is sawn into planks and ore is smelted into ingots.').edges).toEqual([['wood', 'planks'], ['ore', 'ingots']]);
+    expect(extractSpec('Planks and ingots are then combined into tools.').edges).toEqual([['Planks', 'tools'], ['ingots', 'tools']]);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
