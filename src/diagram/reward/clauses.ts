@@ -162,7 +162,7 @@ export interface ClauseRelations {
 }
 
 /** Prepositions before the thing a relation goes to ("sends pages to the parsers", "stores links in the index"). */
-const TOWARD = new Set(['to', 'into', 'onto', 'on', 'toward', 'towards', 'through', 'via', 'in', 'with', 'at']);
+const TOWARD = new Set(['to', 'into', 'onto', 'on', 'toward', 'towards', 'through', 'via', 'in', 'with', 'at', 'across']);
 /** Prepositions before the thing a relation comes from, with the verbs that read that way ("pulls jobs from"). */
 const FROM = new Set(['from']);
 const FROM_VERBS = new Set(['receive', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe', 'pick', 'grab']);
@@ -171,7 +171,7 @@ const PAST_PARTICIPLE = /(?:ed|en|wn)$/;
 /** Verbs whose passive says what a thing is like: "is based in", "is staffed from 8 to 5", "is maintained by". */
 const STATES = new Set(['base', 'locate', 'situate', 'staff', 'set', 'schedule', 'maintain', 'own', 'found', 'name', 'call', 'host', 'house', 'configure', 'license', 'price', 'rate', 'size', 'budget']);
 /** Verbs of handing something on, whose passive's subject is what travels: "is sent to", "are emailed to". */
-const PASSED_ON = new Set(['send', 'pass', 'forward', 'move', 'deliver', 'ship', 'email', 'route', 'feed', 'push', 'upload', 'transfer', 'hand', 'take', 'carry', 'bring', 'return', 'mail', 'post', 'submit', 'load', 'copy', 'write', 'store', 'save', 'sync', 'export', 'publish', 'stream', 'pipe', 'relay', 'dispatch', 'courier', 'transport', 'redirect', 'escalate', 'refer', 'receive', 'collect', 'pick', 'generate', 'process', 'review', 'fill', 'scan', 'check', 'sort', 'pack', 'print', 'sign', 'approve']);
+const PASSED_ON = new Set(['send', 'split', 'distribute', 'divide', 'pass', 'forward', 'move', 'deliver', 'ship', 'email', 'route', 'feed', 'push', 'upload', 'transfer', 'hand', 'take', 'carry', 'bring', 'return', 'mail', 'post', 'submit', 'load', 'copy', 'write', 'store', 'save', 'sync', 'export', 'publish', 'stream', 'pipe', 'relay', 'dispatch', 'courier', 'transport', 'redirect', 'escalate', 'refer', 'receive', 'collect', 'pick', 'generate', 'process', 'review', 'fill', 'scan', 'check', 'sort', 'pack', 'print', 'sign', 'approve']);
 /** Verbs of something moving from place to place: "it starts in the House, moves to the Senate". */
 const MOVES = new Set(['start', 'move', 'go', 'end', 'arrive', 'travel', 'pass', 'come', 'land', 'flow', 'head', 'enter', 'reach', 'continue', 'proceed', 'finish']);
 /** Verbs whose passive's agent takes the subject in: "is eaten by", "is broken down by", "is read by". */
@@ -297,7 +297,9 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   let lastObject: Phrase | undefined;
   let objects: Phrase | undefined;
   let resolved = false;
-  let lastPlace: string | undefined;
+  // ("From the slitting line, strips are fed into the stamping press": where what the sentence moves starts.)
+  const startPlace = toks[0]?.lower === 'from' ? nounPhrase(toks, 1) : null;
+  let lastPlace: string | undefined = startPlace && !startPlace.pronoun ? startPlace.text : undefined;
   // What the last clause with objects named, all of them ("hits orders svc and inventory svc").
   let objectList: Phrase[] = [];
   let lastObjects: Phrase[] = [];
@@ -365,7 +367,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     subject = subject.flatMap((p) => (p.pronoun && p.text === 'them' && lastObjects.length ? lastObjects : [p]));
     // "It starts in the House, moves to the Senate, and ends at the President's desk": what "it" moves through are the
     // boxes, one after another.
-    const traveller = subject.length > 0 && subject.every((p) => p.pronoun && /^(?:it|they)$/.test(p.text)) && MOVES.has(verb.lemma);
+    // (So is what "it" or "they" is sent on to, from a place: "From there they are split across the retail stores".)
+    const traveller = subject.length > 0 && subject.every((p) => p.pronoun && /^(?:it|they)$/.test(p.text)) && (MOVES.has(verb.lemma) || (passive && lastPlace !== undefined && PASSED_ON.has(verb.lemma)));
     if (traveller) lastSubject = subject;
     subject = subject.filter((p) => !DRAWING.test(p.text) && (!p.pronoun || !/^(?:it|this|that|they|them|we|i|you)$/.test(p.text)));
     if (subject.length === 0 && !traveller) continue;

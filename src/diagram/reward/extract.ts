@@ -468,6 +468,8 @@ function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean 
 /** A word that joins a clause, not a name: "images to browsers", "frontend is served by nginx", "returns it". */
 const CLAUSE_WORD = /(?:^|\s)(?:to|into|in|is|are|was|were|by|from|over|via|through|the|a|an)\s/;
 const PRONOUN_WORD = /(?:^|\s)(?:it|them|they|those|these)(?:\s|$)/i;
+/** A passive inside a name: "strips are fed". */
+const PASSIVE_WORDS = /\s(?:is|are|was|were)\s+[a-z]+(?:ed|en|wn)$/i;
 
 /** The rules that read a sentence by its words (verbs and prepositions), tried in turn until one finds edges. */
 const WORDED_RULES = [fromTo, startsEnds, under, connectOrParent, relations];
@@ -501,7 +503,7 @@ function wordedOrProse(sentence: string, out: Found): void {
     const ruleEdges = new Set(rules.edges.filter(([a, b]) => canonical(a) !== canonical(b)).map(edgeKey)).size;
     const keys = new Set(grammar.entities.map(canonical));
     const inside = (e: string) => grammar.entities.filter((g) => e.length > g.length && ` ${e} `.includes(` ${g} `));
-    const clause = (e: string) => inside(e).length >= 2 || (inside(e).length === 1 && CLAUSE_WORD.test(e)) || PRONOUN_WORD.test(e);
+    const clause = (e: string) => inside(e).length >= 2 || (inside(e).length === 1 && CLAUSE_WORD.test(e)) || PRONOUN_WORD.test(e) || PASSIVE_WORDS.test(e);
     // A name holding a verb the grammar read an edge from ("user searches") is a clause too, where the grammar reads
     // as many edges.
     const verbs = new Set(grammar.verbs.filter((v) => v === v.toLowerCase()));
@@ -801,7 +803,10 @@ function tierGroups(sentence: string, bullet: boolean): string[][] {
 }
 
 function sentenceOrClause(text: string, state: State, bullet: boolean): boolean {
-  const s = stripLabelRequest(text);
+  // ("... are moved to the slitting line. From there, strips are fed into the stamping press.": there is the last thing
+  // the sentence before named.)
+  const there = state.previous[state.previous.length - 1];
+  const s = stripLabelRequest(text).replace(/^(\s*)from there\b/i, (m, space: string) => (there ? `${space}From the ${there}` : m));
   if (isLabelOnly(s)) return false;
   const before = state.found.edges.length;
   const named = state.found.entities.length;

@@ -473,6 +473,10 @@ describe('extractSpec', () => {
     // a participle the tagger took for a noun, a "then" after "are", and an object of "into" that is no next subject
     expect(extractSpec('wood is sawn into planks and ore is smelted into ingots.').edges).toEqual([['wood', 'planks'], ['ore', 'ingots']]);
     expect(extractSpec('Planks and ingots are then combined into tools.').edges).toEqual([['Planks', 'tools'], ['ingots', 'tools']]);
+    // "From there": from the last thing the sentence before named, and what travels is no box
+    const line = extractSpec('Coils are moved to the slitting line. From there, strips are fed into the stamping press.');
+    expect(line.edges).toContainEqual(['slitting line', 'stamping press']);
+    expect(line.entities.join(' ')).not.toMatch(/strips|there/);
   });
 
   it('cleans entity phrases', () => {
