@@ -265,7 +265,10 @@ function clauseBetweenClauses(out: Token[], i: number, j: number): boolean {
     return part;
   };
   const hasVerb = (part: Token[]) => part.some((t) => t.tag === 'VERB');
-  return i >= 0 && hasVerb(segment(i - 1, -1)) && (j >= out.length || WORD_BOUNDARY.has(out[j].word) || hasVerb(segment(j + 1, 1)));
+  // (Opening the text, a clause before one with a verb: "github triggers jenkins, jenkins builds a docker image ...".)
+  const after = j < out.length && !WORD_BOUNDARY.has(out[j].word) && hasVerb(segment(j + 1, 1));
+  if (i < 0) return after;
+  return hasVerb(segment(i - 1, -1)) && (j >= out.length || WORD_BOUNDARY.has(out[j].word) || after);
 }
 
 /** "Volunteers collect donations, drivers take them to ...": a plural, its bare verb and an object, opening a text of

@@ -479,6 +479,11 @@ describe('extractSpec', () => {
     expect(line.entities.join(' ')).not.toMatch(/strips|there/);
   });
 
+  it('reads a terse clause that opens a text of clauses as a clause, not a list item', () => {
+    const ci = extractSpec('github triggers jenkins, jenkins builds a docker image and pushes it to ecr, ecr triggers argo');
+    expect(ci.edges).toEqual(expect.arrayContaining([['github', 'jenkins'], ['jenkins', 'ecr'], ['ecr', 'argo']]));
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
