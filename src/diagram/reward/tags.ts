@@ -265,9 +265,10 @@ function clauseBetweenClauses(out: Token[], i: number, j: number): boolean {
     return part;
   };
   const hasVerb = (part: Token[]) => part.some((t) => t.tag === 'VERB');
-  // (Opening the text, a clause before one with a verb: "github triggers jenkins, jenkins builds a docker image ...".)
   const after = j < out.length && !WORD_BOUNDARY.has(out[j].word) && hasVerb(segment(j + 1, 1));
-  if (i < 0) return after;
+  // (Opening the text, a clause before one with a named subject: "github triggers jenkins, jenkins builds a docker
+  // image ..."; before "we send ..." the clauses may be steps of their own.)
+  if (i < 0) return after && isNoun(out[j + 1]);
   return hasVerb(segment(i - 1, -1)) && (j >= out.length || WORD_BOUNDARY.has(out[j].word) || after);
 }
 
