@@ -174,6 +174,15 @@ const STATES = new Set(['base', 'locate', 'situate', 'staff', 'set', 'schedule',
 const PASSED_ON = new Set(['send', 'split', 'distribute', 'divide', 'pass', 'forward', 'move', 'deliver', 'ship', 'email', 'route', 'feed', 'push', 'upload', 'transfer', 'hand', 'take', 'carry', 'bring', 'return', 'mail', 'post', 'submit', 'load', 'copy', 'write', 'store', 'save', 'sync', 'export', 'publish', 'stream', 'pipe', 'relay', 'dispatch', 'courier', 'transport', 'redirect', 'escalate', 'refer', 'receive', 'collect', 'pick', 'generate', 'process', 'review', 'fill', 'scan', 'check', 'sort', 'pack', 'print', 'sign', 'approve']);
 /** Verbs of something moving from place to place: "it starts in the House, moves to the Senate". */
 const MOVES = new Set(['start', 'move', 'go', 'end', 'arrive', 'travel', 'pass', 'come', 'land', 'flow', 'head', 'enter', 'reach', 'continue', 'proceed', 'finish']);
+/** Verbs whose direct object is a thing made, which travels on rather than being a box: "builds an image". */
+const MAKES = new Set(['build', 'make', 'cook', 'create', 'produce', 'generate', 'bake', 'brew', 'prepare', 'print', 'draft', 'compile', 'render', 'assemble', 'write']);
+
+/** Whether a phrase named `name` is a verb's subject after token `v`: "... an image and then the image goes to ...". */
+function actsLater(toks: Token[], v: number, name: string): boolean {
+  const head = name.toLowerCase().split(' ').pop();
+  return toks.some((t, k) => k > v && t.lower === head && (toks[k + 1]?.tag === 'VERB' || toks[k + 1]?.tag === 'AUX'));
+}
+
 /** Verbs whose passive's agent takes the subject in: "is eaten by", "is broken down by", "is read by". */
 const CONSUMED = new Set(['eat', 'hunt', 'consume', 'digest', 'absorb', 'catch', 'devour', 'swallow', 'break', 'take', 'read', 'fetch', 'pull', 'kill']);
 /** "web servers sit behind a load balancer", "the frontend is served by nginx": the object comes first. */
@@ -310,6 +319,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   // Prose has function words; a row of bare words with a verb-like one among them is a name ("plondux listen poxnul").
   const prose = toks.some((t) => t.tag === 'DET' || t.tag === 'ADP');
   let startedBy = trigger(toks);
+  let madeSomething = false;
   for (let v = 1; v < toks.length; v++) {
     if (toks[v].tag !== 'VERB') continue;
     const verb = toks[v];
@@ -481,7 +491,12 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     if (from.length && reads) for (const a of names(from)) for (const b of names(subject)) add(a, b);
     const targets = toward.length ? toward : from.length ? (reads ? [] : from) : direct;
     if (targets === direct) for (const p of direct) directObjects.push({ name: p.text, verb: verb.lower });
-    for (const a of names(subject)) for (const b of names(targets)) add(a, b);
+    // ("jenkins builds a docker image and pushes it to ecr", "the chef cooks the meal": what is made travels on, no box,
+    // unless it acts itself later in the sentence: "ci builds an image and then the image goes to the registry".)
+    const made = targets === direct && MAKES.has(verb.lemma);
+    madeSomething ||= made && targets.length > 0;
+    for (const a of names(subject)) for (const b of names(targets)) if (!made || actsLater(toks, v, b)) add(a, b);
   }
-  return edges.length ? { entities, edges, verbs, resolved, subject: firstSubject, places, objects: directObjects } : null;
+  // (A clause that only makes something still reads as one: the step "ci builds an image" of a "then" sentence.)
+  return edges.length || madeSomething ? { entities, edges, verbs, resolved, subject: firstSubject, places, objects: directObjects } : null;
 }

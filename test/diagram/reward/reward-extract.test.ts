@@ -484,6 +484,16 @@ describe('extractSpec', () => {
     expect(ci.edges).toEqual(expect.arrayContaining([['github', 'jenkins'], ['jenkins', 'ecr'], ['ecr', 'argo']]));
   });
 
+  it('reads what a subject makes as what travels on, a box only where it acts later', () => {
+    expect(extractSpec('jenkins builds a docker image and pushes it to ecr')).toEqual({ entities: ['jenkins', 'ecr'], edges: [['jenkins', 'ecr']] });
+    expect(extractSpec('The chef cooks the meal and passes it to the waiter.').entities).not.toContain('meal');
+    expect(extractSpec('git push triggers ci, then ci builds an image and then the image goes to the registry').edges).toEqual([
+      ['git push', 'ci'],
+      ['ci', 'image'],
+      ['image', 'registry'],
+    ]);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
