@@ -456,9 +456,12 @@ function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean 
   // (A "then" after "which" is the relative clause's own: "..., which then passes them on to payments"; so is one
   // after an auxiliary: "Planks and ingots are then combined into tools".)
   const steps = sentence.replace(/\b(which|who|is|are|was|were|be|been|gets?)\s+then\b/gi, '$1');
-  if (HAS_THEN.test(steps) && !steps.split(THEN_SPLIT).filter((p) => p.trim()).every((p) => clauseRelations(p) !== null)) return null;
   const found = clauseRelations(sentence);
   if (!found) return null;
+  // (Or where the whole sentence is a route from place to place: "Water samples are collected at the creek, then
+  // filtered in the field lab, next they're shipped to the university lab".)
+  const route = found.edges.length >= 2 && found.edges.every(([a, b]) => found.places.includes(a) && found.places.includes(b));
+  if (HAS_THEN.test(steps) && !route && !steps.split(THEN_SPLIT).filter((p) => p.trim()).every((p) => clauseRelations(p) !== null)) return null;
   const name = (n: string) => cleanEntity(n, true);
   const out = { entities: found.entities.map(name).filter(Boolean), edges: [] as [string, string][], verbs: found.verbs, resolved: found.resolved };
   for (const [a, b] of found.edges) if (name(a) && name(b)) out.edges.push([name(a), name(b)]);
@@ -467,7 +470,7 @@ function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean 
 
 /** A word that joins a clause, not a name: "images to browsers", "frontend is served by nginx", "returns it". */
 const CLAUSE_WORD = /(?:^|\s)(?:to|into|in|is|are|was|were|by|from|over|via|through|the|a|an)\s/;
-const PRONOUN_WORD = /(?:^|\s)(?:it|them|they|those|these)(?:\s|$)/i;
+const PRONOUN_WORD = /(?:^|\s)(?:it|them|they|those|these)(?:\s|$|['’])/i;
 /** A passive inside a name: "strips are fed". */
 const PASSIVE_WORDS = /\s(?:is|are|was|were)\s+[a-z]+(?:ed|en|wn)$/i;
 

@@ -484,6 +484,12 @@ describe('extractSpec', () => {
     expect(ci.edges).toEqual(expect.arrayContaining([['github', 'jenkins'], ['jenkins', 'ecr'], ['ecr', 'argo']]));
   });
 
+  it('reads a route of passives, "then" between them and contractions too, as the places it passes', () => {
+    const route = { entities: ['creek', 'field lab', 'university lab'], edges: [['creek', 'field lab'], ['field lab', 'university lab']] };
+    expect(extractSpec('Water samples are collected at the creek, then filtered in the field lab, next they are shipped to the university lab.')).toEqual(route);
+    expect(extractSpec("Water samples are collected at the creek, then filtered in the field lab, next they're shipped to the university lab.")).toEqual(route);
+  });
+
   it('reads what a subject makes as what travels on, a box only where it acts later', () => {
     expect(extractSpec('jenkins builds a docker image and pushes it to ecr')).toEqual({ entities: ['jenkins', 'ecr'], edges: [['jenkins', 'ecr']] });
     expect(extractSpec('The chef cooks the meal and passes it to the waiter.').entities).not.toContain('meal');
