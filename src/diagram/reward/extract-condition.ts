@@ -117,7 +117,9 @@ function qualifiedBranches(sentence: string): Branches | null {
 }
 
 /** A branch named by its verdict alone. */
-const VERDICT = /^(?:pass(?:ed|es)?|fail(?:ed|s|ure)?|yes|no|success|ok|approved|rejected|accepted|denied|valid|invalid|good|bad|hit|miss)$/i;
+// ("High goes to the on-call engineer, low goes to the backlog", "approved ones are passed to ...": a grade, alone or
+// of "ones".)
+const VERDICT = /^(?:pass(?:ed|es)?|fail(?:ed|s|ure)?|yes|no|success|ok|approved|rejected|accepted|denied|valid|invalid|good|bad|hit|miss|high|low|medium|urgent|critical|normal|minor|major|borderline)(?:\s+ones?)?$/i;
 
 /** "The build either passes and deploys to staging, or fails and pages the on-call": what decides, and where each
  *  branch leads (read as the sentence the subject and the branch make). */

@@ -712,6 +712,8 @@ function clauseSteps(sentence: string, out: Found): void {
   if (steps.length === parts.length) addChain(out, steps);
 }
 
+/** A condition of time and a command: "When a ticket comes in, check priority". */
+const WHEN_COMMAND = /^(?:when(?:ever)?|once|as soon as)\s+([^,;:]{3,60}),\s*([^,;:]+?)[.!?]*$/i;
 const ONE_BRANCH = /^(?:and\s+)?(?:if|unless|in case)\b[^,;:]{1,60},\s*(.+)$/i;
 /** The other branch, alone after the one before: "...; otherwise they wait in the waiting room". */
 const OTHERWISE = /^(?:otherwise|else|if not),?\s+(.+)$/i;
@@ -742,6 +744,17 @@ function general(full: string, state: State): void {
   if (branches) {
     conditionBranches(branches, state);
     return;
+  }
+  // "When a ticket comes in, check priority.": what comes, then the step it sets going.
+  const when = WHEN_COMMAND.exec(sentence.trim());
+  const step = when && commandStep(when[2]);
+  const what = step && (clauseSubject(when![1]) ?? nounPhrases(when![1])[0]);
+  if (step && what && isClause(when![1])) {
+    const names = [cleanEntity(what, true), cleanEntity(step, true)];
+    if (names.every(Boolean)) {
+      addChain(out, names);
+      return;
+    }
   }
   // The other branch alone, from what decided last ("...; otherwise they wait in the waiting room").
   const other = OTHERWISE.exec(sentence.trim());

@@ -484,6 +484,17 @@ describe('extractSpec', () => {
     expect(ci.edges).toEqual(expect.arrayContaining([['github', 'jenkins'], ['jenkins', 'ecr'], ['ecr', 'argo']]));
   });
 
+  it('reads a condition of time before a command as what comes and the step it sets going, and grades as verdicts', () => {
+    expect(extractSpec('When a ticket comes in, check priority. High goes to the on-call engineer, low goes to the backlog.')).toEqual({
+      entities: ['ticket', 'check priority', 'on-call engineer', 'backlog'],
+      edges: [
+        ['ticket', 'check priority'],
+        ['check priority', 'on-call engineer'],
+        ['check priority', 'backlog'],
+      ],
+    });
+  });
+
   it('reads a route of passives, "then" between them and contractions too, as the places it passes', () => {
     const route = { entities: ['creek', 'field lab', 'university lab'], edges: [['creek', 'field lab'], ['field lab', 'university lab']] };
     expect(extractSpec('Water samples are collected at the creek, then filtered in the field lab, next they are shipped to the university lab.')).toEqual(route);
