@@ -146,6 +146,23 @@ function trigger(toks: Token[]): string | undefined {
   return !MOVES.has(a.lemma) && b && (b.tag === 'DET' || isNoun(b)) && c !== undefined ? subject.text : undefined;
 }
 
+/**
+ * The tokens without relative clauses that only describe the subject between commas before its verb: "Each application
+ * server, which runs a small agent, pushes metrics to Prometheus" (what the agent runs on is no box, and the server
+ * is the verb's subject). One that names who acts ("..., which are uploaded by the labeling vendor, ...") stays.
+ */
+function withoutAsides(toks: Token[]): Token[] {
+  const out = [...toks];
+  for (let a = 1; a + 1 < out.length; a++) {
+    if (out[a].word !== ',' || !/^(?:which|who)$/.test(out[a + 1].lower)) continue;
+    let b = a + 2;
+    while (b < out.length && out[b].word !== ',' && !WORD_BOUNDARY.has(out[b].word)) b++;
+    if (out[b]?.word !== ',' || out[b + 1]?.tag !== 'VERB' || out.slice(a, b).some((t) => t.lower === 'by')) continue;
+    out.splice(a, b + 1 - a);
+  }
+  return out;
+}
+
 export interface ClauseRelations {
   entities: string[];
   edges: [string, string][];
@@ -289,7 +306,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     if (!shows && !after) return null;
     text = shows ? text.slice((shows.index ?? 0) + shows[0].length) : text.slice((after!.index ?? 0) + after![0].length);
   }
-  const toks = tokens(text);
+  const toks = withoutAsides(tokens(text));
   const entities: string[] = [];
   const edges: [string, string][] = [];
   const verbs: string[] = [];

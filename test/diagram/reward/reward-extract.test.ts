@@ -495,6 +495,16 @@ describe('extractSpec', () => {
     });
   });
 
+  it('leaves out a relative clause that only describes a subject before its verb, keeping one that names who acts', () => {
+    expect(extractSpec('Each application server, which runs a small agent, pushes metrics to Prometheus, and Grafana reads from Prometheus.')).toEqual({
+      entities: ['application server', 'Prometheus', 'Grafana'],
+      edges: [
+        ['application server', 'Prometheus'],
+        ['Prometheus', 'Grafana'],
+      ],
+    });
+  });
+
   it('reads a route of passives, "then" between them and contractions too, as the places it passes', () => {
     const route = { entities: ['creek', 'field lab', 'university lab'], edges: [['creek', 'field lab'], ['field lab', 'university lab']] };
     expect(extractSpec('Water samples are collected at the creek, then filtered in the field lab, next they are shipped to the university lab.')).toEqual(route);
