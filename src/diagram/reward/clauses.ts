@@ -183,8 +183,10 @@ const TOWARD = new Set(['to', 'into', 'onto', 'on', 'toward', 'towards', 'throug
 /** Prepositions before the thing a relation comes from, with the verbs that read that way ("pulls jobs from"). */
 const FROM = new Set(['from']);
 const FROM_VERBS = new Set(['receive', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe', 'pick', 'grab']);
-/** A regular past participle's ending: "is served", "is written", "is shown". */
-const PAST_PARTICIPLE = /(?:ed|en|wn)$/;
+/** A past participle: a regular ending ("is served", "is written", "is shown") or an irregular form ("is set", "is
+ *  sent", "are split"). */
+export const isPastParticiple = (word: string) => PAST_PARTICIPLE.test(word.toLowerCase());
+const PAST_PARTICIPLE = /(?:ed|en|wn)$|^(?:set|put|cut|sent|built|held|kept|made|paid|run|read|split|shut|spread|led|left|lost|sold|told|brought|bought|caught|taught|found|hit|laid|met|shot|struck|won|spun|dealt|meant|sought|thought|swept|bound|wound|hung|stuck|spent|lent|dug)$/;
 /** Verbs whose passive says what a thing is like: "is based in", "is staffed from 8 to 5", "is maintained by". */
 const STATES = new Set(['base', 'locate', 'situate', 'staff', 'set', 'schedule', 'maintain', 'own', 'found', 'name', 'call', 'host', 'house', 'configure', 'license', 'price', 'rate', 'size', 'budget']);
 /** Verbs of handing something on, whose passive's subject is what travels: "is sent to", "are emailed to". */
@@ -331,7 +333,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   let lastObjects: Phrase[] = [];
   let lastPassive = false;
   let firstSubject: string[] = [];
-  const places: string[] = [];
+  const places: string[] = lastPlace ? [lastPlace] : [];
   const directObjects: { name: string; verb: string }[] = [];
   // Prose has function words; a row of bare words with a verb-like one among them is a name ("plondux listen poxnul").
   const prose = toks.some((t) => t.tag === 'DET' || t.tag === 'ADP');
@@ -484,7 +486,11 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     // (Once on its way, whatever is done to it where: "... are collected at the creek, then filtered in the field lab".)
     if (passive && (toward.length || from.length) && (PASSED_ON.has(verb.lemma) || lastPlace !== undefined)) {
       const stops = [...from, ...behind, ...toward].map((p) => p.text);
-      let at = lastPlace ?? lastObject?.text;
+      // ("Traffic from the office LAN is sent to the firewall": where what travels comes from, named in the subject.)
+      let k = subject.length === 1 ? subject[0].start - 1 : -1;
+      while (k > 0 && toks[k].tag === 'DET') k--;
+      const inSubject = k > 0 && toks[k].lower === 'from' ? subject[0].text : undefined;
+      let at = lastPlace ?? lastObject?.text ?? inSubject;
       for (const stop of stops) {
         if (at) add(at, stop);
         at = stop;

@@ -7,7 +7,7 @@
 import type { DiagramSpec } from '../tasks/spec.ts';
 import pluralize from 'pluralize';
 import { normalizeLabel } from './labels.ts';
-import { clauseRelations, clauseSubject, commandStep, isClause, nounPhrases } from './clauses.ts';
+import { clauseRelations, clauseSubject, commandStep, isClause, isPastParticiple, nounPhrases } from './clauses.ts';
 import { removeChatter } from './chatter.ts';
 import { outcomeSteps, readBranches, type Branches } from './extract-condition.ts';
 import { BRANCH_SPLIT, findDecision, hasBothBranches, parseBranch, type Branch } from './extract-decision.ts';
@@ -471,8 +471,9 @@ function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean 
 /** A word that joins a clause, not a name: "images to browsers", "frontend is served by nginx", "returns it". */
 const CLAUSE_WORD = /(?:^|\s)(?:to|into|in|is|are|was|were|by|from|over|via|through|the|a|an)\s/;
 const PRONOUN_WORD = /(?:^|\s)(?:it|them|they|those|these)(?:\s|$|['’])/i;
-/** A passive inside a name: "strips are fed". */
-const PASSIVE_WORDS = /\s(?:is|are|was|were)\s+[a-z]+(?:ed|en|wn)$/i;
+/** A passive inside a name: "strips are fed", "parcels are sent". */
+const PASSIVE_WORDS = /\s(?:is|are|was|were)\s+([a-z]+)$/i;
+const passiveInside = (name: string) => isPastParticiple(PASSIVE_WORDS.exec(name)?.[1] ?? '');
 
 /** The rules that read a sentence by its words (verbs and prepositions), tried in turn until one finds edges. */
 const WORDED_RULES = [fromTo, startsEnds, under, connectOrParent, relations];
@@ -506,7 +507,7 @@ function wordedOrProse(sentence: string, out: Found): void {
     const ruleEdges = new Set(rules.edges.filter(([a, b]) => canonical(a) !== canonical(b)).map(edgeKey)).size;
     const keys = new Set(grammar.entities.map(canonical));
     const inside = (e: string) => grammar.entities.filter((g) => e.length > g.length && ` ${e} `.includes(` ${g} `));
-    const clause = (e: string) => inside(e).length >= 2 || (inside(e).length === 1 && CLAUSE_WORD.test(e)) || PRONOUN_WORD.test(e) || PASSIVE_WORDS.test(e);
+    const clause = (e: string) => inside(e).length >= 2 || (inside(e).length === 1 && CLAUSE_WORD.test(e)) || PRONOUN_WORD.test(e) || passiveInside(e);
     // A name holding a verb the grammar read an edge from ("user searches") is a clause too, where the grammar reads
     // as many edges.
     const verbs = new Set(grammar.verbs.filter((v) => v === v.toLowerCase()));

@@ -495,6 +495,17 @@ describe('extractSpec', () => {
     });
   });
 
+  it('reads irregular participles as passives, and where what travels comes from when its subject names it', () => {
+    expect(extractSpec('Traffic from the office LAN is sent to the firewall, which filters it before passing it on to the edge router.').edges).toEqual([
+      ['office LAN', 'firewall'],
+      ['firewall', 'edge router'],
+    ]);
+    expect(extractSpec('From the depot, parcels are sent to the hub, then split across the vans.').edges).toEqual([
+      ['depot', 'hub'],
+      ['hub', 'vans'],
+    ]);
+  });
+
   it('leaves out a relative clause that only describes a subject before its verb, keeping one that names who acts', () => {
     expect(extractSpec('Each application server, which runs a small agent, pushes metrics to Prometheus, and Grafana reads from Prometheus.')).toEqual({
       entities: ['application server', 'Prometheus', 'Grafana'],
