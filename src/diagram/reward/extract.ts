@@ -882,6 +882,19 @@ function bulletBlock(block: BulletBlock, state: State): boolean {
     treeBlock(block, state);
     return false;
   }
+  // ("1. Teller enters the wire 2. Compliance screening checks it 3. SWIFT gateway sends it out": numbered steps that
+  // each say who acts are a narrated chain of who acts.)
+  // (Not where they name each other, which is a list of edges: "1. Phytoplankton feeds Zooplankton 2. Zooplankton feeds
+  // Sardines".)
+  const subjects = block.items.map((i) => clauseSubject(i.text));
+  const targets = block.items.flatMap((i) => clauseRelations(i.text)?.edges.map(([, b]) => b) ?? []);
+  const namesEachOther = targets.some((t) => subjects.some((x) => x !== null && headOf(x) === headOf(t)));
+  // (And only where the steps carry a thing along, named by a pronoun: "checks it", "sends it out".)
+  const carried = block.items.slice(1).filter((i) => /\b(?:it|them)\b/i.test(i.text)).length * 2 >= block.items.length - 1;
+  if (block.items.length >= 3 && block.items.every((i) => i.numbered) && carried && !namesEachOther) {
+    const told = block.items.map((i, at) => ({ text: at === 0 ? i.text : `then ${i.text}`, at }));
+    if (narratedSequences(told, out).size === told.length) return true;
+  }
   const edgeContext = EDGE_LIST_LEAD.test(block.lead);
   const plain: string[] = [];
   let produced = false;
@@ -897,6 +910,12 @@ function bulletBlock(block: BulletBlock, state: State): boolean {
   if (produced || plain.length === 0) {
     out.entities.push(...plain);
     return produced;
+  }
+  // ("- push to main - build - run unit tests - deploy to staging": a list of things to do is done in its order.)
+  const commands = plain.filter((p) => /\s/.test(p) && commandStep(p) !== null && isClause(p)).length;
+  if (plain.length >= 3 && commands * 3 >= plain.length * 2) {
+    addChain(out, plain);
+    return true;
   }
   if (DANGLING_LEAD.test(block.lead)) {
     const sentences = splitSentences(block.lead);

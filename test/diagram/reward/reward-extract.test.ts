@@ -484,6 +484,29 @@ describe('extractSpec', () => {
     expect(ci.edges).toEqual(expect.arrayContaining([['github', 'jenkins'], ['jenkins', 'ecr'], ['ecr', 'argo']]));
   });
 
+  it('reads bullets of things to do in their order, and numbered steps that carry a thing along as a chain of who acts', () => {
+    expect(extractSpec('Diagram for our CI:\n- push to main\n- build\n- run unit tests\n- deploy to staging').edges).toEqual([
+      ['push to main', 'build'],
+      ['build', 'run unit tests'],
+      ['run unit tests', 'deploy to staging'],
+    ]);
+    const wire = extractSpec('bank wire transfer steps:\n1. Teller enters the wire\n2. Compliance screening checks it\n3. SWIFT gateway sends it out\n4. Correspondent bank receives it');
+    expect(wire).toEqual({
+      entities: ['Teller', 'Compliance screening', 'SWIFT gateway', 'Correspondent bank'],
+      edges: [
+        ['Teller', 'Compliance screening'],
+        ['Compliance screening', 'SWIFT gateway'],
+        ['SWIFT gateway', 'Correspondent bank'],
+      ],
+    });
+    // numbered steps that name each other are edges, not a narration
+    expect(extractSpec('1. Kafka Topic feeds Ledger Writer\n2. Kafka Topic feeds Metrics Exporter\n3. Kafka Topic feeds Audit Trail').edges).toEqual([
+      ['Kafka Topic', 'Ledger Writer'],
+      ['Kafka Topic', 'Metrics Exporter'],
+      ['Kafka Topic', 'Audit Trail'],
+    ]);
+  });
+
   it('reads a condition of time before a command as what comes and the step it sets going, and grades as verdicts', () => {
     expect(extractSpec('When a ticket comes in, check priority. High goes to the on-call engineer, low goes to the backlog.')).toEqual({
       entities: ['ticket', 'check priority', 'on-call engineer', 'backlog'],
