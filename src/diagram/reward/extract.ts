@@ -470,7 +470,7 @@ function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean 
 
 /** A word that joins a clause, not a name: "images to browsers", "frontend is served by nginx", "returns it". */
 const CLAUSE_WORD = /(?:^|\s)(?:to|into|in|is|are|was|were|by|from|over|via|through|the|a|an)\s/;
-const PRONOUN_WORD = /(?:^|\s)(?:it|them|they|those|these)(?:\s|$|['’])/i;
+const PRONOUN_WORD = /(?:^|\s)(?:it|them|they|those|these|there|here)(?:\s|$|['’])/i;
 /** A passive inside a name: "strips are fed", "parcels are sent". */
 const PASSIVE_WORDS = /\s(?:is|are|was|were)\s+([a-z]+)$/i;
 const passiveInside = (name: string) => isPastParticiple(PASSIVE_WORDS.exec(name)?.[1] ?? '');

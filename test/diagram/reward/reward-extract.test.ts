@@ -507,6 +507,15 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads "from there" inside a clause as the last place named, over a rule that took it for a name', () => {
+    expect(extractSpec('The sender drops it at the post office, the post office routes it to the sorting center, and a mail carrier takes it from there to the recipient.').edges).toEqual([
+      ['sender', 'post office'],
+      ['post office', 'sorting center'],
+      ['sorting center', 'mail carrier'],
+      ['mail carrier', 'recipient'],
+    ]);
+  });
+
   it('reads a condition of time before a command as what comes and the step it sets going, and grades as verdicts', () => {
     expect(extractSpec('When a ticket comes in, check priority. High goes to the on-call engineer, low goes to the backlog.')).toEqual({
       entities: ['ticket', 'check priority', 'on-call engineer', 'backlog'],
