@@ -182,7 +182,7 @@ export interface ClauseRelations {
 const TOWARD = new Set(['to', 'into', 'onto', 'on', 'toward', 'towards', 'through', 'via', 'in', 'with', 'at', 'across']);
 /** Prepositions before the thing a relation comes from, with the verbs that read that way ("pulls jobs from"). */
 const FROM = new Set(['from']);
-const FROM_VERBS = new Set(['receive', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe', 'pick', 'grab']);
+const FROM_VERBS = new Set(['receive', 'measure', 'sense', 'detect', 'monitor', 'watch', 'observe', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe', 'pick', 'grab']);
 /** A past participle: a regular ending ("is served", "is written", "is shown") or an irregular form ("is set", "is
  *  sent", "are split"). */
 export const isPastParticiple = (word: string) => PAST_PARTICIPLE.test(word.toLowerCase());

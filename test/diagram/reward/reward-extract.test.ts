@@ -507,6 +507,18 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads how often a loop goes round as no box, and what a sensor measures as where the reading comes from', () => {
+    expect(extractSpec('The thermostat turns the furnace on, the furnace heats the room, the room sensor measures it, and the room sensor reports back to the thermostat, round and round all winter.')).toEqual({
+      entities: ['thermostat', 'furnace', 'room', 'room sensor'],
+      edges: [
+        ['thermostat', 'furnace'],
+        ['furnace', 'room'],
+        ['room', 'room sensor'],
+        ['room sensor', 'thermostat'],
+      ],
+    });
+  });
+
   it('reads "from there" inside a clause as the last place named, over a rule that took it for a name', () => {
     expect(extractSpec('The sender drops it at the post office, the post office routes it to the sorting center, and a mail carrier takes it from there to the recipient.').edges).toEqual([
       ['sender', 'post office'],
