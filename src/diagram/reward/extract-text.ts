@@ -191,6 +191,8 @@ export const removeParens = (s: string) => s.replace(PARENS, '');
 const STRUCTURE_WORDS = ['then', 'first', 'show', 'draw', 'sketch', 'arrow', 'arrows', 'pipeline', 'workflow', 'process', 'sequence', 'connects', 'finally', 'through', 'diagram', 'followed', 'flowchart'];
 const REAL_WORDS = ['fist', 'though', 'trough', 'firs', 'connect', 'ketch'];
 const SLIPS: Record<string, string> = { teh: 'the', hte: 'the', thn: 'then', fro: 'from', frmo: 'from', fomr: 'from' };
+/** The shorthands of casual typing, written in lower case ("Truck N3" keeps its N). */
+const SHORTHANDS = new Map(Object.entries({ thru: 'through', theres: "there's", thats: "that's", em: 'them', n: 'and' }));
 const SLIP_OF = new Map<string, string>(Object.entries(SLIPS));
 for (const w of STRUCTURE_WORDS) {
   for (let i = 0; i + 1 < w.length; i++) SLIP_OF.set(w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2), w);
@@ -204,7 +206,9 @@ const TOO_TO = /\btoo(?=\s+(?:the|a|an)\s)/gi;
 
 export function fixStructureTypos(text: string): string {
   return text
-    .replace(/\p{L}+/gu, (word) => {
+    .replace(/[\p{L}\p{N}]+/gu, (word) => {
+      const shorthand = SHORTHANDS.get(word);
+      if (shorthand !== undefined) return shorthand;
       const fixed = SLIP_OF.get(word.toLowerCase());
       if (fixed === undefined) return word;
       return word[0] === word[0].toUpperCase() ? fixed[0].toUpperCase() + fixed.slice(1) : fixed;

@@ -507,6 +507,19 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads the shorthands of casual typing in lower case only', () => {
+    expect(extractSpec('basically players join the lobby, lobby matches em into a game server, game server reports scores to the leaderboard. thx').edges).toEqual([
+      ['players', 'lobby'],
+      ['lobby', 'game server'],
+      ['game server', 'leaderboard'],
+    ]);
+    expect(extractSpec('the kafka topic feeds the fraud consumer n the analytics consumer').edges).toEqual([
+      ['kafka topic', 'fraud consumer'],
+      ['kafka topic', 'analytics consumer'],
+    ]);
+    expect(extractSpec('Depot -> Truck N3').entities).toEqual(['Depot', 'Truck N3']);
+  });
+
   it('reads how often a loop goes round as no box, and what a sensor measures as where the reading comes from', () => {
     expect(extractSpec('The thermostat turns the furnace on, the furnace heats the room, the room sensor measures it, and the room sensor reports back to the thermostat, round and round all winter.')).toEqual({
       entities: ['thermostat', 'furnace', 'room', 'room sensor'],
