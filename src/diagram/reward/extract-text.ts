@@ -131,7 +131,7 @@ export function segment(raw: string): Part[] {
 }
 
 const LEAD_WORDS =
-  /^(?:(?:and|or|then|finally|next|also|like|to|into|onto|with|from|at|via|through|(?:draw|show|make|create|sketch|render|illustrate|depict|visualize)(?=\s+(?:[a-z]|A\s|An\s|The\s))|please|pls|hey|hi|ok|okay|so|basically|just|well|um|(?:can|could|would|will)\s+(?:you|u)|there(?:'s|\s+is|\s+are)(?:\s+also)?|a|an|the|some|one(?!\s+of\b)|our|my|their|its|your|(?:back|around|on|goes|go)\s+to|goes\s+(?:through|via))\s+)+/i;
+  /^(?:(?:and|or|then|finally|next|also|like|to|into|onto|with|from|at|via|through|(?:draw|show|make|create|sketch|render|illustrate|depict|visualize)(?=\s+(?:[a-z]|A\s|An\s|The\s))|please|pls|hey|hi|ok|okay|so|basically|just|well|um|(?:can|could|would|will)\s+(?:you|u)|there(?:'s|\s+is|\s+are)(?:\s+also)?|an?\s+single|a|an|the|some|one(?!\s+of\b)|our|my|their|its|your|(?:back|around|on|goes|go)\s+to|goes\s+(?:through|via))\s+)+/i;
 /** The same lead words without the drawing verbs: a step may itself be an imperative ("Make coffee", "Show results"). */
 const ITEM_LEAD_WORDS = new RegExp(LEAD_WORDS.source.replace(String.raw`(?:draw|show|make|create|sketch|render|illustrate|depict|visualize)(?=\s+(?:[a-z]|A\s|An\s|The\s))|`, ''), 'i');
 const TRAIL_WORDS =

@@ -76,6 +76,13 @@ function requestVerb(out: Token[]): void {
   if (out.length > 1 && DRAW_VERBS.has(out[0].lower)) out[0].tag = 'VERB';
 }
 
+/** Acronyms the tagger took for an interjection or a pronoun ("the ER/INTJ", "IT/PRON notifies ...") are names, in a text
+ *  that is not all capitals. */
+function acronyms(out: Token[]): void {
+  if (!out.some((t) => /[a-z]/.test(t.word))) return;
+  for (const t of out) if (/^[A-Z][A-Z0-9]+$/.test(t.word) && (t.tag === 'INTJ' || t.tag === 'PRON')) t.tag = 'PROPN';
+}
+
 /** Words that open a clause of time or condition; capitalised at a sentence's start they are no word of a name. */
 const SUBORDINATORS = new Set(['when', 'whenever', 'if', 'once', 'unless', 'while', 'until', 'after', 'before']);
 
@@ -326,7 +333,7 @@ function onlyVerbs(out: Token[]): void {
 }
 
 /** The tagger's mistakes this extraction meets, repaired in this order (each pass reads the ones before). */
-const REPAIRS = [requestVerb, nameRuns, onlyVerbs, verbsAfterNouns, passiveParticiples, articledNouns, terseVerbs, lastWordAfterTo, swappedVerbObject, listItemNames, objectNameEnds, subjectWords, verbPairs];
+const REPAIRS = [requestVerb, acronyms, nameRuns, onlyVerbs, verbsAfterNouns, passiveParticiples, articledNouns, terseVerbs, lastWordAfterTo, swappedVerbObject, listItemNames, objectNameEnds, subjectWords, verbPairs];
 
 /** wink-nlp's tags, repaired: the verbs it takes for nouns after a noun phrase put back as verbs, names kept whole. */
 export function tokens(text: string): Token[] {

@@ -507,6 +507,21 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads acronyms the tagger takes for interjections or pronouns as names, and "a single" as no part of one', () => {
+    expect(extractSpec('Our two ambulances bring patients to the ER, and the ER sends them on to the wards or the ICU.').edges).toEqual([
+      ['ambulance 1', 'ER'],
+      ['ambulance 2', 'ER'],
+      ['ER', 'wards'],
+      ['ER', 'ICU'],
+    ]);
+    expect(extractSpec('HR sends the signed offer to IT. Then IT notifies the hiring manager.').edges).toEqual([
+      ['HR', 'IT'],
+      ['IT', 'hiring manager'],
+    ]);
+    expect(extractSpec('four checkout lanes all feeding into a single exit door').entities).toContain('exit door');
+    expect(extractSpec('The single page app redirects users to Keycloak.').entities).toContain('single page app');
+  });
+
   it('reads the shorthands of casual typing in lower case only', () => {
     expect(extractSpec('basically players join the lobby, lobby matches em into a game server, game server reports scores to the leaderboard. thx').edges).toEqual([
       ['players', 'lobby'],
