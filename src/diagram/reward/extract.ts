@@ -971,16 +971,27 @@ const COUNTED = new RegExp(`^(${COUNT_WORDS.join('|')}|\\d{1,2}|(?:pair|couple)\
 /** Words that refer back to a counted group: "both services", "all the workers". */
 const GROUP_REFERENCE = /^(?:(?:both|all|each|the|these|those|of)\s+)+/i;
 
+/** "Both databases replicate to ...": a plural named with "both" and no count is two, read as "two databases". */
+function bothOf(name: string, text: string): RegExpExecArray | null {
+  const plural = name.split(/\s+/).pop() ?? '';
+  if (!/^[a-z]+$/i.test(plural) || !pluralize.isPlural(plural) || pluralize.isSingular(plural)) return null;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`\\bboth\\s+(?:(?:of\\s+)?the\\s+)?${escaped}\\b`, 'i').test(text) ? COUNTED.exec(`two ${name}`) : null;
+}
+
 /**
  * A counted plural as that many boxes: "three consumers" is `consumer 1`, `consumer 2`, `consumer 3`, and an arrow to
  * or from the group (or a later "both consumers", "the consumers") is an arrow to or from each. Singulars come from
  * `pluralize` (the English plural rules and their exceptions, which `stem` only approximates for matching).
  */
-function expandCounts(entities: string[], edges: [string, string][]): DiagramSpec {
+function expandCounts(entities: string[], edges: [string, string][], text: string): DiagramSpec {
   const groups = new Map<string, string[]>();
   const members = new Map<string, string[]>();
+  // ("two read replicas ... both replicas": a group counted before, not a second one.)
+  const counts = entities.filter((e) => COUNTED.test(e)).map((e) => e.toLowerCase());
+  const heads = new Map<string, string[] | undefined>();
   for (const name of entities) {
-    const m = COUNTED.exec(name);
+    const m = COUNTED.exec(name) ?? (counts.some((c) => c.endsWith(` ${name.toLowerCase()}`)) ? null : bothOf(name, text));
     if (!m) continue;
     // ("a pair of load balancers": two.)
     const n = /^\d/.test(m[1]) ? Number(m[1]) : /\sof$/i.test(m[1]) ? 2 : COUNT_WORDS.indexOf(m[1].toLowerCase()) + 2;
@@ -988,9 +999,13 @@ function expandCounts(entities: string[], edges: [string, string][]): DiagramSpe
     const last = words[words.length - 1];
     if (n < 2 || n > 12 || !/^[a-z]+$/i.test(last) || !pluralize.isPlural(last) || pluralize.isSingular(last)) continue;
     const singular = [...words.slice(0, -1), pluralize.singular(last)].join(' ');
-    const instances = Array.from({ length: n }, (_, i) => `${singular} ${i + 1}`);
+    // ("the north vault and the south vault ... both vaults": the two named.)
+    const named = entities.filter((e) => e.toLowerCase().endsWith(` ${singular.toLowerCase()}`));
+    const instances = n === 2 && named.length === 2 ? named : Array.from({ length: n }, (_, i) => `${singular} ${i + 1}`);
     members.set(name, instances);
     groups.set(canonical(m[2]), instances);
+    const head = canonical(last);
+    heads.set(head, heads.has(head) ? undefined : instances);
   }
   if (members.size === 0) return { entities, edges };
   // ("... to 3 web servers, and each of the 3 talks to ...": a bare count is the one group of that many.)
@@ -1002,7 +1017,9 @@ function expandCounts(entities: string[], edges: [string, string][]): DiagramSpe
     const sized = bySize.get(n);
     return sized?.length === 1 ? sized[0] : undefined;
   };
-  const expand = (name: string): string[] => members.get(name) ?? groups.get(canonical(name.replace(GROUP_REFERENCE, ''))) ?? counted(name) ?? [name];
+  // (A group is referred to by its last word too, where one group ends in it: "the replicas" for "two read replicas".)
+  const byHead = (name: string) => (/\s/.test(name.trim()) ? undefined : heads.get(canonical(name.replace(GROUP_REFERENCE, ''))));
+  const expand = (name: string): string[] => members.get(name) ?? groups.get(canonical(name.replace(GROUP_REFERENCE, ''))) ?? counted(name) ?? byHead(name) ?? [name];
   const out: string[] = [];
   for (const name of entities) for (const e of expand(name)) if (!out.includes(e)) out.push(e);
   const seen = new Set<string>();
@@ -1022,7 +1039,7 @@ function expandCounts(entities: string[], edges: [string, string][]): DiagramSpe
 
 /** Entities deduplicated by canonical form, keeping the first spelling; edges renamed to it and deduplicated; counted
  *  plurals as that many boxes (expandCounts). */
-function finish(found: Found, names: readonly string[]): DiagramSpec {
+function finish(found: Found, names: readonly string[], text: string): DiagramSpec {
   const byKey = new Map<string, string>();
   const real = (n: string) => restoreQuotes(n, names);
   for (const e of found.entities) {
@@ -1045,7 +1062,7 @@ function finish(found: Found, names: readonly string[]): DiagramSpec {
     seen.add(key);
     edges.push([byKey.get(ka)!, byKey.get(kb)!]);
   }
-  return expandCounts([...byKey.values()], edges);
+  return expandCounts([...byKey.values()], edges, text);
 }
 
 /** A sentence that carries on a sequence: "Then grease the pan.", "After that, store ...", "Finally bake ...". */
@@ -1211,7 +1228,7 @@ function extract(prompt: string): DiagramSpec {
     });
     if (!contradicted) for (let i = 0; i + 1 < items.length; i++) found.edges.push([items[i], items[i + 1]]);
   }
-  return finish(found, names);
+  return finish(found, names, text);
 }
 
 /**

@@ -507,6 +507,25 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads "both" and a plural as two boxes, the two already named, or a group counted before and named by its last word', () => {
+    expect(extractSpec('Both databases replicate to the backup server nightly.').edges).toEqual([
+      ['database 1', 'backup server'],
+      ['database 2', 'backup server'],
+    ]);
+    expect(extractSpec('The north vault and the south vault get cash from the branches. Both vaults ship to the Fed.').edges).toEqual(
+      expect.arrayContaining([
+        ['north vault', 'Fed'],
+        ['south vault', 'Fed'],
+      ]),
+    );
+    expect(extractSpec('The primary feeds two read replicas. Both replicas serve the dashboard.').edges).toEqual([
+      ['primary', 'read replica 1'],
+      ['primary', 'read replica 2'],
+      ['read replica 1', 'dashboard'],
+      ['read replica 2', 'dashboard'],
+    ]);
+  });
+
   it('reads acronyms the tagger takes for interjections or pronouns as names, and "a single" as no part of one', () => {
     expect(extractSpec('Our two ambulances bring patients to the ER, and the ER sends them on to the wards or the ICU.').edges).toEqual([
       ['ambulance 1', 'ER'],
