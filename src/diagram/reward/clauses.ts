@@ -358,7 +358,9 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     // text without function words.
     // ("the browser hitting nginx": after a phrase with an article, a participle is a verb.)
     const articled = toks.slice(Math.max(0, v - 4), v).some((t) => t.tag === 'DET');
-    if (isNoun(next) && ((isParticiple(verb) && !articled) || (!prose && !/s$/.test(verb.lower)))) continue;
+    // (Unless its object goes on to a preposition's place: "3 workers pulling jobs from one Redis queue".)
+    const placed = toks[v + 2]?.tag === 'ADP' && toks[v + 2].lower !== 'of' && toks[v - 1].tag === 'NOUN';
+    if (isNoun(next) && ((isParticiple(verb) && !articled && !placed) || (!prose && !/s$/.test(verb.lower)))) continue;
     // "when someone pushes to main, github actions deploys ...": a condition before the main clause relates nothing.
     if (inCondition(toks, v)) continue;
     // The subject: the phrase that ends right before the verb (an adverb such as "also" between), or for "which" the

@@ -507,6 +507,17 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads a participle whose object goes on to a place as a verb, not a word of a name', () => {
+    expect(extractSpec('3 workers pulling jobs from one Redis queue')).toEqual({
+      entities: ['Redis queue', 'worker 1', 'worker 2', 'worker 3'],
+      edges: [
+        ['Redis queue', 'worker 1'],
+        ['Redis queue', 'worker 2'],
+        ['Redis queue', 'worker 3'],
+      ],
+    });
+  });
+
   it('reads "both" and a plural as two boxes, the two already named, or a group counted before and named by its last word', () => {
     expect(extractSpec('Both databases replicate to the backup server nightly.').edges).toEqual([
       ['database 1', 'backup server'],
