@@ -477,6 +477,9 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       continue;
     }
     if (traveller) {
+      // ("... and then from the silo it goes to the feed mill": where it goes on from.)
+      const from = phraseEndingAt(toks, s);
+      if (from && toks[from.start - 1]?.lower === 'from') lastPlace = from.text;
       const place = [...toward, ...direct][0];
       if (place && lastPlace) add(lastPlace, place.text);
       if (place) lastPlace = place.text;

@@ -461,7 +461,9 @@ function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean 
   // (Or where the whole sentence is a route from place to place: "Water samples are collected at the creek, then
   // filtered in the field lab, next they're shipped to the university lab".)
   const route = found.edges.length >= 2 && found.edges.every(([a, b]) => found.places.includes(a) && found.places.includes(b));
-  if (HAS_THEN.test(steps) && !route && !steps.split(THEN_SPLIT).filter((p) => p.trim()).every((p) => clauseRelations(p) !== null)) return null;
+  // (A part that only sets the scene is no step: "at the farm, the harvester dumps ..., and then ...".)
+  const scene = (p: string) => /^\s*(?:(?:ok|okay|so|well|um|basically)\s+)*(?:at|in|on|for|during)\s/i.test(p) && !isClause(p);
+  if (HAS_THEN.test(steps) && !route && !steps.split(THEN_SPLIT).filter((p) => p.trim() && !scene(p)).every((p) => clauseRelations(p) !== null)) return null;
   const name = (n: string) => cleanEntity(n, true);
   const out = { entities: found.entities.map(name).filter(Boolean), edges: [] as [string, string][], verbs: found.verbs, resolved: found.resolved };
   for (const [a, b] of found.edges) if (name(a) && name(b)) out.edges.push([name(a), name(b)]);
@@ -523,7 +525,11 @@ function wordedOrProse(sentence: string, out: Found): void {
     const more = grammar.edges.length > ruleEdges || (relation && sameNames && grammar.edges.length === ruleEdges);
     // The rules do not read a pronoun object ("... and three consumers read from it"); the grammar does.
     const resolved = relation && grammar.resolved && grammar.edges.length >= ruleEdges;
-    if (swallowed || resolved || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
+    // Where the rules' extra edges skip a name the grammar passes through ("trucks bring stuff to the sorting line,
+    // sorting line splits it into ...": the rules' trucks -> glass bin), the grammar read the clauses apart.
+    const extra = rules.edges.filter((e) => !grammarEdges.has(edgeKey(e)));
+    const skips = extra.length > 0 && extra.every(([a, b]) => grammar.edges.some(([x, y]) => canonical(x) === canonical(a) && grammarEdges.has(edgeKey([y, b]))));
+    if (swallowed || resolved || (sameNames && skips) || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
   }
   out.edges.push(...pick.edges);
   out.entities.push(...pick.entities);
@@ -728,13 +734,18 @@ const TIME_CLAUSE = /(^|,\s*)(?:and\s+)?(?:once|before|after(?!\s+th(?:at|is)\b)
 const DONE_CLAUSE = /\b(?:once|when|after)\s+(?:that|this|it)(?:'s|\s+is|\s+has)?\s+(?:done|finished|finishes|complete|completed|over|ready)\b,?\s*/gi;
 const dropTimeClauses = (text: string) => text.replace(DONE_CLAUSE, '').replace(TIME_CLAUSE, '$1');
 
+const TOPIC_DASH = /^([^—–]{1,60}?)\s+[—–]\s+(?=\S)/;
+
 /** Every rule that reads edges from one sentence, until one finds some; a list without edges is kept for later. */
 function general(full: string, state: State): void {
   const out = state.found;
   // ("hey quick one - supplier ships to warehouse": what is said to the reader is no part of a name.)
   // (A sentence that is all chatter to its end is read whole: "when you get a chance could you sketch A talking to B".)
   const chatless = removeChatter(full);
-  const said = (HAS_THEN.test(chatless) ? dropTimeClauses(chatless) : chatless).replace(/^\s*[-–—,]\s*/, '');
+  // ("ya the recycling thing — trucks bring stuff to ...": a topic before a dash, where a clause follows.)
+  const topic = TOPIC_DASH.exec(chatless);
+  const told = topic && !isClause(topic[1]) && isClause(chatless.slice(topic[0].length)) ? chatless.slice(topic[0].length) : chatless;
+  const said = (HAS_THEN.test(told) ? dropTimeClauses(told) : told).replace(/^\s*[-–—,]\s*/, '');
   const sentence = /\w/.test(said) ? said : full;
   const does = NAME_DOES.exec(sentence.trim());
   if (does && !isClause(does[1]) && cleanEntity(does[1]) === does[1].trim() && commandStep(does[2]) !== null) {

@@ -507,6 +507,25 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads clauses apart where the rules skip a name, past a topic before a dash, a scene, and "from X it goes to Y"', () => {
+    const recycling = {
+      entities: ['trucks', 'sorting line', 'glass bin', 'plastic bin', 'paper bin'],
+      edges: [
+        ['trucks', 'sorting line'],
+        ['sorting line', 'glass bin'],
+        ['sorting line', 'plastic bin'],
+        ['sorting line', 'paper bin'],
+      ],
+    };
+    expect(extractSpec('trucks bring stuff to the sorting line, sorting line splits it into glass bin, plastic bin and paper bin.')).toEqual(recycling);
+    expect(extractSpec('ya the recycling thing — trucks bring stuff to the sorting line, sorting line splits it into glass bin, plastic bin and paper bin.')).toEqual(recycling);
+    expect(extractSpec('ok so at the farm, the harvester dumps grain into the grain cart, cart drives it over to the silo and then from the silo it goes to the feed mill.').edges).toEqual([
+      ['harvester', 'grain cart'],
+      ['grain cart', 'silo'],
+      ['silo', 'feed mill'],
+    ]);
+  });
+
   it('reads a participle whose object goes on to a place as a verb, not a word of a name', () => {
     expect(extractSpec('3 workers pulling jobs from one Redis queue')).toEqual({
       entities: ['Redis queue', 'worker 1', 'worker 2', 'worker 3'],
