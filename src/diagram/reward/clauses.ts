@@ -472,7 +472,10 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     startedBy = undefined;
     if (firstSubject.length === 0) firstSubject = names(subject);
     for (const p of [...toward, ...from, ...behind]) if (!places.includes(p.text)) places.push(p.text);
-    if (payload && from.length && toward.length) {
+    // (So is what moves or gets from one place to another: "How does a customer complaint get from the support inbox to
+    // the engineering backlog?")
+    const moves = (MOVES.has(verb.lemma) || verb.lemma === 'get') && toks[v + 1]?.tag !== 'PRON' && direct.length === 0;
+    if ((payload || moves) && from.length && toward.length) {
       for (const a of names(from)) for (const b of names(toward)) add(a, b);
       continue;
     }

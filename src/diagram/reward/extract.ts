@@ -529,7 +529,7 @@ function wordedOrProse(sentence: string, out: Found): void {
     // sorting line splits it into ...": the rules' trucks -> glass bin), the grammar read the clauses apart.
     const extra = rules.edges.filter((e) => !grammarEdges.has(edgeKey(e)));
     const skips = extra.length > 0 && extra.every(([a, b]) => grammar.edges.some(([x, y]) => canonical(x) === canonical(a) && grammarEdges.has(edgeKey([y, b]))));
-    if (swallowed || resolved || (sameNames && skips) || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
+    if (swallowed || resolved || (skips && rules.entities.every((e) => keys.has(canonical(e)))) || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
   }
   out.edges.push(...pick.edges);
   out.entities.push(...pick.entities);
@@ -1076,6 +1076,26 @@ function finish(found: Found, names: readonly string[], text: string): DiagramSp
   return expandCounts([...byKey.values()], edges, text);
 }
 
+/** A group named with its members in brackets or between dashes: "the services (users, billing, search)", "all three
+ *  teams — design, backend, QA —". */
+const GROUP_MEMBERS = /\b(?:(?:all|both|each of)\s+)?(?:(?:the|our|my|its|their)\s+)?(?:(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?s\s*(?:\(([^()]+)\)|[—–]\s*([^—–]+?)\s*[—–])/gi;
+
+/** The group's members in its place, the ones the boxes are: "users, billing and search all ship their logs ...". */
+function groupMembers(text: string): string {
+  const named: { plural: string; list: string }[] = [];
+  const out = text.replace(GROUP_MEMBERS, (whole: string, bracketed: string | undefined, dashed: string | undefined) => {
+    const members = splitList(bracketed ?? dashed ?? '');
+    // (A capitalised name before brackets is a tier's or a box's own: "Services (Auth, Orders)".)
+    const plural = /([a-z][\w-]*s)\s*[(—–]/i.exec(whole)![1];
+    if (members.length < 2 || plural !== plural.toLowerCase()) return whole;
+    const list = `${members.slice(0, -1).join(', ')} and ${members[members.length - 1]}`;
+    named.push({ plural, list });
+    return list;
+  });
+  // (And later mentions of the group are the members too: "... returns results to every one of the clinics".)
+  return named.reduce((t, { plural, list }) => t.replace(new RegExp(`\\b(?:(?:every one|each|all|both) of )?the ${plural}\\b`, 'gi'), list), out);
+}
+
 /** A sentence that carries on a sequence: "Then grease the pan.", "After that, store ...", "Finally bake ...". */
 const SEQUENCE_START = /^(?:and\s+)?(?:then|next|after\s+that|afterwards|finally|lastly|last|later)\b[\s,]*/i;
 const FIRST_START = /^(?:first(?:ly)?|to\s+start|start\s+by)\b[\s,]*/i;
@@ -1189,7 +1209,7 @@ function joinBranches(parts: ReturnType<typeof segment>): ReturnType<typeof segm
 
 function extract(prompt: string): DiagramSpec {
   const { text: quoted, names } = protectQuotes(prompt);
-  const text = fixStructureTypos(quoted);
+  const text = groupMembers(fixStructureTypos(quoted));
   const parts = joinBranches(segment(text));
   const clauses = parts.flatMap((p) => (p.kind === 'sentence' ? [p.text] : p.block.items.map((i) => i.text)));
   const decisive = hasBothBranches(clauses);

@@ -161,10 +161,12 @@ function verbsAfterNouns(out: Token[]): void {
   }
 }
 
-/** Participles after "is" the tagger took for nouns, and "in turn". */
+/** Participles after "is" the tagger took for nouns, and "in turn"; a verb after a subject's "all" or "both". */
 function passiveParticiples(out: Token[]): void {
   for (let i = 1; i + 1 < out.length; i++) {
     const t = out[i];
+    // ("Main Stage, Forest Stage and the Tent all radio/NOUN into production control".)
+    if (i >= 2 && t.tag === 'NOUN' && t.word === t.lower && /^(?:all|both)$/.test(out[i - 1].lower) && isNoun(out[i - 2]) && out[i + 1].tag === 'ADP' && out[i + 1].lower !== 'of') t.tag = 'VERB';
     // ("wood is sawn/NOUN into planks": a participle's form after a form of "be", before a preposition.)
     const be = out[i - 1].tag === 'AUX' && /^(?:is|are|was|were|be|been|being)$/.test(out[i - 1].lower);
     if (be && (t.tag === 'NOUN' || t.tag === 'ADJ') && /^[a-z]{2,}(?:ed|en|wn)$/.test(t.lower) && out[i + 1].tag === 'ADP' && out[i + 1].lower !== 'of') t.tag = 'VERB';

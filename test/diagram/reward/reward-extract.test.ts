@@ -507,6 +507,27 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('reads a group named with its members in brackets or between dashes as the members, later mentions too', () => {
+    expect(extractSpec('The four clinics (North Clinic, South Clinic, Eastside Clinic, Harbor Clinic) each send lab orders to the central lab, and the central lab returns results to every one of the clinics.').edges).toEqual([
+      ['North Clinic', 'central lab'],
+      ['South Clinic', 'central lab'],
+      ['Eastside Clinic', 'central lab'],
+      ['Harbor Clinic', 'central lab'],
+      ['central lab', 'North Clinic'],
+      ['central lab', 'South Clinic'],
+      ['central lab', 'Eastside Clinic'],
+      ['central lab', 'Harbor Clinic'],
+    ]);
+    expect(extractSpec('the three stage managers — Main Stage, Forest Stage and the Tent — all radio into production control, which relays to the security desk').edges).toEqual([
+      ['Main Stage', 'production control'],
+      ['Forest Stage', 'production control'],
+      ['Tent', 'production control'],
+      ['production control', 'security desk'],
+    ]);
+    // what gets from one place to another is no box
+    expect(extractSpec('How does a complaint get from the support inbox to the backlog?').edges).toEqual([['support inbox', 'backlog']]);
+  });
+
   it('reads clauses apart where the rules skip a name, past a topic before a dash, a scene, and "from X it goes to Y"', () => {
     const recycling = {
       entities: ['trucks', 'sorting line', 'glass bin', 'plastic bin', 'paper bin'],
