@@ -131,7 +131,7 @@ function inCondition(toks: Token[], v: number): boolean {
  *  it arrives). A subject that does nothing to anything ("when a user searches", "when the database fails") or stands
  *  for anyone ("when someone pushes") sets nothing going. */
 function trigger(toks: Token[]): string | undefined {
-  if (!/^(?:when|whenever|once)$/.test(toks[0]?.lower ?? '') || toks[0].tag === 'PRON') return undefined;
+  if (!/^(?:when|whenever|once)$/.test(toks[0]?.lower ?? '')) return undefined;
   const comma = toks.findIndex((t) => t.word === ',');
   if (comma < 0) return undefined;
   const subject = nounPhrase(toks, 1);

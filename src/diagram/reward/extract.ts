@@ -897,12 +897,14 @@ function bulletBlock(block: BulletBlock, state: State): boolean {
   // each say who acts are a narrated chain of who acts.)
   // (Not where they name each other, which is a list of edges: "1. Phytoplankton feeds Zooplankton 2. Zooplankton feeds
   // Sardines".)
-  const subjects = block.items.map((i) => clauseSubject(i.text));
-  const targets = block.items.flatMap((i) => clauseRelations(i.text)?.edges.map(([, b]) => b) ?? []);
-  const namesEachOther = targets.some((t) => subjects.some((x) => x !== null && headOf(x) === headOf(t)));
+  const namesEachOther = () => {
+    const subjects = block.items.map((i) => clauseSubject(i.text));
+    const targets = block.items.flatMap((i) => clauseRelations(i.text)?.edges.map(([, b]) => b) ?? []);
+    return targets.some((t) => subjects.some((x) => x !== null && headOf(x) === headOf(t)));
+  };
   // (And only where the steps carry a thing along, named by a pronoun: "checks it", "sends it out".)
   const carried = block.items.slice(1).filter((i) => /\b(?:it|them)\b/i.test(i.text)).length * 2 >= block.items.length - 1;
-  if (block.items.length >= 3 && block.items.every((i) => i.numbered) && carried && !namesEachOther) {
+  if (block.items.length >= 3 && block.items.every((i) => i.numbered) && carried && !namesEachOther()) {
     const told = block.items.map((i, at) => ({ text: at === 0 ? i.text : `then ${i.text}`, at }));
     if (narratedSequences(told, out).size === told.length) return true;
   }
@@ -1078,15 +1080,14 @@ function finish(found: Found, names: readonly string[], text: string): DiagramSp
 
 /** A group named with its members in brackets or between dashes: "the services (users, billing, search)", "all three
  *  teams — design, backend, QA —". */
-const GROUP_MEMBERS = /\b(?:(?:all|both|each of)\s+)?(?:(?:the|our|my|its|their)\s+)?(?:(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?s\s*(?:\(([^()]+)\)|[—–]\s*([^—–]+?)\s*[—–])/gi;
+const GROUP_MEMBERS = /\b(?:(?:all|both|each of)\s+)?(?:(?:the|our|my|its|their)\s+)?(?:(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+)?(?:[a-z][\w-]*\s+)?([a-z][\w-]*s)\s*(?:\(([^()]+)\)|[—–]\s*([^—–]+?)\s*[—–])/gi;
 
 /** The group's members in its place, the ones the boxes are: "users, billing and search all ship their logs ...". */
 function groupMembers(text: string): string {
   const named: { plural: string; list: string }[] = [];
-  const out = text.replace(GROUP_MEMBERS, (whole: string, bracketed: string | undefined, dashed: string | undefined) => {
+  const out = text.replace(GROUP_MEMBERS, (whole: string, plural: string, bracketed: string | undefined, dashed: string | undefined) => {
     const members = splitList(bracketed ?? dashed ?? '');
     // (A capitalised name before brackets is a tier's or a box's own: "Services (Auth, Orders)".)
-    const plural = /([a-z][\w-]*s)\s*[(—–]/i.exec(whole)![1];
     if (members.length < 2 || plural !== plural.toLowerCase()) return whole;
     const list = `${members.slice(0, -1).join(', ')} and ${members[members.length - 1]}`;
     named.push({ plural, list });
