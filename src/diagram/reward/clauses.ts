@@ -123,6 +123,8 @@ function inCondition(toks: Token[], v: number): boolean {
   while (k > 0 && toks[k - 1].word !== ',') k--;
   const opener = toks[k];
   if (!opener || !CONDITION_OPENERS.has(opener.lower) || (opener.tag !== 'SCONJ' && opener.tag !== 'ADV' && opener.tag !== 'ADP')) return false;
+  // ("after that it goes through the ironer": "after that" says what comes next; "after that finishes, ..." waits.)
+  if (opener.lower === 'after' && /^(?:that|this)$/.test(toks[k + 1]?.lower ?? '') && !/^(?:VERB|AUX)$/.test(toks[k + 2]?.tag ?? '')) return false;
   return toks.slice(v).some((t) => t.word === ',');
 }
 
@@ -176,12 +178,16 @@ export interface ClauseRelations {
   places: string[];
   /** Direct objects, each with the verb that takes it ("calls the auth service", "makes a thumbnail"). */
   objects: { name: string; verb: string }[];
+  /** Whether a thing was followed on its way from place to place ("is mined at the pit, then trucked to ..."). */
+  travelled: boolean;
 }
 
 /** Prepositions before the thing a relation goes to ("sends pages to the parsers", "stores links in the index"). */
 const TOWARD = new Set(['to', 'into', 'onto', 'on', 'toward', 'towards', 'through', 'via', 'in', 'with', 'at', 'across']);
 /** Prepositions before the thing a relation comes from, with the verbs that read that way ("pulls jobs from"). */
 const FROM = new Set(['from']);
+/** Prepositions of the way a thing moves along ("comes down the chute"): toward, after a verb of moving. */
+const ALONG = new Set(['down', 'up', 'along', 'over', 'past']);
 const FROM_VERBS = new Set(['receive', 'measure', 'sense', 'detect', 'monitor', 'watch', 'observe', 'get', 'pull', 'read', 'fetch', 'ingest', 'load', 'consume', 'accept', 'draw', 'take', 'collect', 'download', 'arrive', 'come', 'subscribe', 'pick', 'grab']);
 /** A past participle: a regular ending ("is served", "is written", "is shown") or an irregular form ("is set", "is
  *  sent", "are split"). */
@@ -339,6 +345,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   const prose = toks.some((t) => t.tag === 'DET' || t.tag === 'ADP');
   let startedBy = trigger(toks);
   let madeSomething = false;
+  let wayfarer: { name: string; stops: string[] } | undefined;
+  let travelled = false;
   for (let v = 1; v < toks.length; v++) {
     if (toks[v].tag !== 'VERB') continue;
     const verb = toks[v];
@@ -399,7 +407,25 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     // "It starts in the House, moves to the Senate, and ends at the President's desk": what "it" moves through are the
     // boxes, one after another.
     // (So is what "it" or "they" is sent on to, from a place: "From there they are split across the retail stores".)
-    const traveller = subject.length > 0 && subject.every((p) => p.pronoun && /^(?:it|they)$/.test(p.text)) && (MOVES.has(verb.lemma) || (passive && lastPlace !== undefined && PASSED_ON.has(verb.lemma)));
+    const pronounSubject = subject.length > 0 && subject.every((p) => p.pronoun && /^(?:it|they)$/.test(p.text));
+    // "The ore is mined at the pit, then trucked to the crusher", "dirty linen comes down the chute ..., then it's washed
+    // in the tunnel washer": a thing seen at a place that goes on, itself or as "it", was on its way there; the places
+    // are the boxes, in order, and the thing none.
+    const onward = wayfarer !== undefined && (pronounSubject || (subject.length === 1 && subject[0].text === wayfarer.name)) && (passive || (MOVES.has(verb.lemma) && /^(?:ADP|ADV)$/.test(next?.tag ?? '')));
+    if (onward && wayfarer) {
+      const { name, stops } = wayfarer;
+      for (const stop of stops) {
+        const k = edges.findIndex(([a, b]) => a === name && b === stop);
+        if (k !== -1) edges.splice(k, 1);
+      }
+      if (!edges.some((e) => e.includes(name))) entities.splice(entities.indexOf(name), 1);
+      for (let k = 1; k < stops.length; k++) add(stops[k - 1], stops[k]);
+      lastPlace = stops[stops.length - 1];
+      travelled = true;
+      subject = [{ ...subject[0], pronoun: true, text: 'it' }];
+    }
+    wayfarer = undefined;
+    const traveller = onward || (pronounSubject && (MOVES.has(verb.lemma) || (passive && lastPlace !== undefined && (travelled || PASSED_ON.has(verb.lemma)))));
     if (traveller) lastSubject = subject;
     subject = subject.filter((p) => !DRAWING.test(p.text) && (!p.pronoun || !/^(?:it|this|that|they|them|we|i|you)$/.test(p.text)));
     if (subject.length === 0 && !traveller) continue;
@@ -416,6 +442,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     let toward: Phrase[] = [];
     let from: Phrase[] = [];
     let behind: Phrase[] = [];
+    let carried = false;
     // (The lemma of a verb the tagger took for a noun is the noun's: "reading" for "the cpu reading from the cache".)
     const reads = FROM_VERBS.has(verb.lemma) || FROM_VERBS.has(verb.lower.replace(/(?:ing|es|s|ed)$/, ''));
     // A comma or "and" the phrase lists did not take ends the objects: what follows is another clause.
@@ -439,6 +466,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       let readBack = false;
       const named = list.phrases
         .map((p) => {
+          // ("From the crusher, the conveyor takes it to the mill": what "it" is on its way from.)
+          if (p.pronoun && prep === null && /^(?:it|them)$/.test(p.text) && !lastObject && lastPlace !== undefined && startPlace && subject.length) carried = true;
           // ("... picks it up from there": the last place named.)
           if (p.pronoun && p.text === 'there' && lastObject) return lastObject;
           if (!p.pronoun || !/^(?:it|them)$/.test(p.text) || (prep === null && !reads) || !lastObject) return p;
@@ -459,7 +488,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
         if (direct.length === 0 && toward.length === 0 && from.length === 0 && !stream) direct = named;
       } else if ((prep === 'by' && passive) || BEHIND.has(prep)) behind = named;
       else if (FROM.has(prep)) from = from.length ? from : named;
-      else if (TOWARD.has(prep) && toward.length === 0) toward = named;
+      else if ((TOWARD.has(prep) || (ALONG.has(prep) && MOVES.has(verb.lemma))) && toward.length === 0) toward = named;
       i = list.end;
       // "... to the chat app in another language": a second phrase toward something is a circumstance, not a target.
       if (toward.length && toks[i]?.tag === 'ADP' && !FROM.has(toks[i].lower) && !(passive && toks[i].lower === 'by')) break;
@@ -477,6 +506,13 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     const moves = (MOVES.has(verb.lemma) || verb.lemma === 'get') && toks[v + 1]?.tag !== 'PRON' && direct.length === 0;
     if ((payload || moves) && from.length && toward.length) {
       for (const a of names(from)) for (const b of names(toward)) add(a, b);
+      continue;
+    }
+    if (carried && lastPlace !== undefined && toward.length) {
+      for (const p of subject) add(lastPlace, p.text);
+      for (const p of subject) add(p.text, toward[0].text);
+      lastPlace = toward[0].text;
+      travelled = true;
       continue;
     }
     if (traveller) {
@@ -525,10 +561,11 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     if (targets === direct) for (const p of direct) directObjects.push({ name: p.text, verb: verb.lower });
     // ("jenkins builds a docker image and pushes it to ecr", "the chef cooks the meal": what is made travels on, no box,
     // unless it acts itself later in the sentence: "ci builds an image and then the image goes to the registry".)
+    if (subject.length === 1 && direct.length === 0 && behind.length === 0 && toward.length && (passive || MOVES.has(verb.lemma))) wayfarer = { name: subject[0].text, stops: names(toward) };
     const made = targets === direct && MAKES.has(verb.lemma);
     madeSomething ||= made && targets.length > 0;
     for (const a of names(subject)) for (const b of names(targets)) if (!made || actsLater(toks, v, b)) add(a, b);
   }
   // (A clause that only makes something still reads as one: the step "ci builds an image" of a "then" sentence.)
-  return edges.length || madeSomething ? { entities, edges, verbs, resolved, subject: firstSubject, places, objects: directObjects } : null;
+  return edges.length || madeSomething ? { entities, edges, verbs, resolved, subject: firstSubject, places, objects: directObjects, travelled } : null;
 }

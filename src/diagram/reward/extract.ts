@@ -131,6 +131,8 @@ const TIER_GROUPS = /\s*,?\s*(?:and\s+)?then\s+|\s*;\s*/i;
 interface Found {
   entities: string[];
   edges: [string, string][];
+  /** Where the sentence just read left a thing it followed from place to place. */
+  travelledTo?: string;
 }
 
 interface State {
@@ -452,7 +454,7 @@ function relations(sentence: string, out: Found): void {
  * parsers store links in the index". A "then" sentence only when each of its steps is such a clause ("git push
  * triggers ci, then ci builds an image"); otherwise its steps are the chain (thenSequence).
  */
-function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean }) | null {
+function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean; travelled: boolean }) | null {
   // (A "then" after "which" is the relative clause's own: "..., which then passes them on to payments"; so is one
   // after an auxiliary: "Planks and ingots are then combined into tools".)
   const steps = sentence.replace(/\b(which|who|is|are|was|were|be|been|gets?)\s+then\b/gi, '$1');
@@ -460,12 +462,12 @@ function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean 
   if (!found) return null;
   // (Or where the whole sentence is a route from place to place: "Water samples are collected at the creek, then
   // filtered in the field lab, next they're shipped to the university lab".)
-  const route = found.edges.length >= 2 && found.edges.every(([a, b]) => found.places.includes(a) && found.places.includes(b));
+  const route = found.travelled || (found.edges.length >= 2 && found.edges.every(([a, b]) => found.places.includes(a) && found.places.includes(b)));
   // (A part that only sets the scene is no step: "at the farm, the harvester dumps ..., and then ...".)
   const scene = (p: string) => /^\s*(?:(?:ok|okay|so|well|um|basically)\s+)*(?:at|in|on|for|during)\s/i.test(p) && !isClause(p);
   if (HAS_THEN.test(steps) && !route && !steps.split(THEN_SPLIT).filter((p) => p.trim() && !scene(p)).every((p) => clauseRelations(p) !== null)) return null;
   const name = (n: string) => cleanEntity(n, true);
-  const out = { entities: found.entities.map(name).filter(Boolean), edges: [] as [string, string][], verbs: found.verbs, resolved: found.resolved };
+  const out = { entities: found.entities.map(name).filter(Boolean), edges: [] as [string, string][], verbs: found.verbs, resolved: found.resolved, travelled: found.travelled };
   for (const [a, b] of found.edges) if (name(a) && name(b)) out.edges.push([name(a), name(b)]);
   return out;
 }
@@ -529,10 +531,13 @@ function wordedOrProse(sentence: string, out: Found): void {
     // sorting line splits it into ...": the rules' trucks -> glass bin), the grammar read the clauses apart.
     const extra = rules.edges.filter((e) => !grammarEdges.has(edgeKey(e)));
     const skips = extra.length > 0 && extra.every(([a, b]) => grammar.edges.some(([x, y]) => canonical(x) === canonical(a) && grammarEdges.has(edgeKey([y, b]))));
-    if (swallowed || resolved || (skips && rules.entities.every((e) => keys.has(canonical(e)))) || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
+    // (What the grammar followed from place to place is a route the rules cannot read: "Coils arrive at the receiving
+    // dock and are moved to the slitting line".)
+    if (swallowed || resolved || grammar.travelled || (skips && rules.entities.every((e) => keys.has(canonical(e)))) || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
   }
   out.edges.push(...pick.edges);
   out.entities.push(...pick.entities);
+  if (pick === grammar && grammar.travelled) out.travelledTo = pick.edges[pick.edges.length - 1]?.[1];
 }
 
 /** A list of steps that ends by going back: "..., and go back to run tests", "..., repeat from read input". */
@@ -834,7 +839,12 @@ function sentenceOrClause(text: string, state: State, bullet: boolean): boolean 
   // ("... are moved to the slitting line. From there, strips are fed into the stamping press.": there is the last thing
   // the sentence before named.)
   const there = state.previous[state.previous.length - 1];
-  const s = stripLabelRequest(text).replace(/^(\s*)from there\b/i, (m, space: string) => (there ? `${space}From the ${there}` : m));
+  let s = stripLabelRequest(text).replace(/^(\s*)from there\b/i, (m, space: string) => (there ? `${space}From the ${there}` : m));
+  // ("The ore is mined at the pit, then trucked to the crusher; after that the conveyor takes it to the mill": "it"
+  // goes on from where the sentence before left it.)
+  const onWay = state.found.travelledTo;
+  state.found.travelledTo = undefined;
+  if (onWay && !/^\s*from\b/i.test(s) && /\b(?:it|they|them)\b/i.test(s)) s = `From the ${onWay}, ${s.trimStart()}`;
   if (isLabelOnly(s)) return false;
   const before = state.found.edges.length;
   const named = state.found.entities.length;

@@ -674,6 +674,24 @@ describe('extractSpec', () => {
     ]);
   });
 
+  it('follows a thing seen at a place on its way, the places its boxes in order, across sentences too', () => {
+    expect(extractSpec('The timber is felled in the forest, then hauled to the sawmill.')).toEqual({ entities: ['forest', 'sawmill'], edges: [['forest', 'sawmill']] });
+    expect(extractSpec('Coins arrive at the counting room and are moved to the vault.')).toEqual({ entities: ['counting room', 'vault'], edges: [['counting room', 'vault']] });
+    expect(extractSpec("Mail comes down the slot to the hall, then it's sorted at the front desk, after that it goes through the scanner, and finally the courier takes it to the archive.").edges).toEqual([
+      ['slot', 'front desk'],
+      ['front desk', 'scanner'],
+      ['scanner', 'courier'],
+      ['courier', 'archive'],
+    ]);
+    expect(extractSpec('Grain is harvested in the field, then driven to the silo. After that the mill takes it to the bakery.').edges).toEqual([
+      ['field', 'silo'],
+      ['silo', 'mill'],
+      ['mill', 'bakery'],
+    ]);
+    // what goes somewhere and then acts on something is no thing on its way
+    expect(extractSpec('The request goes to the gateway and also sends a token to the auth service.').entities).toContain('request');
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
