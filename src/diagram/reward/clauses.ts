@@ -180,6 +180,8 @@ export interface ClauseRelations {
   objects: { name: string; verb: string }[];
   /** Whether a thing was followed on its way from place to place ("is mined at the pit, then trucked to ..."). */
   travelled: boolean;
+  /** Whether a clause left out its verb ("... and large files to the batch queue"). */
+  gapped: boolean;
 }
 
 /** Prepositions before the thing a relation goes to ("sends pages to the parsers", "stores links in the index"). */
@@ -281,10 +283,51 @@ function phraseList(toks: Token[], i: number, verbAt = -1): { phrases: Phrase[];
     // is more often names with a word the tagger took for a verb).
     const next = nounPhrase(toks, at + 1 + (toks[at + 1]?.tag === 'CCONJ' ? 1 : 0));
     const pair = phrases.length === 1 && joiner.tag === 'CCONJ' && next?.end === verbAt;
-    if (!next || next.pronoun || (!pair && (toks[next.end]?.tag === 'VERB' || toks[next.end]?.tag === 'AUX'))) break;
+    // (Nor does a phrase that goes somewhere itself after a list toward something: "to the fast queue and large files
+    // to the batch queue" leaves out the verb of a clause of its own; "from A and B to C" is one list.)
+    // (One bare word there is more often a verb the tagger missed: "work nights and report/NOUN to the supervisor".)
+    const goes = joiner.tag === 'CCONJ' && /^(?:to|into|onto)$/.test(toks[i - 1]?.lower ?? '') && next !== null && next.end - next.start >= 2 && gappedClause(toks, next.start)?.placed === true;
+    if (!next || next.pronoun || goes || (!pair && (toks[next.end]?.tag === 'VERB' || toks[next.end]?.tag === 'AUX'))) break;
     at = at + 1 + (toks[at + 1]?.tag === 'CCONJ' ? 1 : 0);
   }
   return { phrases, end: phrases.length ? phrases[phrases.length - 1].end : i };
+}
+
+/** A clause without its verb from token `start`: a phrase, "to" and where it goes ("large files to the batch queue",
+ *  "the defender to midfield"); `placed` where that has an article or more than one word ("... and oven two to bake"
+ *  is more likely an infinitive). */
+function gappedClause(toks: Token[], start: number): { first: Phrase; second: Phrase; placed: boolean } | null {
+  const first = nounPhrase(toks, start);
+  const prep = first && toks[first.end];
+  if (!first || first.pronoun || !prep || prep.tag !== 'ADP' || !/^(?:to|into|onto)$/.test(prep.lower)) return null;
+  const second = nounPhrase(toks, first.end + 1);
+  const after = second && toks[second.end];
+  if (!second || second.pronoun || (after && !WORD_BOUNDARY.has(after.word) && after.word !== ',' && after.tag !== 'CCONJ')) return null;
+  return { first, second, placed: second.end - second.start >= 2 || toks[second.start].tag === 'DET' };
+}
+
+/** Clauses that leave out the verb of the one before, from token `at`: "sends small files to the fast queue and large
+ *  files to the batch queue" (what else the subject sends where), "passes to the defender, the defender to midfield"
+ *  (who passes on where). `withObject`: the verb before took a direct object, so a gapped clause's first phrase may be
+ *  another one. */
+function gapped(toks: Token[], at: number, withObject: boolean, subject: string[], last: string, add: (a: string, b: string) => void): boolean {
+  let read = false;
+  let from = subject;
+  for (let i = at; i < toks.length && (toks[i].word === ',' || toks[i].tag === 'CCONJ'); ) {
+    const clause = gappedClause(toks, i + 1 + (toks[i].word === ',' && toks[i + 1]?.tag === 'CCONJ' ? 1 : 0));
+    if (!clause) return read;
+    const { first, second, placed } = clause;
+    // (Who passes on is the one just passed to; else, after a direct object, a short phrase is another, going where
+    // an article or more than one word says: "professors post final marks to the registrar" is a clause whose verb the
+    // tagger missed, "oven two to bake" an infinitive.)
+    if (first.text === last) from = [first.text];
+    else if (!withObject || first.text.split(' ').length > 2 || !placed) return read;
+    for (const a of from) add(a, second.text);
+    last = second.text;
+    read = true;
+    i = second.end;
+  }
+  return read;
 }
 
 /** The noun phrase that ends right before token `end`, starting at most four words back. */
@@ -347,6 +390,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
   let madeSomething = false;
   let wayfarer: { name: string; stops: string[] } | undefined;
   let travelled = false;
+  let gaps = false;
   for (let v = 1; v < toks.length; v++) {
     if (toks[v].tag !== 'VERB') continue;
     const verb = toks[v];
@@ -446,7 +490,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     // (The lemma of a verb the tagger took for a noun is the noun's: "reading" for "the cpu reading from the cache".)
     const reads = FROM_VERBS.has(verb.lemma) || FROM_VERBS.has(verb.lower.replace(/(?:ing|es|s|ed)$/, ''));
     // A comma or "and" the phrase lists did not take ends the objects: what follows is another clause.
-    for (let i = v + 1; i < toks.length && !WORD_BOUNDARY.has(toks[i].word) && !/^(?:VERB|SCONJ|CCONJ)$/.test(toks[i].tag) && toks[i].word !== ','; ) {
+    let i = v + 1;
+    for (; i < toks.length && !WORD_BOUNDARY.has(toks[i].word) && !/^(?:VERB|SCONJ|CCONJ)$/.test(toks[i].tag) && toks[i].word !== ','; ) {
       const t = toks[i];
       let prep = t.tag === 'ADP' ? t.lower : t.tag === 'ADV' && t.lower === 'back' ? '' : null;
       // ("... sits in front of the web servers": toward them.)
@@ -487,7 +532,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       else if (prep === null) {
         if (direct.length === 0 && toward.length === 0 && from.length === 0 && !stream) direct = named;
       } else if ((prep === 'by' && passive) || BEHIND.has(prep)) behind = named;
-      else if (FROM.has(prep)) from = from.length ? from : named;
+      else if (FROM.has(prep) || (prep === 'off' && MOVES.has(verb.lemma))) from = from.length ? from : named;
       else if ((TOWARD.has(prep) || (ALONG.has(prep) && MOVES.has(verb.lemma))) && toward.length === 0) toward = named;
       i = list.end;
       // "... to the chat app in another language": a second phrase toward something is a circumstance, not a target.
@@ -565,7 +610,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     const made = targets === direct && MAKES.has(verb.lemma);
     madeSomething ||= made && targets.length > 0;
     for (const a of names(subject)) for (const b of names(targets)) if (!made || actsLater(toks, v, b)) add(a, b);
+    if (targets === toward && toward.length) gaps = gapped(toks, i, direct.length > 0, names(subject), toward[toward.length - 1].text, add) || gaps;
   }
   // (A clause that only makes something still reads as one: the step "ci builds an image" of a "then" sentence.)
-  return edges.length || madeSomething ? { entities, edges, verbs, resolved, subject: firstSubject, places, objects: directObjects, travelled } : null;
+  return edges.length || madeSomething ? { entities, edges, verbs, resolved, subject: firstSubject, places, objects: directObjects, travelled, gapped: gaps } : null;
 }

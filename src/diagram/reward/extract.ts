@@ -454,7 +454,7 @@ function relations(sentence: string, out: Found): void {
  * parsers store links in the index". A "then" sentence only when each of its steps is such a clause ("git push
  * triggers ci, then ci builds an image"); otherwise its steps are the chain (thenSequence).
  */
-function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean; travelled: boolean }) | null {
+function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean; travelled: boolean; gapped: boolean }) | null {
   // (A "then" after "which" is the relative clause's own: "..., which then passes them on to payments"; so is one
   // after an auxiliary: "Planks and ingots are then combined into tools".)
   const steps = sentence.replace(/\b(which|who|is|are|was|were|be|been|gets?)\s+then\b/gi, '$1');
@@ -467,7 +467,7 @@ function prose(sentence: string): (Found & { verbs: string[]; resolved: boolean;
   const scene = (p: string) => /^\s*(?:(?:ok|okay|so|well|um|basically)\s+)*(?:at|in|on|for|during)\s/i.test(p) && !isClause(p);
   if (HAS_THEN.test(steps) && !route && !steps.split(THEN_SPLIT).filter((p) => p.trim() && !scene(p)).every((p) => clauseRelations(p) !== null)) return null;
   const name = (n: string) => cleanEntity(n, true);
-  const out = { entities: found.entities.map(name).filter(Boolean), edges: [] as [string, string][], verbs: found.verbs, resolved: found.resolved, travelled: found.travelled };
+  const out = { entities: found.entities.map(name).filter(Boolean), edges: [] as [string, string][], verbs: found.verbs, resolved: found.resolved, travelled: found.travelled, gapped: found.gapped };
   for (const [a, b] of found.edges) if (name(a) && name(b)) out.edges.push([name(a), name(b)]);
   return out;
 }
@@ -532,8 +532,9 @@ function wordedOrProse(sentence: string, out: Found): void {
     const extra = rules.edges.filter((e) => !grammarEdges.has(edgeKey(e)));
     const skips = extra.length > 0 && extra.every(([a, b]) => grammar.edges.some(([x, y]) => canonical(x) === canonical(a) && grammarEdges.has(edgeKey([y, b]))));
     // (What the grammar followed from place to place is a route the rules cannot read: "Coils arrive at the receiving
-    // dock and are moved to the slitting line".)
-    if (swallowed || resolved || grammar.travelled || (skips && rules.entities.every((e) => keys.has(canonical(e)))) || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
+    // dock and are moved to the slitting line"; and so is a clause that leaves out its verb: "... and large files to the
+    // batch queue".)
+    if (swallowed || resolved || grammar.travelled || grammar.gapped || (skips && rules.entities.every((e) => keys.has(canonical(e)))) || (more && (relation || rules.edges.every((e) => grammarEdges.has(edgeKey(e)))))) pick = grammar;
   }
   out.edges.push(...pick.edges);
   out.entities.push(...pick.entities);

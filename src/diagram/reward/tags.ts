@@ -120,7 +120,12 @@ function verbsAfterNouns(out: Token[]): void {
     // ("..., which forward/ADV to the web servers": after "which", a word before a preposition is its verb.)
     if ((t.tag === 'ADV' || t.tag === 'NOUN') && RELATIVE.has(out[i - 1].lower) && ((out[i + 1]?.tag === 'ADP' && out[i + 1].lower !== 'of') || out[i + 1]?.lower === 'back')) t.tag = 'VERB';
     // ("to a switch/VERB in the office": after an article, before a preposition or the clause's end, a noun.)
-    if (t.tag === 'VERB' && /^(?:a|an|the)$/.test(out[i - 1].lower) && (out[i + 1] === undefined || /^(?:ADP|PUNCT|CCONJ)$/.test(out[i + 1].tag))) t.tag = 'NOUN';
+    // (And after an article and a modifier: "to the fast/ADV queue/VERB and ...".)
+    const modified = i >= 2 && /^(?:ADV|ADJ)$/.test(out[i - 1].tag) && /^(?:a|an|the)$/.test(out[i - 2].lower);
+    if (t.tag === 'VERB' && (/^(?:a|an|the)$/.test(out[i - 1].lower) || modified) && (out[i + 1] === undefined || /^(?:ADP|PUNCT|CCONJ)$/.test(out[i + 1].tag))) {
+      t.tag = 'NOUN';
+      if (modified) out[i - 1].tag = 'ADJ';
+    }
     // ("bob forwards/ADV it to carol": an adverb tag on a verb form before an object.)
     if (t.tag === 'ADV' && /^[a-z]{3,}[^s]s$/.test(t.lower) && isNoun(out[i - 1]) && opensObject(out[i + 1])) t.tag = 'NOUN';
     if (t.tag !== 'NOUN' && t.tag !== 'PROPN' && t.tag !== 'ADJ') continue;

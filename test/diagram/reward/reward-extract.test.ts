@@ -692,6 +692,26 @@ describe('extractSpec', () => {
     expect(extractSpec('The request goes to the gateway and also sends a token to the auth service.').entities).toContain('request');
   });
 
+  it('reads a clause that leaves out the verb of the one before, and a list toward one place as one list', () => {
+    expect(extractSpec('the router sends small files to the fast queue and large files to the batch queue')).toEqual({
+      entities: ['router', 'fast queue', 'batch queue'],
+      edges: [
+        ['router', 'fast queue'],
+        ['router', 'batch queue'],
+      ],
+    });
+    expect(extractSpec('sensors send readings to the gateway and the gateway to the cloud').edges).toEqual([
+      ['sensors', 'gateway'],
+      ['gateway', 'cloud'],
+    ]);
+    // an infinitive after a list is no place the list goes to
+    expect(extractSpec('the mixer feeds batter to oven one and oven two to bake').edges).toEqual([
+      ['mixer', 'oven one'],
+      ['mixer', 'oven two'],
+    ]);
+    expect(extractSpec('Parts come off the lathe into Inspection.').edges).toEqual([['lathe', 'Inspection']]);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
