@@ -173,7 +173,9 @@ function passiveParticiples(out: Token[]): void {
     // ("Main Stage, Forest Stage and the Tent all radio/NOUN into production control".)
     if (i >= 2 && t.tag === 'NOUN' && t.word === t.lower && /^(?:all|both)$/.test(out[i - 1].lower) && isNoun(out[i - 2]) && out[i + 1].tag === 'ADP' && out[i + 1].lower !== 'of') t.tag = 'VERB';
     // ("wood is sawn/NOUN into planks": a participle's form after a form of "be", before a preposition.)
-    const be = out[i - 1].tag === 'AUX' && /^(?:is|are|was|were|be|been|being)$/.test(out[i - 1].lower);
+    // (An adverb between: "it is then dosed/ADJ in the tank".)
+    const aux = out[i - 1].tag === 'ADV' && i >= 2 ? out[i - 2] : out[i - 1];
+    const be = aux.tag === 'AUX' && /^(?:is|are|was|were|be|been|being)$/.test(aux.lower);
     if (be && (t.tag === 'NOUN' || t.tag === 'ADJ') && /^[a-z]{2,}(?:ed|en|wn)$/.test(t.lower) && out[i + 1].tag === 'ADP' && out[i + 1].lower !== 'of') t.tag = 'VERB';
     // ("which are in turn eaten by frogs": "in turn" says when, like an adverb.)
     if (t.lower === 'in' && out[i + 1].lower === 'turn') {

@@ -688,6 +688,13 @@ describe('extractSpec', () => {
       ['silo', 'mill'],
       ['mill', 'bakery'],
     ]);
+    // from where it was taken, and through who works on it, into the next sentence
+    expect(extractSpec('Milk is drawn from the tank and passed through the strainer. It is then heated in the pasteurizer, checked by the lab, and stored in the cold room.').edges).toEqual([
+      ['tank', 'strainer'],
+      ['strainer', 'pasteurizer'],
+      ['pasteurizer', 'lab'],
+      ['lab', 'cold room'],
+    ]);
     // what goes somewhere and then acts on something is no thing on its way
     expect(extractSpec('The request goes to the gateway and also sends a token to the auth service.').entities).toContain('request');
   });
