@@ -538,6 +538,14 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       // "... to the chat app in another language": a second phrase toward something is a circumstance, not a target.
       if (toward.length && toks[i]?.tag === 'ADP' && !FROM.has(toks[i].lower) && !(passive && toks[i].lower === 'by')) break;
     }
+    // ("... written to S3, where Athena can query them", "out to the field, where a head count is taken by the assistant
+    // principal": who acts where a place was just named comes after it there.)
+    const where = subject.length > 0 && toks[subject[0].start - 1]?.lower === 'where' && toks[subject[0].start - 2]?.word === ',' ? phraseEndingAt(toks, subject[0].start - 2) : undefined;
+    if (where) {
+      const agents = passive ? behind : subject;
+      for (const p of agents) add(where.text, p.text);
+      if (passive) continue;
+    }
     const payload = subject.every((p) => PAYLOAD.has(p.text.toLowerCase()));
     const names = (ps: Phrase[]) => ps.map((p) => p.text);
     // (What set the main clause going goes to who acts in it: "When Stripe sends a webhook, the webhook handler ...",
@@ -595,7 +603,7 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
       const w = toks.findIndex((t, k) => k > v && t.tag === 'VERB');
       return w !== -1 && (toks[w - 1].tag === 'CCONJ' || toks[w - 1].word === ',') && PAST_PARTICIPLE.test(toks[w].lower);
     };
-    if (passive && behind.length && PASSED_ON.has(verb.lemma) && goesOn()) {
+    if (passive && behind.length && goesOn()) {
       lastPlace = behind[behind.length - 1].text;
       continue;
     }

@@ -719,6 +719,20 @@ describe('extractSpec', () => {
     expect(extractSpec('Parts come off the lathe into Inspection.').edges).toEqual([['lathe', 'Inspection']]);
   });
 
+  it("reads who acts where a place was just named as next after it, and what is worked on and sent on as no box", () => {
+    expect(extractSpec('the logs are parsed by a Flink job and written to the lake, where Trino can query them.')).toEqual({
+      entities: ['Flink job', 'lake', 'Trino'],
+      edges: [
+        ['Flink job', 'lake'],
+        ['lake', 'Trino'],
+      ],
+    });
+    expect(extractSpec('The players run out to the pitch, where a warm-up is led by the coach.').edges).toEqual([
+      ['players', 'pitch'],
+      ['pitch', 'coach'],
+    ]);
+  });
+
   it('cleans entity phrases', () => {
     expect(cleanEntity('  the Load Balancer.')).toBe('Load Balancer');
     expect(cleanEntity('Draw a Web App')).toBe('Web App');
