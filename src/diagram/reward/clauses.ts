@@ -541,7 +541,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
     // ("... written to S3, where Athena can query them", "out to the field, where a head count is taken by the assistant
     // principal": who acts where a place was just named comes after it there.)
     const where = subject.length > 0 && toks[subject[0].start - 1]?.lower === 'where' && toks[subject[0].start - 2]?.word === ',' ? phraseEndingAt(toks, subject[0].start - 2) : undefined;
-    if (where) {
+    // (A place a preposition named: "Draw states 0, 1 and 2, where 0 goes to 1" names no place.)
+    if (where && places.includes(where.text)) {
       const agents = passive ? behind : subject;
       for (const p of agents) add(where.text, p.text);
       if (passive) continue;
