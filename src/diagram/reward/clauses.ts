@@ -462,7 +462,8 @@ export function clauseRelations(sentence: string): ClauseRelations | null {
         const k = edges.findIndex(([a, b]) => (a === name && b === stop) || (a === stop && b === name));
         if (k !== -1) edges.splice(k, 1);
       }
-      if (!edges.some((e) => e.includes(name))) entities.splice(entities.indexOf(name), 1);
+      const at = entities.indexOf(name);
+      if (at !== -1 && !edges.some((e) => e.includes(name))) entities.splice(at, 1);
       for (let k = 1; k < stops.length; k++) add(stops[k - 1], stops[k]);
       lastPlace = stops[stops.length - 1];
       travelled = true;
